@@ -1,0 +1,84 @@
+"""spare-theory: model, optimise and simulate SPARe fault tolerance.
+
+SPARe (Stacked Parallelism with Adaptive Reordering) keeps LLM pre-training
+running through group failures by stacking ``r`` shards of the global batch on
+every data-parallel group along a cyclic Golomb ruler.  This package computes
+how many failures a placement endures, what the stacks cost, how long a run
+takes and which redundancy and checkpoint interval to choose.
+
+The public API is flat, in the style of ``scipy.stats``: every name below is
+importable from ``spare_theory`` and lives in one plain module, loaded on first
+use.  Layers, lowest first (a lower layer never imports a higher one):
+
+1. ``placement``                     rulers and placements
+2. ``wipeout``, ``wipeout_sim``, ``symbolic``
+                                     failure process, wipe-out, endurable failures
+3. ``stacks``, ``reorder``, ``overhead``
+                                     exact ``S*``, the reordering controller, average overhead
+4. ``scenario``, ``training``, ``optimize``, ``training_sim``
+                                     time to train and the optimiser
+5. ``sweep``, ``reports.*``          sweeps, error tables, figures
+6. ``cli``, notebooks
+"""
+
+from __future__ import annotations
+
+import importlib
+
+__version__ = "0.1.0"
+
+# Public name -> module that defines it.
+_API = {
+    # placement
+    "golomb_ruler": "placement",
+    "modular_ruler": "placement",
+    "cyclic_placement": "placement",
+    "contiguous_placement": "placement",
+    "random_placement": "placement",
+    "validate_hosts": "placement",
+    "min_groups_for_ruler": "placement",
+    # wipe-out
+    "endurable_failures_gamma": "wipeout",
+    "endurable_failures": "wipeout",
+    "wipeout_survival": "wipeout",
+    "exact_endurable_failures": "wipeout",
+    "exact_wipeout_survival": "wipeout",
+    "simulate_wipeout": "wipeout_sim",
+    # overhead and reordering
+    "WipedOut": "stacks",
+    "min_stacks": "stacks",
+    "stacks_lower_bound": "stacks",
+    "ReorderPlan": "reorder",
+    "reorder": "reorder",
+    "ReorderingController": "reorder",
+    "simulate_overhead": "overhead",
+    "OverheadSamples": "overhead",
+    "overhead": "overhead",
+    "expected_stacks": "overhead",
+    # time to train
+    "Scenario": "scenario",
+    "time_to_train": "training",
+    "TrainingEstimate": "training",
+    "optimal_plan": "optimize",
+    "Plan": "optimize",
+    "r_star_rule": "optimize",
+    "simulate_training": "training_sim",
+    # sweeps
+    "sweep": "sweep",
+}
+
+__all__ = sorted(_API) + ["__version__"]
+
+
+def __getattr__(name):
+    try:
+        module = _API[name]
+    except KeyError:
+        raise AttributeError(f"module 'spare_theory' has no attribute {name!r}") from None
+    value = getattr(importlib.import_module(f"{__name__}.{module}"), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__():
+    return __all__

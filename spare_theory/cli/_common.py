@@ -1,0 +1,58 @@
+"""Pieces shared by the subcommands: output, common options, executors."""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+from dataclasses import dataclass, field
+from typing import Any
+
+__all__ = ["Output", "UsageError", "add_json", "add_seed", "add_executor_options", "executor_from_args"]
+
+
+class UsageError(Exception):
+    """A command-line usage error: printed as one line, exit code 2."""
+
+
+@dataclass(frozen=True)
+class Output:
+    """What a subcommand produced: ``text`` for people, ``data`` for ``--json``."""
+
+    text: str
+    data: Any = field(default_factory=dict)
+
+
+def add_json(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--json", action="store_true", help="print machine-readable JSON")
+
+
+def add_seed(parser: argparse.ArgumentParser, default: int = 0) -> None:
+    parser.add_argument("--seed", type=int, default=default, help=f"random seed (default {default})")
+
+
+def add_executor_options(parser: argparse.ArgumentParser) -> None:
+    group = parser.add_mutually_exclusive_group()
+    group.add_argument("--workers", type=int, default=None, help="run on a local Dask cluster with K worker processes")
+    group.add_argument("--scheduler", default=None, help="address of a running Dask scheduler (tcp://host:port)")
+
+
+@contextlib.contextmanager
+def executor_from_args(args):
+    """Yield ``None`` (serial) or a Dask executor built from ``--workers`` / ``--scheduler``."""
+    workers = getattr(args, "workers", None)
+    scheduler = getattr(args, "scheduler", None)
+    if workers is None and scheduler is None:
+        yield None
+        return
+    if workers is not None and workers < 1:
+        raise ValueError(f"--workers must be >= 1, got {workers}")
+    try:
+        from dask.distributed import Client, LocalCluster
+    except ImportError as exc:  # pragma: no cover - depends on the extra
+        raise ValueError("--workers/--scheduler need Dask: pip install 'spare-theory[dask]'") from exc
+    if scheduler is not None:
+        with Client(scheduler) as client:
+            yield client.get_executor()
+    else:
+        with LocalCluster(n_workers=workers, threads_per_worker=1, processes=True) as cluster, Client(cluster) as client:
+            yield client.get_executor()
