@@ -26,11 +26,14 @@ class _Parser(argparse.ArgumentParser):
     """An ArgumentParser whose errors are one line and exit code 2."""
 
     def error(self, message):  # noqa: D102 - argparse hook
-        raise UsageError(f"{self.prog}: {message}")
+        raise UsageError(f"{message} (try '{self.prog} --help')")
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = _Parser(prog="spare-theory", description=__doc__.splitlines()[0])
+    parser = _Parser(
+        prog="spare-theory",
+        description="Model, optimise and simulate SPARe fault tolerance for LLM training.",
+    )
     commands = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
     table = commands.add_parser("table", help="theory-versus-simulation error tables")
     tables = table.add_subparsers(dest="table", required=True, parser_class=_Parser)
