@@ -1,0 +1,215 @@
+"""Sweeps of the best plan of every strategy over GPU count, MTBF and group size.
+
+A sweep evaluates, at every point of the grid
+``gpus x gpu_mtbf_hours x gpus_per_group x restart_model``, the best plan of
+each strategy (:func:`spare_theory.optimize.optimal_plan` for ``"ckpt"``,
+``"rep"`` and ``"spare"``), the availability of that plan
+(:func:`spare_theory.training.time_to_train`) and every strategy's reduction in
+time to train against the best Rep+CKPT plan.  The result is a long-form
+:class:`pandas.DataFrame`: one row per point and strategy.
+
+Restart cost
+------------
+A global restart re-initialises the collective communicators of all ``G``
+GPUs.  Two models of its cost ``R`` (minutes) are offered, both anchored at the
+published scenario, 60 min at 600,000 GPUs (MODEL.md section 1):
+
+* ``"constant"``: ``R(G) = R_0``;
+* ``"linear"``: ``R(G) = R_0 * G / G_0``, the cost growing with the number of
+  ranks to connect (``R_0 = 60`` min, ``G_0 = 600,000``).
+
+Distribution
+------------
+The points are independent cells run with
+:func:`spare_theory._parallel.map_tasks`, so ``executor`` may be any
+:class:`concurrent.futures.Executor` (a process pool, or
+``dask.distributed.Client(...).get_executor()`` to spread a sweep over a Dask
+cluster).  Every quantity is a closed form or a deterministic optimisation,
+so the table is identical wherever the cells run.
+"""
+
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from ._parallel import map_tasks
+from ._validation import as_choice, as_count, as_count_array, as_real, as_real_array
+from .optimize import optimal_plan
+from .scenario import Scenario
+from .training import time_to_train
+
+__all__ = ["sweep", "restart_minutes", "RESTART_MODELS", "STRATEGIES", "SweepPoint"]
+
+RESTART_MODELS = ("constant", "linear")
+STRATEGIES = ("ckpt", "rep", "spare")
+
+# The published scenario that anchors both restart-cost models (MODEL.md section 1).
+ANCHOR_RESTART_MINUTES = 60.0
+ANCHOR_GPUS = 600_000
+
+
+def restart_minutes(gpus, model="linear", *, anchor_minutes=ANCHOR_RESTART_MINUTES, anchor_gpus=ANCHOR_GPUS):
+    """Global restart cost ``R`` in minutes for ``gpus`` GPUs under ``model``.
+
+    Parameters
+    ----------
+    gpus : array_like of int
+        Number of GPUs ``G`` (>= 1); broadcasts.
+    model : {"constant", "linear"}
+        ``"constant"``: ``R = anchor_minutes``; ``"linear"``:
+        ``R = anchor_minutes * G / anchor_gpus``.
+    anchor_minutes : float
+        Restart cost at ``anchor_gpus`` GPUs, minutes (> 0; default 60).
+    anchor_gpus : int
+        GPU count of the anchor (default 600,000).
+
+    Returns
+    -------
+    float or ndarray
+        ``R`` in minutes, a float for scalar ``gpus``.
+    """
+    g = as_count_array(gpus, "gpus")
+    as_choice(model, "model", RESTART_MODELS)
+    r0 = as_real(anchor_minutes, "anchor_minutes", minimum=0.0, strict_minimum=True)
+    g0 = as_count(anchor_gpus, "anchor_gpus")
+    out = np.full(g.shape, r0) if model == "constant" else r0 * g / g0
+    return float(out) if out.ndim == 0 else out
+
+
+@dataclass(frozen=True)
+class SweepPoint:
+    """One cell of a sweep: a scenario and the label of its restart model."""
+
+    scenario: Scenario
+    restart_model: str
+
+
+def _evaluate(point: SweepPoint) -> list[dict]:
+    """Rows (one per strategy) for one grid point; a picklable map_tasks cell."""
+    sc = point.scenario
+    plans = {s: optimal_plan(sc, s) for s in STRATEGIES}
+    best_rep_hours = plans["rep"].hours
+    rows = []
+    for strategy, plan in plans.items():
+        estimate = time_to_train(sc, strategy, r=plan.r, checkpoint_interval_minutes=plan.checkpoint_interval_minutes)
+        rows.append(
+            {
+                "gpus": sc.gpus,
+                "gpu_mtbf_hours": sc.gpu_mtbf_hours,
+                "gpus_per_group": sc.gpus_per_group,
+                "groups": sc.groups,
+                "restart_model": point.restart_model,
+                "restart_minutes": sc.restart_minutes,
+                # Cluster MTBF m_gpu / G, the time between failures anywhere.
+                "cluster_mtbf_minutes": 60.0 * sc.gpu_mtbf_hours / sc.gpus,
+                "strategy": strategy,
+                "r": plan.r,
+                "checkpoint_interval_minutes": plan.checkpoint_interval_minutes,
+                "hours": plan.hours,
+                "availability": estimate.availability,
+                "reduction_vs_best_rep": 1.0 - plan.hours / best_rep_hours,
+            }
+        )
+    return rows
+
+
+def _as_sequence(values, name, kind):
+    arr = np.atleast_1d(values)
+    if arr.ndim != 1 or arr.size == 0:
+        raise ValueError(f"{name} must be a non-empty sequence, got {values!r}")
+    if kind == "count":
+        return [int(v) for v in as_count_array(arr, name)]
+    return [float(v) for v in as_real_array(arr, name, minimum=0.0, strict_minimum=True)]
+
+
+def sweep(
+    gpus,
+    gpu_mtbf_hours,
+    gpus_per_group,
+    *,
+    restart_model="linear",
+    checkpoint_minutes=5.0,
+    work_hours=720.0,
+    restart_anchor_minutes=ANCHOR_RESTART_MINUTES,
+    restart_anchor_gpus=ANCHOR_GPUS,
+    executor=None,
+    progress=True,
+) -> pd.DataFrame:
+    """Best plan of every strategy over a grid of cluster scenarios.
+
+    Parameters
+    ----------
+    gpus : sequence of int
+        GPU counts ``G`` (each >= every ``gpus_per_group``), e.g. 10,000 to
+        1,000,000.
+    gpu_mtbf_hours : sequence of float
+        Per-GPU mean time between failures ``m_gpu`` in hours (> 0); the
+        Llama-3-derived H100 figure is about 50,700 h.
+    gpus_per_group : sequence of int
+        GPUs per data-parallel group ``M``; ``N = G // M`` groups.
+    restart_model : {"constant", "linear"} or sequence of them
+        Restart-cost model(s), see :func:`restart_minutes`; a sequence adds
+        the models as a fourth grid axis.
+    checkpoint_minutes : float
+        Cost ``delta`` of one checkpoint, minutes (> 0).
+    work_hours : float
+        Failure-free wall time of the run on all GPUs, hours (> 0).
+    restart_anchor_minutes, restart_anchor_gpus : float, int
+        Anchor of the restart models (60 min at 600,000 GPUs).
+    executor : concurrent.futures.Executor, optional
+        Where the grid points run (``None``: serially in this process).
+    progress : bool
+        Show a progress bar.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Long form, one row per point and strategy, in grid order
+        (``restart_model``, ``gpus_per_group``, ``gpus``, ``gpu_mtbf_hours``,
+        then strategy ``ckpt``, ``rep``, ``spare``), with columns ``gpus``,
+        ``gpu_mtbf_hours``, ``gpus_per_group``, ``groups``, ``restart_model``,
+        ``restart_minutes``, ``cluster_mtbf_minutes`` (``60 m_gpu / G``),
+        ``strategy``, ``r``, ``checkpoint_interval_minutes``, ``hours``
+        (expected time to train of the best plan), ``availability`` (share of
+        wall time spent on useful training) and ``reduction_vs_best_rep``
+        (``1 - hours / hours_rep``: SPARe's saving against the best Rep+CKPT
+        plan on the ``spare`` rows, zero on the ``rep`` rows).
+    """
+    g_values = _as_sequence(gpus, "gpus", "count")
+    m_values = _as_sequence(gpu_mtbf_hours, "gpu_mtbf_hours", "real")
+    gpg_values = _as_sequence(gpus_per_group, "gpus_per_group", "count")
+    models = [restart_model] if isinstance(restart_model, str) else list(restart_model)
+    if not models:
+        raise ValueError("restart_model must name at least one model")
+    for model in models:
+        as_choice(model, "restart_model", RESTART_MODELS)
+    if max(gpg_values) > min(g_values):
+        raise ValueError(
+            f"gpus_per_group must not exceed gpus (every point needs at least one group), "
+            f"got gpus_per_group up to {max(gpg_values)} and gpus down to {min(g_values)}"
+        )
+    checkpoint_minutes = as_real(checkpoint_minutes, "checkpoint_minutes", minimum=0.0, strict_minimum=True)
+    work_hours = as_real(work_hours, "work_hours", minimum=0.0, strict_minimum=True)
+
+    points = [
+        SweepPoint(
+            Scenario(
+                gpus=g,
+                gpus_per_group=gpg,
+                gpu_mtbf_hours=m,
+                restart_minutes=restart_minutes(
+                    g, model, anchor_minutes=restart_anchor_minutes, anchor_gpus=restart_anchor_gpus
+                ),
+                checkpoint_minutes=checkpoint_minutes,
+                work_hours=work_hours,
+            ),
+            model,
+        )
+        for model, gpg, g, m in itertools.product(models, gpg_values, g_values, m_values)
+    ]
+    cells = map_tasks(_evaluate, points, executor=executor, desc="sweep", progress=progress)
+    return pd.DataFrame([row for cell in cells for row in cell])
