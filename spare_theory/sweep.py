@@ -42,7 +42,7 @@ from .optimize import optimal_plan
 from .scenario import Scenario
 from .training import time_to_train
 
-__all__ = ["sweep", "restart_minutes", "RESTART_MODELS", "STRATEGIES", "SweepPoint"]
+__all__ = ["sweep", "by_point", "restart_minutes", "RESTART_MODELS", "STRATEGIES", "SweepPoint"]
 
 RESTART_MODELS = ("constant", "linear")
 STRATEGIES = ("ckpt", "rep", "spare")
@@ -213,3 +213,24 @@ def sweep(
     ]
     cells = map_tasks(_evaluate, points, executor=executor, desc="sweep", progress=progress)
     return pd.DataFrame([row for cell in cells for row in cell])
+
+
+_POINT_COLUMNS = [
+    "restart_model", "gpus_per_group", "gpus", "gpu_mtbf_hours", "groups", "restart_minutes", "cluster_mtbf_minutes",
+]
+
+
+def by_point(frame: pd.DataFrame) -> pd.DataFrame:
+    """One row per grid point from the long form of :func:`sweep`.
+
+    Columns: the point's labels, then ``hours_<strategy>`` and ``r_<strategy>``
+    for each strategy, ``spare_reduction_vs_best_rep`` and
+    ``spare_availability``; rows in the sweep's grid order.
+    """
+    per_strategy = {s: frame[frame["strategy"] == s].set_index(_POINT_COLUMNS) for s in STRATEGIES}
+    wide = pd.concat(
+        [per_strategy[s][["r", "hours"]].rename(columns=lambda c, s=s: f"{c}_{s}") for s in STRATEGIES], axis=1
+    )
+    wide["spare_reduction_vs_best_rep"] = per_strategy["spare"]["reduction_vs_best_rep"]
+    wide["spare_availability"] = per_strategy["spare"]["availability"]
+    return wide.reset_index()
