@@ -100,7 +100,7 @@ OPTIMAL_GOLOMB_RULERS: dict[int, tuple[int, ...]] = {
 # Effort of the randomised greedy search for a modular ruler (restarts).  Fixed
 # so that the search, and every placement built on it, is reproducible.
 _SEARCH_SEED = 20240917
-_SEARCH_RESTARTS = 4000
+_SEARCH_RESTARTS = 300
 
 
 def _differences(marks: np.ndarray) -> np.ndarray:
