@@ -1,0 +1,127 @@
+"""Sweeps: restart-cost models, grid labelling, consistency with the layers below."""
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from spare_theory import sweep, time_to_train
+from spare_theory.sweep import STRATEGIES, by_point, restart_minutes
+
+# Llama 3: 419 interruptions in 54 days on 16,384 GPUs (MODEL.md section 6).
+LLAMA3_MTBF_HOURS = 16_384 * 54 * 24 / 419
+
+
+@pytest.fixture(scope="module")
+def small():
+    return sweep(
+        gpus=[16_384, 600_000],
+        gpu_mtbf_hours=[LLAMA3_MTBF_HOURS / 2, LLAMA3_MTBF_HOURS],
+        gpus_per_group=[256, 2048],
+        restart_model=["constant", "linear"],
+        progress=False,
+    )
+
+
+def test_restart_models_are_anchored_at_60_minutes_for_600k_gpus():
+    assert restart_minutes(600_000, "linear") == pytest.approx(60.0)
+    assert restart_minutes(600_000, "constant") == 60.0
+    np.testing.assert_allclose(restart_minutes([10_000, 300_000, 1_200_000], "linear"), [1.0, 30.0, 120.0])
+    np.testing.assert_array_equal(restart_minutes([10_000, 1_200_000], "constant"), [60.0, 60.0])
+    assert restart_minutes(1000, "linear", anchor_minutes=10, anchor_gpus=2000) == pytest.approx(5.0)
+
+
+@pytest.mark.parametrize(
+    "kwargs, name",
+    [
+        (dict(gpus=[1000], gpus_per_group=[2048]), "gpus_per_group"),
+        (dict(gpus=[]), "gpus"),
+        (dict(gpus=[10_000.5]), "gpus"),
+        (dict(gpu_mtbf_hours=[0.0]), "gpu_mtbf_hours"),
+        (dict(gpu_mtbf_hours=[float("nan")]), "gpu_mtbf_hours"),
+        (dict(restart_model="quadratic"), "restart_model"),
+        (dict(restart_model=[]), "restart_model"),
+        (dict(checkpoint_minutes=-1.0), "checkpoint_minutes"),
+        (dict(work_hours=0), "work_hours"),
+    ],
+)
+def test_bad_arguments_name_the_argument(kwargs, name):
+    args = dict(gpus=[100_000], gpu_mtbf_hours=[LLAMA3_MTBF_HOURS], gpus_per_group=[2048], progress=False)
+    with pytest.raises(ValueError, match=name):
+        sweep(**(args | kwargs))
+
+
+def test_long_form_labels_every_point_and_strategy_in_grid_order(small):
+    assert len(small) == 2 * 2 * 2 * 2 * len(STRATEGIES)
+    assert list(small["strategy"][:3]) == list(STRATEGIES)
+    points = small[["restart_model", "gpus_per_group", "gpus", "gpu_mtbf_hours"]].drop_duplicates()
+    assert list(points["restart_model"]) == ["constant"] * 8 + ["linear"] * 8
+    assert list(points["gpus_per_group"][:8]) == [256] * 4 + [2048] * 4
+    assert (small["groups"] == small["gpus"] // small["gpus_per_group"]).all()
+    assert not small.isna().any().any()
+    # The published scenario: a cluster MTBF of about 5.1 min at 600k H100s.
+    at_600k = small[(small["gpus"] == 600_000) & (small["gpu_mtbf_hours"] == LLAMA3_MTBF_HOURS)]
+    grouped = at_600k["groups"] * at_600k["gpus_per_group"]
+    np.testing.assert_allclose(at_600k["cluster_mtbf_minutes"], 60 * LLAMA3_MTBF_HOURS / grouped)
+    assert at_600k["cluster_mtbf_minutes"].between(5.0, 5.2).all()
+    linear = small[small["restart_model"] == "linear"]
+    np.testing.assert_allclose(linear["restart_minutes"], 60.0 * linear["gpus"] / 600_000)
+
+
+def test_each_row_is_the_time_to_train_of_its_plan_and_reduction_is_against_best_rep(small):
+    from spare_theory import Scenario
+
+    for _, point in small.groupby(["restart_model", "gpus_per_group", "gpus", "gpu_mtbf_hours"], sort=False):
+        rep_hours = point.loc[point["strategy"] == "rep", "hours"].item()
+        for row in point.itertuples():
+            scenario = Scenario(
+                gpus=row.gpus, gpus_per_group=row.gpus_per_group, gpu_mtbf_hours=row.gpu_mtbf_hours,
+                restart_minutes=row.restart_minutes, checkpoint_minutes=5.0, work_hours=720.0,
+            )
+            estimate = time_to_train(
+                scenario, row.strategy, r=row.r, checkpoint_interval_minutes=row.checkpoint_interval_minutes
+            )
+            assert estimate.hours == pytest.approx(row.hours, rel=1e-9)
+            assert estimate.availability == pytest.approx(row.availability, rel=1e-9)
+            assert row.reduction_vs_best_rep == pytest.approx(1.0 - row.hours / rep_hours, rel=1e-12)
+            assert 0.0 < row.availability <= 1.0
+            assert row.hours >= 720.0  # never faster than the failure-free run
+
+
+def test_by_point_puts_strategies_side_by_side(small):
+    wide = by_point(small)
+    assert len(wide) == len(small) // len(STRATEGIES)
+    spare = small[small["strategy"] == "spare"].reset_index(drop=True)
+    np.testing.assert_array_equal(wide["hours_spare"], spare["hours"])
+    np.testing.assert_array_equal(wide["r_rep"], small.loc[small["strategy"] == "rep", "r"])
+    np.testing.assert_array_equal(wide["spare_reduction_vs_best_rep"], spare["reduction_vs_best_rep"])
+
+
+def test_linear_restart_never_slower_than_constant_below_the_anchor(small):
+    # Below 600k GPUs the linear model restarts faster, so no best plan can be slower.
+    below = small[small["gpus"] < 600_000]
+    constant = below[below["restart_model"] == "constant"].reset_index(drop=True)
+    linear = below[below["restart_model"] == "linear"].reset_index(drop=True)
+    assert (linear["hours"] <= constant["hours"] * (1 + 1e-6)).all()  # optimiser slack, as below
+    at = small[small["gpus"] == 600_000]
+    pd.testing.assert_series_equal(
+        at.loc[at["restart_model"] == "linear", "hours"].reset_index(drop=True),
+        at.loc[at["restart_model"] == "constant", "hours"].reset_index(drop=True),
+        check_exact=False, rtol=1e-12,
+    )
+
+
+@settings(max_examples=15, deadline=None)
+@given(
+    gpus=st.sampled_from([12_000, 65_536, 250_000, 900_000]),
+    mtbf=st.floats(5_000, 200_000),
+    gpus_per_group=st.sampled_from([64, 512, 2048]),
+)
+def test_a_more_reliable_gpu_never_makes_the_best_plan_slower(gpus, mtbf, gpus_per_group):
+    # Every plan's hours fall as failures get rarer, so the best plan's must too.
+    frame = sweep([gpus], [mtbf, 2 * mtbf], [gpus_per_group], restart_model="constant", progress=False)
+    for strategy in STRATEGIES:
+        worse, better = frame.loc[frame["strategy"] == strategy, "hours"]
+        # 1e-6: slack for the optimiser's bounded search over the interval.
+        assert better <= worse * (1 + 1e-6), strategy
