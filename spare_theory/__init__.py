@@ -75,8 +75,13 @@ def __getattr__(name):
         module = _API[name]
     except KeyError:
         raise AttributeError(f"module 'spare_theory' has no attribute {name!r}") from None
-    value = getattr(importlib.import_module(f"{__name__}.{module}"), name)
+    loaded = importlib.import_module(f"{__name__}.{module}")
+    value = getattr(loaded, name)
     globals()[name] = value
+    if module in _API:
+        # Importing a submodule binds its name here; a function of the same
+        # name (reorder, overhead, sweep) must win over the module.
+        globals()[module] = getattr(loaded, module)
     return value
 
 
