@@ -201,7 +201,8 @@ def _log_survival_cycle(f: np.ndarray, N: int) -> np.ndarray:
         - _lgamma_shift(N - g + 1.0, g)
         + _lgamma_shift(N - 2.0 * g + 1.0, g)
     )
-    return np.where(ok & (f < N), np.where(g == 0, 0.0, out), -np.inf)
+    # One failure never wipes a type with two hosts; clip rounding above 1.
+    return np.where(ok & (f < N), np.where(f < 2, 0.0, np.minimum(out, 0.0)), -np.inf)
 
 
 def _log_survival_sharp(f, N: int, r: int) -> np.ndarray:
