@@ -154,7 +154,11 @@ class _SpareCycle:
         log_binom = gammaln(N + 1) - gammaln(f + 1) - gammaln(N - f + 1)
 
         p_end = min((f_max + _BAND_SD * math.sqrt(f_max + 1) + 10) / N, 1 - 1e-12)
-        self.u = np.linspace(0.0, -math.log1p(-p_end), _GRID_POINTS)
+        # Uniform in u, plus geometric points over the first few failures,
+        # where the throughput falls from 1 to 1/2 within u ~ 1/N.
+        u_end = -math.log1p(-p_end)
+        early = np.geomspace(1e-3 / N, min(30.0 / N, u_end), _GRID_POINTS // 4)
+        self.u = np.union1d(np.linspace(0.0, u_end, _GRID_POINTS), early)
         p = -np.expm1(-self.u)
         sd = np.sqrt(N * p * (1 - p))
         half = np.ceil(_BAND_SD * sd + 10).astype(int)
