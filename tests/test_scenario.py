@@ -1,0 +1,55 @@
+import math
+
+import pytest
+
+from spare_theory.scenario import LLAMA3_H100_GPU_MTBF_HOURS, Scenario
+
+BASE = dict(gpus=1024, gpus_per_group=8, gpu_mtbf_hours=2000.0, restart_minutes=20, checkpoint_minutes=5, work_hours=48)
+
+
+def test_derived_quantities():
+    sc = Scenario(**BASE)
+    assert sc.groups == 128
+    assert sc.group_failure_rate_per_hour == pytest.approx(8 / 2000)
+    assert sc.cluster_mtbf_minutes == pytest.approx(60 * 2000 / 1024)
+
+
+def test_non_dividing_group_size_floors_groups():
+    sc = Scenario(**{**BASE, "gpus": 1030})
+    assert sc.groups == 128
+
+
+def test_llama3_preset_gives_five_minute_cluster_mtbf():
+    # MODEL.md section 6: 419 failures in 54 days on 16,384 GPUs -> ~50,700 GPU-hours.
+    assert LLAMA3_H100_GPU_MTBF_HOURS == pytest.approx(50_700, rel=0.001)
+    sc = Scenario.published_600k(gpus_per_group=2048)
+    assert sc.gpus == 600_000 and sc.restart_minutes == 60
+    assert 4.9 < 60 * sc.gpu_mtbf_hours / sc.gpus < 5.2
+
+
+def test_integral_floats_normalised():
+    sc = Scenario(**{**BASE, "gpus": 1024.0})
+    assert isinstance(sc.gpus, int)
+
+
+@pytest.mark.parametrize(
+    "field, value",
+    [
+        ("gpus", 0), ("gpus", 10.5), ("gpus", True), ("gpus", "1024"),
+        ("gpus_per_group", 2048), ("gpus_per_group", 0), ("gpus_per_group", False),
+        ("gpu_mtbf_hours", 0.0), ("gpu_mtbf_hours", math.nan), ("gpu_mtbf_hours", math.inf),
+        ("restart_minutes", -1.0), ("restart_minutes", math.nan),
+        ("checkpoint_minutes", -0.1), ("checkpoint_minutes", math.inf),
+        ("work_hours", 0.0), ("work_hours", -5.0),
+        ("failure_law", "weibull"),
+    ],
+)
+def test_bad_fields_name_the_field(field, value):
+    with pytest.raises(ValueError, match=field):
+        Scenario(**{**BASE, field: value})
+
+
+def test_frozen():
+    sc = Scenario(**BASE)
+    with pytest.raises(AttributeError):
+        sc.gpus = 5

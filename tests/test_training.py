@@ -1,0 +1,122 @@
+import math
+
+import numpy as np
+import pytest
+from hypothesis import given, settings, strategies as st
+
+from spare_theory.scenario import Scenario
+from spare_theory.training import rep_survival_log, time_to_train
+
+BASE = dict(gpus=1024, gpus_per_group=8, gpu_mtbf_hours=2000.0, restart_minutes=20, checkpoint_minutes=5, work_hours=48)
+
+
+def daly_hours(sc, tau_minutes):
+    """J. T. Daly, "A higher order estimate of the optimum checkpoint interval for
+    restart dumps", Future Generation Computer Systems 22(3):303-312, 2006, eq. (20):
+    T_wall = M e^{R/M} (e^{(tau+delta)/M} - 1) T_s / tau, exponential failures of
+    mean M that also strike during restarts and checkpoints."""
+    M = sc.cluster_mtbf_minutes / 60
+    R, d, tau = sc.restart_minutes / 60, sc.checkpoint_minutes / 60, tau_minutes / 60
+    return M * math.exp(R / M) * math.expm1((tau + d) / M) * sc.work_hours / tau
+
+
+@pytest.mark.parametrize("mtbf", [500.0, 5000.0, 50000.0])
+@pytest.mark.parametrize("restart", [0.0, 10.0, 60.0])
+@pytest.mark.parametrize("tau", [5.0, 30.0, 240.0])
+def test_ckpt_agrees_with_daly_within_one_percent(mtbf, restart, tau):
+    sc = Scenario(gpus=8192, gpus_per_group=8, gpu_mtbf_hours=mtbf, restart_minutes=restart,
+                  checkpoint_minutes=4.0, work_hours=100.0)
+    est = time_to_train(sc, "ckpt", checkpoint_interval_minutes=tau)
+    assert est.hours == pytest.approx(daly_hours(sc, tau), rel=0.01)
+
+
+@pytest.mark.parametrize("strategy, r", [("ckpt", None), ("rep", 2), ("rep", 3), ("spare", 3), ("spare", 5)])
+def test_breakdown_adds_up(strategy, r):
+    est = time_to_train(Scenario(**BASE), strategy, r=r, checkpoint_interval_minutes=60)
+    parts = est.useful_hours + est.redundancy_hours + est.checkpoint_hours + est.restart_hours + est.lost_hours
+    assert parts == pytest.approx(est.hours, rel=1e-9)
+    assert est.useful_hours == pytest.approx(48)
+    assert est.availability == pytest.approx(48 / est.hours)
+    assert min(est.redundancy_hours, est.checkpoint_hours, est.restart_hours, est.lost_hours) >= 0
+
+
+def test_rep_redundancy_share_is_r_minus_one():
+    est = time_to_train(Scenario(**BASE), "rep", r=4, checkpoint_interval_minutes=60)
+    assert est.redundancy_hours == pytest.approx(3 * est.useful_hours, rel=1e-9)
+
+
+def test_optimal_interval_is_a_minimum():
+    sc = Scenario(**BASE)
+    best = time_to_train(sc, "spare", r=3)
+    for factor in (0.8, 1.25):
+        other = time_to_train(sc, "spare", r=3, checkpoint_interval_minutes=best.checkpoint_interval_minutes * factor)
+        assert other.hours >= best.hours
+
+
+def test_rep_one_is_ckpt():
+    sc = Scenario(**BASE)
+    a = time_to_train(sc, "rep", r=1, checkpoint_interval_minutes=30)
+    b = time_to_train(sc, "ckpt", checkpoint_interval_minutes=30)
+    assert a.hours == pytest.approx(b.hours, rel=1e-12)
+
+
+def test_rep_survival_matches_direct_count():
+    # N = 7, r = 2: sets {0,3,6}, {1,4}, {2,5} (g mod 3); brute force over 2^7 patterns.
+    u = 0.4
+    p = 1 - math.exp(-u)
+    alive = 0.0
+    for mask in range(1 << 7):
+        dead = [(mask >> g) & 1 for g in range(7)]
+        sets_dead = any(all(dead[g] for g in range(7) if g % 3 == s) for s in range(3))
+        k = sum(dead)
+        if not sets_dead:
+            alive += p**k * (1 - p) ** (7 - k)
+    assert math.exp(rep_survival_log(7, 2, u)) == pytest.approx(alive, rel=1e-12)
+
+
+def test_restart_dominated_regime_is_finite_or_inf_never_nan():
+    sc = Scenario(gpus=600_000, gpus_per_group=8, gpu_mtbf_hours=5000, restart_minutes=120,
+                  checkpoint_minutes=5, work_hours=720)
+    est = time_to_train(sc, "ckpt", checkpoint_interval_minutes=5)
+    assert not math.isnan(est.hours) and est.hours > 1e10
+    assert not any(math.isnan(v) for v in vars(est).values() if isinstance(v, float))
+
+
+@settings(max_examples=25, deadline=None)
+@given(
+    mtbf=st.floats(1000, 100000),
+    restart=st.floats(0, 90),
+    delta=st.floats(0.5, 20),
+    tau=st.floats(5, 600),
+)
+def test_property_more_failures_cost_more_time(mtbf, restart, delta, tau):
+    kw = dict(gpus=2048, gpus_per_group=16, restart_minutes=restart, checkpoint_minutes=delta, work_hours=100)
+    for strategy, r in (("ckpt", None), ("rep", 2), ("spare", 3)):
+        good = time_to_train(Scenario(gpu_mtbf_hours=2 * mtbf, **kw), strategy, r=r, checkpoint_interval_minutes=tau)
+        bad = time_to_train(Scenario(gpu_mtbf_hours=mtbf, **kw), strategy, r=r, checkpoint_interval_minutes=tau)
+        assert bad.hours >= good.hours * (1 - 1e-9)
+        assert good.hours >= 100 and 0 <= good.availability <= 1
+
+
+@pytest.mark.parametrize(
+    "kwargs, name",
+    [
+        (dict(strategy="raid"), "strategy"),
+        (dict(strategy="rep"), "r"),
+        (dict(strategy="rep", r=0), "r"),
+        (dict(strategy="rep", r=200), "r"),
+        (dict(strategy="ckpt", r=3), "r"),
+        (dict(strategy="spare", r=2.5), "r"),
+        (dict(strategy="spare", r=12), "N"),  # no modular ruler with 12 marks for N = 128
+        (dict(strategy="ckpt", checkpoint_interval_minutes=0.0), "checkpoint_interval_minutes"),
+        (dict(strategy="ckpt", checkpoint_interval_minutes=math.nan), "checkpoint_interval_minutes"),
+    ],
+)
+def test_bad_arguments(kwargs, name):
+    with pytest.raises(ValueError, match=name):
+        time_to_train(Scenario(**BASE), **kwargs)
+
+
+def test_scenario_type_checked():
+    with pytest.raises(ValueError, match="scenario"):
+        time_to_train({"gpus": 8}, "ckpt")

@@ -1,0 +1,83 @@
+import numpy as np
+import pytest
+
+from spare_theory.scenario import Scenario
+from spare_theory.training import time_to_train
+from spare_theory.training_sim import simulate_training
+
+BASE = dict(gpus=1024, gpus_per_group=8, gpu_mtbf_hours=2000.0, restart_minutes=20, checkpoint_minutes=5)
+K = 4  # tolerance in standard errors of the simulated mean
+
+
+def _with_cycles(strategy, r, cycles=30, **over):
+    """The scenario whose expected number of restarts is about ``cycles``.
+
+    The model is a renewal-reward limit; a run of many cycles makes the
+    boundary terms (fresh start, last partial cycle) small.
+    """
+    probe = time_to_train(Scenario(**{**BASE, **over}, work_hours=1.0), strategy, r=r)
+    return Scenario(**{**BASE, **over}, work_hours=cycles / probe.restarts)
+
+
+@pytest.mark.parametrize(
+    "strategy, r, over",
+    [
+        ("ckpt", None, {}),
+        ("rep", 2, {}),
+        ("rep", 3, dict(gpus=1000)),  # r does not divide N = 125: sets of 3 and 4
+        ("spare", 3, {}),
+        ("spare", 5, dict(restart_minutes=60, checkpoint_minutes=2)),
+    ],
+)
+def test_model_matches_simulation(strategy, r, over):
+    sc = _with_cycles(strategy, r, **over)
+    est = time_to_train(sc, strategy, r=r)
+    sim = simulate_training(sc, strategy, r, est.checkpoint_interval_minutes, 60, seed=7)
+    # Within K standard errors, or 1 %: the renewal-reward limit's O(1/cycles)
+    # boundary terms at ~30 cycles (docs/training.md).
+    tol = max(K * sim.standard_error_hours, 0.01 * sim.mean_hours)
+    assert abs(est.hours - sim.mean_hours) <= tol
+    assert abs(est.restarts - sim.restarts.mean()) <= max(K * sim.restarts.std(ddof=1) / np.sqrt(60), 0.05 * est.restarts)
+
+
+def test_spare_beats_rep_when_restarts_dominate():
+    sc = Scenario(**{**BASE, "restart_minutes": 60}, work_hours=200)
+    spare = simulate_training(sc, "spare", 5, 120, 20, seed=1).mean_hours
+    rep = simulate_training(sc, "rep", 2, 120, 20, seed=1).mean_hours
+    assert spare < rep
+
+
+def test_seeded_and_independent_of_batching():
+    sc = Scenario(**BASE, work_hours=30)
+    a = simulate_training(sc, "spare", 3, 60, 6, seed=3)
+    b = simulate_training(sc, "spare", 3, 60, 3, seed=3)
+    c = simulate_training(sc, "spare", 3, 60, 6, seed=4)
+    np.testing.assert_array_equal(a.hours[:3], b.hours)
+    assert not np.array_equal(a.hours, c.hours)
+    assert np.all(a.hours >= 30)
+
+
+def test_no_failures_gives_work_plus_checkpoints():
+    sc = Scenario(**{**BASE, "gpu_mtbf_hours": 1e12}, work_hours=10)
+    sim = simulate_training(sc, "rep", 2, 60, 2, seed=0)
+    # 20 h of compute at throughput 1/2 in 20 segments of 1 h, each with a 5 min checkpoint.
+    np.testing.assert_allclose(sim.hours, 20 + 20 * 5 / 60)
+
+
+@pytest.mark.parametrize(
+    "kwargs, name",
+    [
+        (dict(strategy="x"), "strategy"),
+        (dict(r=0), "r"),
+        (dict(checkpoint_interval_minutes=-1), "checkpoint_interval_minutes"),
+        (dict(trials=0), "trials"),
+        (dict(seed=-1), "seed"),
+        (dict(seed=None), "seed"),
+    ],
+)
+def test_bad_arguments(kwargs, name):
+    args = dict(strategy="rep", r=2, checkpoint_interval_minutes=60, trials=2, seed=0)
+    args.update(kwargs)
+    seed = args.pop("seed")
+    with pytest.raises(ValueError, match=name):
+        simulate_training(Scenario(**BASE, work_hours=5), **args, seed=seed)
