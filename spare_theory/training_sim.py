@@ -87,6 +87,10 @@ class _Cycle:
         else:
             self.throughput = 1.0
 
+    def next_failure(self, t: float, lam: float) -> float:
+        """Time of the next failure after ``t``: ``Exp(healthy * lam)`` later."""
+        return t + self.rng.exponential(1.0 / (self.healthy * lam)) if self.healthy else math.inf
+
     def fail_next(self) -> bool:
         """Fail a uniformly random healthy group; True if this is a wipe-out."""
         i = int(self.rng.integers(self.healthy))
@@ -116,14 +120,14 @@ def _one_run(scenario: Scenario, strategy: str, r: int, tau: float, hosts, rng) 
     fresh = True
     while True:
         cycle = _Cycle(strategy, N, r, hosts, rng)
-        next_fail = t + rng.exponential(1.0 / (N * lam))
+        next_fail = cycle.next_failure(t, lam)
         wiped = False
         if not fresh:
             end = t + R
             while next_fail < end and not wiped:
                 t = next_fail
                 wiped = cycle.fail_next()
-                next_fail = t + rng.exponential(1.0 / (cycle.healthy * lam)) if cycle.healthy else math.inf
+                next_fail = cycle.next_failure(t, lam)
             if wiped:
                 restarts += 1
                 continue
@@ -142,7 +146,7 @@ def _one_run(scenario: Scenario, strategy: str, r: int, tau: float, hosts, rng) 
                 left -= next_fail - t
                 t = next_fail
                 wiped = cycle.fail_next()
-                next_fail = t + rng.exponential(1.0 / (cycle.healthy * lam)) if cycle.healthy else math.inf
+                next_fail = cycle.next_failure(t, lam)
                 if wiped:
                     break
             if wiped:
@@ -152,7 +156,7 @@ def _one_run(scenario: Scenario, strategy: str, r: int, tau: float, hosts, rng) 
             while next_fail < end and not wiped:
                 t = next_fail
                 wiped = cycle.fail_next()
-                next_fail = t + rng.exponential(1.0 / (cycle.healthy * lam)) if cycle.healthy else math.inf
+                next_fail = cycle.next_failure(t, lam)
             if wiped:
                 break
             t = end
