@@ -1,0 +1,31 @@
+"""CLI: spare-theory overhead and spare-theory table overhead."""
+
+import json
+
+from spare_theory.cli import main
+
+
+def test_overhead_json(capsys):
+    assert main(["overhead", "--N", "128", "--r", "4", "--trials", "10", "--seed", "3", "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["trials"] == 10 and 1 < data["closed_form_failure"] <= data["closed_form_time"] < 4
+    assert abs(data["simulated_failure"] - data["closed_form_failure"]) < 0.1
+
+
+def test_overhead_text_without_simulation(capsys):
+    assert main(["overhead", "--N", "128", "--r", "4", "--trials", "0"]) == 0
+    out = capsys.readouterr().out
+    assert "closed form" in out and "simulation" not in out
+
+
+def test_overhead_bad_arguments_exit_2(capsys):
+    assert main(["overhead", "--N", "10", "--r", "12"]) == 2
+    assert "N" in capsys.readouterr().err
+    assert main(["overhead", "--N", "128", "--r", "4", "--trials", "-1"]) == 2
+
+
+def test_table_overhead_quick(tmp_path, capsys):
+    assert main(["table", "overhead", "--quick", "--outdir", str(tmp_path), "--no-progress", "--json"]) == 0
+    files = json.loads(capsys.readouterr().out)["files"]
+    assert any(f.endswith("overhead_error.csv") for f in files)
+    assert (tmp_path / "figures" / "placement_ablation.png").exists()
