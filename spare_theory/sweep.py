@@ -4,7 +4,7 @@ A sweep evaluates, at every point of the grid
 ``gpus x gpu_mtbf_hours x gpus_per_group x restart_model``, the best plan of
 each strategy (:func:`spare_theory.optimize.optimal_plan` for ``"ckpt"``,
 ``"rep"`` and ``"spare"``), the availability of that plan
-(:func:`spare_theory.training.time_to_train`) and every strategy's reduction in
+(``Plan.estimate``, from :func:`spare_theory.training.time_to_train`) and every strategy's reduction in
 time to train against the best Rep+CKPT plan.  The result is a long-form
 :class:`pandas.DataFrame`: one row per point and strategy.
 
@@ -40,7 +40,6 @@ from ._parallel import map_tasks
 from ._validation import as_choice, as_count, as_count_array, as_real, as_real_array
 from .optimize import optimal_plan
 from .scenario import Scenario
-from .training import time_to_train
 
 __all__ = ["sweep", "by_point", "restart_minutes", "RESTART_MODELS", "STRATEGIES", "SweepPoint"]
 
@@ -82,20 +81,26 @@ def restart_minutes(gpus, model="linear", *, anchor_minutes=ANCHOR_RESTART_MINUT
 
 @dataclass(frozen=True)
 class SweepPoint:
-    """One cell of a sweep: a scenario and the label of its restart model."""
+    """One point of a sweep: a scenario and the label of its restart model."""
 
     scenario: Scenario
     restart_model: str
 
 
+def _reduction(hours: float, rep_hours: float) -> float:
+    """``1 - hours / rep_hours``; 0 when neither run completes (both infinite)."""
+    if np.isinf(hours) and np.isinf(rep_hours):
+        return 0.0
+    return 1.0 - hours / rep_hours
+
+
 def _evaluate(point: SweepPoint) -> list[dict]:
-    """Rows (one per strategy) for one grid point; a picklable map_tasks cell."""
+    """Rows (one per strategy) for one grid point."""
     sc = point.scenario
     plans = {s: optimal_plan(sc, s) for s in STRATEGIES}
     best_rep_hours = plans["rep"].hours
     rows = []
     for strategy, plan in plans.items():
-        estimate = time_to_train(sc, strategy, r=plan.r, checkpoint_interval_minutes=plan.checkpoint_interval_minutes)
         rows.append(
             {
                 "gpus": sc.gpus,
@@ -109,11 +114,21 @@ def _evaluate(point: SweepPoint) -> list[dict]:
                 "r": plan.r,
                 "checkpoint_interval_minutes": plan.checkpoint_interval_minutes,
                 "hours": plan.hours,
-                "availability": estimate.availability,
-                "reduction_vs_best_rep": 1.0 - plan.hours / best_rep_hours,
+                "availability": plan.estimate.availability,
+                "reduction_vs_best_rep": _reduction(plan.hours, best_rep_hours),
             }
         )
     return rows
+
+
+def _evaluate_cell(points: tuple[SweepPoint, ...]) -> list[list[dict]]:
+    """Rows of the points of one cell, a picklable map_tasks task.
+
+    The points of a cell share ``N``: the time-to-train layer caches its
+    cycle model per ``(strategy, N, r)`` (the costly part, seconds at
+    ``N ~ 10^5``), so each model is built once per cell wherever it runs.
+    """
+    return [_evaluate(point) for point in points]
 
 
 def _as_sequence(values, name, kind):
@@ -203,8 +218,20 @@ def sweep(
         )
         for model, gpg, g, m in itertools.product(models, gpg_values, g_values, m_values)
     ]
-    cells = map_tasks(_evaluate, points, executor=executor, desc="sweep", progress=progress)
-    return pd.DataFrame([row for cell in cells for row in cell])
+    # One cell per N, largest first so that a pool starts the slowest cells early.
+    by_groups: dict[int, list[int]] = {}
+    for index, point in enumerate(points):
+        by_groups.setdefault(point.scenario.groups, []).append(index)
+    cells = [by_groups[N] for N in sorted(by_groups, reverse=True)]
+    results = map_tasks(
+        _evaluate_cell, [tuple(points[i] for i in cell) for cell in cells],
+        executor=executor, desc="sweep (cells of equal N)", progress=progress,
+    )
+    rows: list[list[dict]] = [[] for _ in points]
+    for cell, cell_rows in zip(cells, results):
+        for index, point_rows in zip(cell, cell_rows):
+            rows[index] = point_rows
+    return pd.DataFrame([row for point_rows in rows for row in point_rows])
 
 
 _POINT_COLUMNS = [

@@ -69,9 +69,9 @@ def test_sweep_identical_on_every_executor(executors):
     from spare_theory import sweep
 
     kwargs = dict(
-        gpus=[16_384, 600_000],
+        gpus=[16_384, 131_072],  # N from 8 to 512: small cycle models, fast
         gpu_mtbf_hours=[25_000.0, 50_700.0],
-        gpus_per_group=[64, 2048],
+        gpus_per_group=[256, 2048],
         restart_model=["constant", "linear"],
         progress=False,
     )
