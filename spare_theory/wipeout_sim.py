@@ -34,6 +34,7 @@ import numpy as np
 
 from ._validation import as_count, as_seed_sequence, child_seed
 from .placement import group_stacks, validate_hosts
+from .wipeout import _log_falling_ratio
 
 __all__ = ["simulate_wipeout", "sampling_plan", "SamplingPlan"]
 
@@ -45,8 +46,9 @@ _SPARSE_BLOCK = 128
 # Elements (trials x groups) per block of the dense sampler: small blocks keep
 # the per-block generator set-up negligible without big memory.
 _DENSE_BLOCK_ELEMENTS = 1 << 16
-# Working set per chunk beyond which bigger chunks stop paying (cache), bytes.
-_CHUNK_TARGET_BYTES = 1 << 26
+# Working set per chunk, bytes: larger chunks stop paying once arrays leave the
+# cache and the allocator hands out fresh (page-faulting) memory each time.
+_CHUNK_TARGET_BYTES = 1 << 22
 # Measured cost ratio (this machine, numpy 2.4) of one sparse key (draw x
 # host: sort and bookkeeping) to one dense element (double x pass).
 _SPARSE_KEY_COST = 60.0
@@ -81,10 +83,7 @@ def _prefix_failures(N: int, r: int) -> int:
     """Smallest ``m`` with ``exp(-N p_r(m)) <= _PREFIX_TAIL`` (first-order survival)."""
     target = math.log(-math.log(_PREFIX_TAIL) / N)
     f = np.arange(r, N + 1, dtype=np.float64)
-    log_p = np.zeros_like(f)
-    for j in range(r):
-        log_p += np.log((f - j) / (N - j))
-    return int(f[np.argmax(log_p >= target)])
+    return int(f[np.argmax(_log_falling_ratio(f, N, r) >= target)])
 
 
 def sampling_plan(N: int, r: int) -> SamplingPlan:
@@ -118,11 +117,12 @@ def _dense_counts(U: np.ndarray, hosts: np.ndarray, offsets: np.ndarray | None) 
     """``T`` per row of failure times ``U`` (shape ``(B, N)``)."""
     N = hosts.shape[0]
     if offsets is not None:
-        reach = int(offsets.max())
-        ext = np.concatenate([U, U[:, :reach]], axis=1)
-        W = ext[:, offsets[0] : offsets[0] + N].copy()
+        # Column i of the shift by c is U[:, (i + c) mod N]: two contiguous slices.
+        c = int(offsets[0])
+        W = np.concatenate([U[:, c:], U[:, :c]], axis=1)
         for c in offsets[1:]:
-            np.maximum(W, ext[:, c : c + N], out=W)
+            np.maximum(W[:, : N - c], U[:, c:], out=W[:, : N - c])
+            np.maximum(W[:, N - c :], U[:, :c], out=W[:, N - c :])
     else:
         W = U[:, hosts[:, 0]]
         for k in range(1, hosts.shape[1]):
