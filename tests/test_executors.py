@@ -89,3 +89,22 @@ def test_importing_the_package_never_imports_dask():
         "sorted(m for m in sys.modules if 'dask' in m or 'distributed' in m)\n"
     )
     subprocess.run([sys.executable, "-c", code], check=True)
+
+
+@pytest.mark.parametrize(
+    "table, kwargs",
+    [
+        ("mu_error_table", dict(N_values=[64, 256], r_values=[2, 3], trials=300)),
+        ("overhead_error_table", dict(N=[64, 128], r=[3, 4], trials=20)),
+    ],
+)
+def test_random_error_tables_identical_on_every_executor(executors, table, kwargs):
+    import importlib
+
+    module = importlib.import_module("spare_theory.reports." + table.split("_")[0])
+    build = getattr(module, table)
+    serial = build(**kwargs, seed=11, progress=False)
+    # A different seed changes the simulated columns, so the tables are really random.
+    assert not serial.equals(build(**kwargs, seed=12, progress=False))
+    for name, executor in executors.items():
+        pd.testing.assert_frame_equal(build(**kwargs, seed=11, executor=executor, progress=False), serial, obj=name)
