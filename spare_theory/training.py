@@ -100,7 +100,11 @@ def rep_survival_log(N, r, u):
     ``r = 1`` is CKPT-only: ``-N u``.  Broadcasts over ``u >= 0``.
     """
     N = as_count(N, "N")
-    r = as_count(r, "r", maximum=N)
+    return _rep_logq(N, as_count(r, "r", maximum=N), u)
+
+
+def _rep_logq(N: int, r: int, u):
+    """:func:`rep_survival_log` without argument checks (the optimiser's inner loop)."""
     log_p = _log_failed(u)
     sets = N // r
     large = N - r * sets
@@ -116,7 +120,7 @@ class _RepCycle:
         self.throughput = rep_throughput(N, r)
 
     def logq(self, u):
-        return rep_survival_log(self.N, self.r, u)
+        return _rep_logq(self.N, self.r, u)
 
     def theta(self, u):
         return np.full(np.shape(u), self.throughput)
@@ -290,10 +294,11 @@ def _cycle_terms(strategy: str, N: int, r: int, rho: float, kappa: float, d: flo
     log_q0, restart, u_stop = _restart_part(strategy, N, r, rho)
     alpha = kappa + d
     segments = max(int(math.ceil((u_stop - rho) / alpha)) + 1, 1)
-    start = rho + alpha * np.arange(segments)
-    log_start = cycle.logq(start) - log_q0
+    # Segment j ends where segment j+1 starts: one evaluation serves both.
+    bounds = rho + alpha * np.arange(segments + 1)
+    log_bounds = cycle.logq(bounds) - log_q0
+    start, log_start, log_end = bounds[:-1], log_bounds[:-1], log_bounds[1:]
     log_mid = cycle.logq(start + kappa) - log_q0
-    log_end = cycle.logq(start + alpha) - log_q0
     compute = float(np.sum(_loglinear_integral(log_start, log_mid, kappa)))
     checkpoint = float(np.sum(_loglinear_integral(log_mid, log_end, d))) if d > 0 else 0.0
     kept = np.exp(log_end)
