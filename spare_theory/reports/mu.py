@@ -28,7 +28,9 @@ __all__ = [
     "PUBLISHED_GAMMA_MAE_PCT",
     "mu_error_table",
     "mu_error_summary",
+    "mu_summary_text",
     "plot_endurable_failures",
+    "write_mu_report",
     "reproduce",
 ]
 
@@ -153,7 +155,7 @@ def mu_error_summary(table: pd.DataFrame) -> dict:
     }
 
 
-def _summary_text(summary: dict) -> str:
+def mu_summary_text(summary: dict) -> str:
     return (
         f"Mean absolute error over {summary['simulated_cells']} simulated cells "
         f"({summary['cells'] - summary['simulated_cells']} without a modular ruler): "
@@ -167,30 +169,51 @@ def _summary_text(summary: dict) -> str:
 
 
 def plot_endurable_failures(table: pd.DataFrame, r_values=None):
-    """``mu`` against ``N`` (log-log): sharp (solid) and Gamma (dashed) lines, MC points with 1.96 SE bars."""
+    """``mu`` against ``N`` (log-log) with simulation points, and each form's deviation below.
+
+    Top: sharp form (solid), Gamma form (dashed), Monte Carlo means with
+    1.96 SE bars.  Bottom: Gamma form and Monte Carlo relative to the sharp
+    form, in %.
+    """
     import matplotlib.pyplot as plt
 
     ok = table[table["status"] == "ok"]
     r_values = sorted(ok["r"].unique()) if r_values is None else list(r_values)
-    fig, ax = plt.subplots(figsize=(7, 5))
+    fig, (ax, dev) = plt.subplots(2, 1, figsize=(7, 7), sharex=True, gridspec_kw={"height_ratios": [3, 2]})
     for i, r in enumerate(r_values):
         cells = ok[ok["r"] == r].sort_values("N")
         if cells.empty:
             continue
         color = f"C{i % 10}"
         grid = np.unique(np.geomspace(cells["N"].min(), cells["N"].max(), 60).round().astype(int))
-        ax.plot(grid, endurable_failures(grid, r), color=color, lw=1.2, label=f"r = {r}")
-        ax.plot(grid, endurable_failures_gamma(grid, r), color=color, lw=0.8, ls="--")
-        ax.errorbar(cells["N"], cells["mc_mean"], yerr=1.96 * cells["mc_se"], fmt="o", ms=3.5,
-                    color=color, capsize=2)
+        sharp, gamma = endurable_failures(grid, r), endurable_failures_gamma(grid, r)
+        ax.plot(grid, sharp, color=color, lw=1.2, label=f"r = {r}")
+        ax.plot(grid, gamma, color=color, lw=0.8, ls="--")
+        ax.errorbar(cells["N"], cells["mc_mean"], yerr=1.96 * cells["mc_se"], fmt="o", ms=3.5, color=color, capsize=2)
+        dev.plot(grid, 100 * (gamma / sharp - 1), color=color, lw=0.8, ls="--")
+        dev.errorbar(cells["N"], 100 * (cells["mc_mean"] / cells["sharp"] - 1),
+                     yerr=196 * cells["mc_se"] / cells["sharp"], fmt="o", ms=3, color=color, capsize=2)
     ax.set_xscale("log")
     ax.set_yscale("log")
-    ax.set_xlabel("data-parallel groups N")
     ax.set_ylabel("endurable failures mu(N, r)")
-    ax.set_title("Failures until wipe-out: sharp form (solid), Gamma form (dashed), simulation (dots)")
+    ax.set_title("Failures until wipe-out: sharp (solid), Gamma (dashed), simulation (dots)")
     ax.legend(title="redundancy", fontsize=8)
-    ax.grid(True, which="both", alpha=0.3)
+    dev.axhline(0, color="k", lw=0.6)
+    dev.set_xlabel("data-parallel groups N")
+    dev.set_ylabel("relative to sharp form (%)")
+    for a in (ax, dev):
+        a.grid(True, which="both", alpha=0.3)
     return fig
+
+
+def write_mu_report(table: pd.DataFrame, outdir) -> list[Path]:
+    """Write ``table`` to ``outdir/tables/mu_error.{csv,md}`` (summary as notes) and the figure."""
+    outdir = Path(outdir)
+    paths = list(write_table(table, outdir / "tables", "mu_error",
+                             title="Endurable failures mu(N, r): theory versus simulation",
+                             notes=mu_summary_text(mu_error_summary(table))))
+    paths.append(save_figure(plot_endurable_failures(table), outdir / "figures", "endurable_failures"))
+    return paths
 
 
 def reproduce(outdir, *, quick=False, executor=None, seed=0, progress=True) -> list[Path]:
@@ -198,15 +221,6 @@ def reproduce(outdir, *, quick=False, executor=None, seed=0, progress=True) -> l
 
     ``quick=True`` runs a 3 x 3 grid at 1 % relative SE (a few seconds).
     """
-    outdir = Path(outdir)
-    if quick:
-        table = mu_error_table(QUICK_N, QUICK_R, rel_se_target=QUICK_REL_SE, seed=seed,
-                               executor=executor, progress=progress)
-    else:
-        table = mu_error_table(seed=seed, executor=executor, progress=progress)
-    summary = mu_error_summary(table)
-    paths = list(write_table(table, outdir / "tables", "mu_error",
-                             title="Endurable failures mu(N, r): theory versus simulation",
-                             notes=_summary_text(summary)))
-    paths.append(save_figure(plot_endurable_failures(table), outdir / "figures", "endurable_failures"))
-    return paths
+    grid = dict(N_values=QUICK_N, r_values=QUICK_R, rel_se_target=QUICK_REL_SE) if quick else {}
+    table = mu_error_table(**grid, seed=seed, executor=executor, progress=progress)
+    return write_mu_report(table, outdir)

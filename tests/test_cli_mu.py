@@ -1,0 +1,45 @@
+"""``spare-theory mu`` and ``spare-theory table mu``."""
+
+import json
+
+import pytest
+
+from spare_theory.cli import main
+from spare_theory.wipeout import endurable_failures, endurable_failures_gamma
+
+
+def test_mu_json(capsys):
+    assert main(["mu", "--N", "4096", "--r", "16", "--trials", "200", "--seed", "3", "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["gamma"] == pytest.approx(endurable_failures_gamma(4096, 16))
+    assert data["sharp"] == pytest.approx(endurable_failures(4096, 16))
+    assert data["trials"] == 200 and len(data["marks"]) == 16
+    # The simulated mean is near the theory (k = 5 SE, a loose check of the wiring).
+    assert abs(data["mc_mean"] - data["sharp"]) <= 5 * data["mc_se"]
+
+
+def test_mu_text(capsys):
+    assert main(["mu", "--N", "1024", "--r", "4", "--trials", "100"]) == 0
+    out = capsys.readouterr().out
+    assert "Gamma form" in out and "sharp form" in out and "+-" in out
+
+
+@pytest.mark.parametrize("argv, word", [
+    (["mu", "--N", "100", "--r", "16"], "N=100"),
+    (["mu", "--N", "4096", "--r", "16", "--trials", "0"], "trials"),
+    (["mu", "--N", "4096"], "--r"),
+    (["mu", "--N", "4096", "--r", "3", "--seed", "-1"], "seed"),
+])
+def test_bad_arguments_one_line_exit_2(capsys, argv, word):
+    assert main(argv) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and word in err
+
+
+def test_table_mu_quick(tmp_path, capsys):
+    assert main(["table", "mu", "--quick", "--outdir", str(tmp_path), "--no-progress", "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["summary"]["published_gamma_mae_pct"] == 1.13
+    assert len(data["rows"]) == 9
+    for path in data["files"]:
+        assert (tmp_path / path).exists() or __import__("pathlib").Path(path).exists()
