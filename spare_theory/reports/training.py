@@ -76,7 +76,7 @@ def r_star_table(*, quick=False) -> pd.DataFrame:
     Groups of 8 GPUs, per-GPU MTBF set so that the cluster MTBF is 5 min,
     60 min restart, 5 min checkpoint, 720 h of work.
     """
-    exponents = range(6, 17, 2) if quick else range(6, 21, 2)
+    exponents = range(6, 17, 2) if quick else range(6, 19, 2)
     rows = []
     for N in [2**k for k in exponents] + ([] if quick else [1_000_000]):
         sc = Scenario(gpus=8 * N, gpus_per_group=8, gpu_mtbf_hours=5 / 60 * 8 * N, restart_minutes=60,
