@@ -2,7 +2,7 @@
 
 import math
 
-import mpmath
+import numpy as np
 import pytest
 import sympy as sp
 
@@ -29,8 +29,9 @@ def test_gamma_form_result_evaluates_to_published_form(gamma_form):
 @pytest.mark.parametrize("N, r", [(10_000, 3), (4096, 8)])
 def test_poisson_sum_is_the_integral_plus_one_half(N, r):
     # Euler-Maclaurin: sum_{f>=0} g(f) = int g + g(0)/2 + ..., g'(0) = 0 for r > 1.
-    total = mpmath.nsum(lambda f: mpmath.exp(-N * (f / N) ** r), [0, mpmath.inf])
-    assert float(total) == pytest.approx(math.gamma(1 + 1 / r) * N ** (1 - 1 / r) + 0.5, rel=1e-9)
+    f = np.arange(4 * N, dtype=np.float64)  # terms beyond f = 4N are below exp(-4^r N)
+    total = math.fsum(np.exp(-N * (f / N) ** r))
+    assert total == pytest.approx(math.gamma(1 + 1 / r) * N ** (1 - 1 / r) + 0.5, rel=1e-9)
 
 
 def test_r_star_constant_is_euler_gamma_over_ln2():
