@@ -5,10 +5,10 @@ script runs, in one process:
 
 1. the whole grid serially with :func:`spare_theory.sweep.sweep`, and its
    ratio to the 30 s budget;
-2. where that time goes: for every distinct ``N`` of the grid, the cold cost
-   of the first point (the cycle models of ``spare_theory.training`` are built
-   and cached per ``(strategy, N, r)``) against the warm cost of the other
-   points, split by strategy;
+2. where that time goes: the same sweep from cold caches under cProfile,
+   with the cumulative time of the ruler search, the cycle models of
+   ``spare_theory.training`` (cached per ``(strategy, N, r)``), the interval
+   search and the optimiser as a whole;
 3. the same grid on a two-process pool (cells of equal ``N`` per task), as a
    ratio to the serial run.
 
@@ -20,13 +20,11 @@ from __future__ import annotations
 import argparse
 import concurrent.futures as cf
 import time
-from collections import defaultdict
 
 import numpy as np
 
-from spare_theory import Scenario, optimal_plan
 from spare_theory.scenario import LLAMA3_H100_GPU_MTBF_HOURS
-from spare_theory.sweep import STRATEGIES, restart_minutes, sweep
+from spare_theory.sweep import sweep
 
 GRID = dict(
     gpus=[int(round(g, -3)) for g in np.geomspace(10_000, 1_000_000, 10)],
@@ -36,24 +34,41 @@ GRID = dict(
 BUDGET_SECONDS = 30.0
 
 
-def _breakdown():
-    """Seconds per strategy, cold (first point of each N) and warm (the rest), after a cache reset."""
-    from spare_theory import training
+def _reset_caches():
+    """Empty every model cache below the sweep, so each measurement starts cold."""
+    from spare_theory import placement, training, wipeout
 
-    training._cycle.cache_clear()
-    seconds = defaultdict(float)
-    seen = set()
-    for gpg in GRID["gpus_per_group"]:
-        for g in GRID["gpus"]:
-            for m in GRID["gpu_mtbf_hours"]:
-                sc = Scenario(g, gpg, m, restart_minutes(g, "linear"), 5.0, 720.0)
-                phase = "warm" if sc.groups in seen else "cold"
-                seen.add(sc.groups)
-                for strategy in STRATEGIES:
-                    start = time.perf_counter()
-                    optimal_plan(sc, strategy)
-                    seconds[phase, strategy] += time.perf_counter() - start
-    return seconds, len(seen)
+    for cached in (placement._modular_ruler_cached, training._cycle, training._restart_part,
+                   wipeout._turning_point, wipeout._endurable_failures_one):
+        cached.cache_clear()
+
+
+# Where a cold sweep spends its time: cumulative seconds of these functions.
+_HOTSPOTS = {
+    "placement.py:modular_ruler (ruler search)": ("placement.py", "modular_ruler"),
+    "training.py:_cycle (cycle models, built once per (strategy, N, r))": ("training.py", "_cycle"),
+    "training.py:_best_interval (interval search per r)": ("training.py", "_best_interval"),
+    "optimize.py:optimal_plan (all of the optimiser)": ("optimize.py", "optimal_plan"),
+}
+
+
+def _profile():
+    """Cumulative seconds of the hotspots in one cold serial sweep, and its total."""
+    import cProfile
+    import pstats
+
+    _reset_caches()
+    profiler = cProfile.Profile()
+    start = time.perf_counter()
+    profiler.runcall(sweep, **GRID, progress=False)
+    total = time.perf_counter() - start
+    stats = pstats.Stats(profiler).stats
+    seconds = {}
+    for label, (filename, function) in _HOTSPOTS.items():
+        seconds[label] = sum(
+            cum for (path, _, name), (_, _, _, cum, _) in stats.items() if path.endswith(filename) and name == function
+        )
+    return seconds, total
 
 
 def main():
@@ -66,20 +81,16 @@ def main():
           "linear restart, all three strategies")
 
     start = time.perf_counter()
+    _reset_caches()
     sweep(**GRID, progress=False)
     serial = time.perf_counter() - start
     print(f"serial sweep: {serial:.1f} s = {serial / BUDGET_SECONDS:.2f} x the {BUDGET_SECONDS:.0f} s budget "
           f"({1000 * serial / points:.1f} ms per point, caches warm from the start of this run only)")
 
-    seconds, distinct = _breakdown()
-    total = sum(seconds.values())
-    print(f"breakdown over {distinct} distinct N (optimal_plan only, caches reset): {total:.1f} s")
-    for phase in ("cold", "warm"):
-        n = distinct if phase == "cold" else points - distinct
-        for strategy in STRATEGIES:
-            s = seconds[phase, strategy]
-            print(f"  {phase:4s} {strategy:5s}: {s:6.1f} s ({100 * s / total:4.1f} %), "
-                  f"{1000 * s / max(n, 1):7.1f} ms per point over {n} points")
+    seconds, total = _profile()
+    print(f"cold serial sweep under cProfile: {total:.1f} s; cumulative time (nested, so shares overlap):")
+    for label, value in seconds.items():
+        print(f"  {value:6.1f} s ({100 * value / total:4.1f} %)  {label}")
 
     if not args.no_pool:
         with cf.ProcessPoolExecutor(max_workers=2) as pool:
