@@ -108,9 +108,12 @@ def _cyclic_offsets(hosts: np.ndarray) -> np.ndarray | None:
     """``c`` with ``hosts[i, k] = (i + c_k) mod N`` if ``hosts`` is cyclic, else ``None``."""
     N = hosts.shape[0]
     offsets = hosts[0]
-    if np.array_equal(hosts, (np.arange(N)[:, None] + offsets[None, :]) % N):
-        return offsets
-    return None
+    column = np.arange(N)
+    # Column by column, so the check needs O(N) memory, not O(N r).
+    for k, c in enumerate(offsets):
+        if not np.array_equal(hosts[:, k], (column + c) % N):
+            return None
+    return offsets
 
 
 def _dense_counts(U: np.ndarray, hosts: np.ndarray, offsets: np.ndarray | None) -> np.ndarray:
