@@ -85,7 +85,7 @@ def main():
     sweep(**GRID, progress=False)
     serial = time.perf_counter() - start
     print(f"serial sweep: {serial:.1f} s = {serial / BUDGET_SECONDS:.2f} x the {BUDGET_SECONDS:.0f} s budget "
-          f"({1000 * serial / points:.1f} ms per point, caches warm from the start of this run only)")
+          f"({1000 * serial / points:.1f} ms per point, from cold caches)")
 
     seconds, total = _profile()
     print(f"cold serial sweep under cProfile: {total:.1f} s; cumulative time (nested, so shares overlap):")
