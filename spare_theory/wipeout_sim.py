@@ -49,9 +49,9 @@ _DENSE_BLOCK_ELEMENTS = 1 << 16
 # Working set per chunk, bytes: larger chunks stop paying once arrays leave the
 # cache and the allocator hands out fresh (page-faulting) memory each time.
 _CHUNK_TARGET_BYTES = 1 << 22
-# Measured cost ratio (this machine, numpy 2.4) of one sparse key (draw x
-# host: sort and bookkeeping) to one dense element (double x pass).
-_SPARSE_KEY_COST = 60.0
+# Measured cost (this machine, numpy 2.4) of one sparse key (draw x host: sort
+# and bookkeeping), per log2(keys), relative to one dense element (double x pass).
+_SPARSE_KEY_COST = 3.1
 
 
 @dataclass(frozen=True)
@@ -97,8 +97,9 @@ def sampling_plan(N: int, r: int) -> SamplingPlan:
         draws += math.ceil(4 * math.sqrt(draws)) + 8
     else:
         draws = math.inf
-    # Sparse: draws*r keys; dense: r + 3 passes over N doubles.
-    if _SPARSE_KEY_COST * draws * r < N * (r + 3.0) and 8 * N * (draws + 1) < 2**62 and r > 1:
+    # Sparse: draws*r keys, sorted; dense: r + 3 passes over N doubles.
+    keys = draws * r
+    if _SPARSE_KEY_COST * keys * math.log2(max(keys, 2)) < N * (r + 3.0) and N * (draws + 1) < 2**62 and r > 1:
         return SamplingPlan("sparse", _SPARSE_BLOCK, m, int(draws), _SPARSE_BLOCK * (56 + 40 * r) * draws)
     block = max(1, _DENSE_BLOCK_ELEMENTS // N)
     return SamplingPlan("dense", block, 0, 0, block * 48 * N)
@@ -141,36 +142,43 @@ def _order_count(order: np.ndarray, hosts: np.ndarray) -> int:
     return int(rank[hosts].max(axis=1).min()) + 1
 
 
-def _sparse_counts(draws: np.ndarray, stacks: np.ndarray, plan: SamplingPlan) -> tuple[np.ndarray, list]:
+def _key_dtype(N: int, draws: int):
+    """The smallest integer type holding the sort keys ``group * (draws + 1) + index``."""
+    return np.int32 if N * (draws + 1) < 2**31 - 1 else np.int64
+
+
+def _sparse_counts(draws: np.ndarray, type_keys: np.ndarray) -> tuple[np.ndarray, list]:
     """``T`` per row of iid group draws (``0`` where the prefix did not reach a wipe-out).
 
-    Also returns, per row, the distinct prefix (groups in failure order) for
-    the rows that need the continuation.
+    ``type_keys[g, k] = stacks[g, k] * (D + 1)``: the sort key of the ``k``-th
+    type hosted by group ``g``.  Also returns, per row, the distinct prefix
+    (groups in failure order) of the rows that need the continuation.
     """
     B, D = draws.shape
-    N, r = stacks.shape
+    r = type_keys.shape[1]
+    dtype = type_keys.dtype
     # First appearance of each group in each row: sort (group, position) keys.
-    keyed = np.sort(draws * D + np.arange(D), axis=1)
-    group, position = np.divmod(keyed, D)
+    keyed = np.sort(draws.astype(dtype) * D + np.arange(D, dtype=dtype), axis=1)
+    group = keyed // D
     first_sorted = np.ones((B, D), dtype=bool)
     first_sorted[:, 1:] = group[:, 1:] != group[:, :-1]
+    flat = (keyed - group * D) + (np.arange(B, dtype=dtype) * D)[:, None]
     first = np.zeros((B, D), dtype=bool)
-    rows = np.broadcast_to(np.arange(B)[:, None], (B, D))
-    first[rows[first_sorted], position[first_sorted]] = True
-    index = np.cumsum(first, axis=1)  # distinct failures so far, 1-based
+    first.reshape(-1)[flat[first_sorted]] = True
+    index = np.cumsum(first, axis=1, dtype=dtype)  # distinct failures so far, 1-based
     # Every hit (type, failure index) of a first appearance; repeats get a
     # sentinel key that sorts last.
-    width = D + 1
-    dtype = np.int32 if N * width < 2**31 - 1 else np.int64
     sentinel = np.iinfo(dtype).max
-    hits = stacks[draws].astype(dtype) * width + index[:, :, None].astype(dtype)
+    hits = type_keys[draws] + index[:, :, None]
     hits[~first] = sentinel
     hits = np.sort(hits.reshape(B, D * r), axis=1)
     # A type is wiped when r consecutive sorted keys share it: at the last one.
+    width = D + 1
+    types = hits // width
     last = hits[:, r - 1 :]
-    wiped = (last != sentinel) & (hits[:, : last.shape[1]] // width == last // width)
-    T = np.where(wiped, last % width, np.iinfo(dtype).max).min(axis=1).astype(np.int64)
-    T[T == np.iinfo(dtype).max] = 0
+    wiped = (last != sentinel) & (types[:, : last.shape[1]] == types[:, r - 1 :])
+    T = np.where(wiped, last - types[:, r - 1 :] * width, sentinel).min(axis=1).astype(np.int64)
+    T[T == sentinel] = 0
     prefixes = [draws[i][first[i]] for i in np.flatnonzero(T == 0)]
     return T, prefixes
 
@@ -213,7 +221,9 @@ def simulate_wipeout(hosts, trials, *, seed, memory_limit_bytes=2**30) -> np.nda
     n_blocks = -(-trials // plan.block_trials)
     sizes = [min(plan.block_trials, trials - b * plan.block_trials) for b in range(n_blocks)]
     offsets = _cyclic_offsets(hosts)
-    stacks = group_stacks(hosts) if plan.method == "sparse" else None
+    if plan.method == "sparse":
+        dtype = _key_dtype(N, plan.prefix_draws)
+        type_keys = group_stacks(hosts).astype(dtype) * dtype(plan.prefix_draws + 1)
     out = []
     for first_block in range(0, n_blocks, per_chunk):
         blocks = range(first_block, min(n_blocks, first_block + per_chunk))
@@ -225,7 +235,7 @@ def simulate_wipeout(hosts, trials, *, seed, memory_limit_bytes=2**30) -> np.nda
         draws = np.concatenate(
             [rng.integers(0, N, size=(sizes[b], plan.prefix_draws)) for rng, b in zip(rngs, blocks)]
         )
-        T, prefixes = _sparse_counts(draws, stacks, plan)
+        T, prefixes = _sparse_counts(draws, type_keys)
         # Survivors of the prefix continue, block by block in trial order, with
         # a random order of the groups not yet failed drawn from their block's stream.
         block_of = np.repeat(np.arange(len(rngs)), [sizes[b] for b in blocks])
