@@ -82,8 +82,14 @@ class SamplingPlan:
 def _prefix_failures(N: int, r: int) -> int:
     """Smallest ``m`` with ``exp(-N p_r(m)) <= _PREFIX_TAIL`` (first-order survival)."""
     target = math.log(-math.log(_PREFIX_TAIL) / N)
-    f = np.arange(r, N + 1, dtype=np.float64)
-    return int(f[np.argmax(_log_falling_ratio(f, N, r) >= target)])
+    lo, hi = r - 1, N  # log p_r increases with f: bisect on (lo, hi]
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        if float(_log_falling_ratio(np.array(mid), N, r)) >= target:
+            hi = mid
+        else:
+            lo = mid
+    return hi
 
 
 def sampling_plan(N: int, r: int) -> SamplingPlan:
