@@ -125,3 +125,22 @@ def test_a_more_reliable_gpu_never_makes_the_best_plan_slower(gpus, mtbf, gpus_p
         worse, better = frame.loc[frame["strategy"] == strategy, "hours"]
         # 1e-6: slack for the optimiser's bounded search over the interval.
         assert better <= worse * (1 + 1e-6), strategy
+
+
+def test_cli_sweep_json_and_tables(tmp_path, capsys):
+    import json
+
+    from spare_theory.cli import main
+
+    argv = ["sweep", "--gpus", "16384", "131072", "--gpus-per-group", "2048", "--gpu-mtbf-hours", "50000",
+            "--restart-model", "linear", "--no-progress", "--json", "--outdir", str(tmp_path)]
+    assert main(argv) == 0
+    records = json.loads(capsys.readouterr().out)
+    assert [(r["gpus"], r["strategy"]) for r in records] == [
+        (g, s) for g in (16_384, 131_072) for s in STRATEGIES
+    ]
+    assert sorted(p.name for p in tmp_path.iterdir()) == [
+        "sweep.csv", "sweep.md", "sweep_by_point.csv", "sweep_by_point.md"
+    ]
+    assert main(["sweep", "--gpus", "100", "--gpus-per-group", "2048", "--no-progress"]) == 2
+    assert "gpus_per_group" in capsys.readouterr().err
