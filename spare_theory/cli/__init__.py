@@ -38,13 +38,7 @@ def build_parser() -> argparse.ArgumentParser:
     table = commands.add_parser("table", help="theory-versus-simulation error tables")
     tables = table.add_subparsers(dest="table", required=True, parser_class=_Parser)
     for name in _COMMAND_MODULES:
-        try:  # TEMPORARY while the subcommand modules land; removed before release
-            module = importlib.import_module(f"{__name__}.{name}")
-        except ModuleNotFoundError as exc:
-            if exc.name != f"{__name__}.{name}":
-                raise
-            continue
-        module.register(commands, tables)
+        importlib.import_module(f"{__name__}.{name}").register(commands, tables)
     return parser
 
 

@@ -7,7 +7,17 @@ import contextlib
 from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = ["Output", "UsageError", "add_json", "add_seed", "add_executor_options", "executor_from_args"]
+__all__ = [
+    "Output",
+    "UsageError",
+    "add_json",
+    "add_seed",
+    "add_executor_options",
+    "add_report_options",
+    "add_table_parser",
+    "executor_from_args",
+    "run_report",
+]
 
 
 class UsageError(Exception):
@@ -56,3 +66,32 @@ def executor_from_args(args):
     else:
         with LocalCluster(n_workers=workers, threads_per_worker=1, processes=True) as cluster, Client(cluster) as client:
             yield client.get_executor()
+
+
+def add_report_options(parser: argparse.ArgumentParser) -> None:
+    """Options shared by every report: --quick, --outdir, --no-progress, --seed, executors, --json."""
+    parser.add_argument("--quick", action="store_true", help="small grids and sample sizes (seconds)")
+    parser.add_argument("--outdir", default=".", help="folder that receives tables/ and figures/ (default .)")
+    parser.add_argument("--no-progress", action="store_true", help="hide progress bars")
+    add_seed(parser)
+    add_executor_options(parser)
+    add_json(parser)
+
+
+def add_table_parser(tables, name: str, help: str, handler=None, **kwargs) -> argparse.ArgumentParser:
+    """``spare-theory table NAME``: the report options, handled by ``run_report`` unless given."""
+    parser = tables.add_parser(name, help=help, **kwargs)
+    add_report_options(parser)
+    parser.set_defaults(handler=handler or run_report, report=name)
+    return parser
+
+
+def run_report(args) -> Output:
+    """Run ``spare_theory.reports.<args.report>.reproduce`` with the report options."""
+    import importlib
+
+    module = importlib.import_module(f"spare_theory.reports.{args.report}")
+    with executor_from_args(args) as executor:
+        paths = module.reproduce(args.outdir, quick=args.quick, executor=executor, seed=args.seed,
+                                 progress=not args.no_progress)
+    return Output("\n".join(f"wrote {p}" for p in paths), {"files": [str(p) for p in paths]})

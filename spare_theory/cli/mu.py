@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 
-from ._common import Output, add_executor_options, add_json, add_seed, executor_from_args
+from ._common import Output, add_json, add_seed, add_table_parser, executor_from_args
 
 
 def register(commands, tables) -> None:
@@ -19,17 +19,11 @@ def register(commands, tables) -> None:
     add_json(parser)
     parser.set_defaults(handler=_run_mu)
 
-    table = tables.add_parser(
-        "mu", help="mu(N, r) error table: simulation against the Gamma and sharp forms",
+    add_table_parser(
+        tables, "mu", help="mu(N, r) error table: simulation against the Gamma and sharp forms",
+        handler=_run_table,
         description="Writes OUTDIR/tables/mu_error.{csv,md} and OUTDIR/figures/endurable_failures.png.",
     )
-    table.add_argument("--quick", action="store_true", help="3 x 3 grid at 1%% relative SE (seconds)")
-    table.add_argument("--outdir", default=".", help="folder that receives tables/ and figures/ (default .)")
-    table.add_argument("--no-progress", action="store_true", help="hide the progress bar")
-    add_seed(table)
-    add_executor_options(table)
-    add_json(table)
-    table.set_defaults(handler=_run_table)
 
 
 def _run_mu(args) -> Output:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ._common import Output, add_executor_options, add_json, add_seed, executor_from_args
+from ._common import Output, add_json, add_seed, add_table_parser
 
 
 def register(commands, tables) -> None:
@@ -14,14 +14,7 @@ def register(commands, tables) -> None:
     add_json(parser)
     parser.set_defaults(handler=_overhead)
 
-    table = tables.add_parser("overhead", help="overhead closed forms versus simulation, placement ablation")
-    table.add_argument("--quick", action="store_true", help="small grid and sample sizes (seconds)")
-    table.add_argument("--outdir", default=".", help="folder that receives tables/ and figures/ (default .)")
-    table.add_argument("--no-progress", action="store_true", help="hide progress bars")
-    add_seed(table)
-    add_executor_options(table)
-    add_json(table)
-    table.set_defaults(handler=_table)
+    add_table_parser(tables, "overhead", help="overhead closed forms versus simulation, placement ablation")
 
 
 def _overhead(args) -> Output:
@@ -47,11 +40,3 @@ def _overhead(args) -> Output:
                      f"mean T {data['mean_T']:.1f}, largest S* {data['largest_S_star']}")
     return Output("\n".join(lines), data)
 
-
-def _table(args) -> Output:
-    from ..reports.overhead import reproduce
-
-    with executor_from_args(args) as executor:
-        paths = reproduce(args.outdir, quick=args.quick, executor=executor, seed=args.seed,
-                          progress=not args.no_progress)
-    return Output("\n".join(f"wrote {p}" for p in paths), {"files": [str(p) for p in paths]})

@@ -3,18 +3,13 @@
 from __future__ import annotations
 
 from ..reports.reproduce import REPORTS, reproduce
-from ._common import Output, add_executor_options, add_json, add_seed, executor_from_args
+from ._common import Output, add_report_options, executor_from_args
 
 
 def register(commands, tables) -> None:
     parser = commands.add_parser("reproduce", help="regenerate every table and figure")
-    parser.add_argument("--outdir", default=".", help="folder that receives tables/ and figures/ (default .)")
-    parser.add_argument("--quick", action="store_true", help="small sample sizes: about a minute in all")
     parser.add_argument("--only", nargs="+", choices=REPORTS, help="run only these reports")
-    parser.add_argument("--no-progress", action="store_true", help="hide progress bars")
-    add_seed(parser)
-    add_executor_options(parser)
-    add_json(parser)
+    add_report_options(parser)
     parser.set_defaults(handler=_run)
 
 

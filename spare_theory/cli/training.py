@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ._common import Output, add_executor_options, add_json, add_seed, executor_from_args
+from ._common import Output, add_json, add_table_parser
 
 _STRATEGY_NAMES = {"ckpt": "CKPT-only", "rep": "Rep+CKPT", "spare": "SPARe+CKPT"}
 
@@ -23,14 +23,7 @@ def register(commands, tables) -> None:
     add_json(head)
     head.set_defaults(handler=_headline)
 
-    table = tables.add_parser("training", help="time to train: model vs simulation, r*, headline")
-    table.add_argument("--quick", action="store_true", help="small grid and sample sizes (seconds)")
-    table.add_argument("--outdir", default=".", help="folder that receives tables/ and figures/ (default .)")
-    table.add_argument("--no-progress", action="store_true", help="hide progress bars")
-    add_seed(table)
-    add_executor_options(table)
-    add_json(table)
-    table.set_defaults(handler=_table)
+    add_table_parser(tables, "training", help="time to train: model vs simulation, r*, headline")
 
 
 def _plan_record(plan) -> dict:
@@ -69,11 +62,3 @@ def _headline(args) -> Output:
     verdict = headline_verdict(frame)
     return Output(markdown_table(frame, verdict), {"rows": frame.to_dict(orient="records"), "verdict": verdict})
 
-
-def _table(args) -> Output:
-    from ..reports.training import reproduce
-
-    with executor_from_args(args) as executor:
-        paths = reproduce(args.outdir, quick=args.quick, executor=executor, seed=args.seed,
-                          progress=not args.no_progress)
-    return Output("\n".join(f"wrote {p}" for p in paths), {"files": [str(p) for p in paths]})
