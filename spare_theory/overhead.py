@@ -17,12 +17,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+from scipy import special
 
-from ._validation import as_choice, as_count, as_count_array, as_seed_sequence, child_seed
+from ._validation import as_choice, as_count, as_count_array, as_real_array, as_seed_sequence, child_seed
 from .placement import validate_hosts
 from .reorder import ReorderingController
 from .stacks import WipedOut, stacks_lower_bound
-from .wipeout import wipeout_survival
+from .wipeout import _DIRECT_TERMS, _log_survival_sharp, _smooth_sum, _tail_end
 
 __all__ = [
     "OverheadSamples",
@@ -34,6 +35,8 @@ __all__ = [
 ]
 
 WEIGHTINGS = ("failure", "time")
+# Above this argument psi(x + d) - psi(x) is differenced from the asymptotic series.
+_ASYMPTOTIC_FROM = 100.0
 
 
 @dataclass(frozen=True)
@@ -163,24 +166,157 @@ def expected_stacks(N, r, failures):
     return float(out) if out.ndim == 0 else out
 
 
+def _digamma_shift(x, d) -> np.ndarray:
+    """``psi(x + d) - psi(x)`` for ``x >= 1``, ``d >= 0``; ``= sum_{j<d} 1/(x+j)`` for integer ``d``.
+
+    The plain difference of two digammas loses ``~eps x / d`` relative
+    accuracy for large ``x``; above ``_ASYMPTOTIC_FROM`` the asymptotic series
+    ``psi(z) = ln z - 1/(2z) - sum_k B_2k / (2k z^2k)`` is differenced term by
+    term, the leading term as ``log1p(d/x)`` (truncation error below
+    ``1e-22 d/x``).
+    """
+    x = np.asarray(x, dtype=np.float64)
+    d = np.asarray(d, dtype=np.float64)
+    direct = special.digamma(x + d) - special.digamma(x)
+    xs = np.maximum(x, _ASYMPTOTIC_FROM)
+    y = xs + d
+
+    def tail(z):
+        z2 = 1.0 / (z * z)
+        return z2 * (-1.0 / 12 + z2 * (1.0 / 120 + z2 * (-1.0 / 252 + z2 / 240)))
+
+    series = np.log1p(d / xs) + d / (2.0 * xs * y) + (tail(y) - tail(xs))
+    return np.where(x >= _ASYMPTOTIC_FROM, series, direct)
+
+
+class _StateModel:
+    """Closed forms of the running averages of ``e_f = min(ceil(N/(N-f)), r)``.
+
+    ``e_f`` is piecewise constant: ``e_f = k`` on the segment
+    ``lo_k <= f <= hi_k`` with ``hi_k = N - ceil(N/k)`` (``hi_r = N - 1``:
+    states past the pigeonhole limit are capped at ``r``; there
+    ``P(T > f) = 0``).  With weights ``w_f = 1`` (per failure) or
+    ``1/(N-f)`` (time), ``W(t) = sum_{f<t} w_f`` (``t``, or
+    ``psi(N+1) - psi(N-t+1)``) and the running average
+    ``g(t) = sum_{f<t} w_f e_f / W(t)``, for ``t`` in segment ``k``
+
+    ``k - g(t) = D_k / W(t)``,  ``D_k = sum_{f<lo_k} (k - e_f) w_f``,
+
+    a constant over the segment (a sum of positive terms, one per earlier
+    segment): ``O(r)`` numbers give ``g`` at any ``t``, smooth in real ``t``
+    inside a segment and with no cancellation between nearly equal numbers.
+    """
+
+    def __init__(self, N: int, r: int, weighting: str):
+        self.N, self.weighting = N, weighting
+        k = np.arange(1, r + 1)
+        hi = N - (-(-N // k))
+        hi[-1] = N - 1
+        lo = np.concatenate([[0], hi[:-1] + 1])
+        keep = hi >= lo
+        k, self.lo, self.hi = k[keep], lo[keep], hi[keep]
+        self.k = k.astype(float)
+        seg_weight = self.weight_sum(self.hi + 1.0) - self.weight_sum(self.lo.astype(float))
+        if weighting == "failure":
+            seg_weight = (self.hi - self.lo + 1).astype(float)
+        gap = np.tril(k[:, None] - k[None, :], -1).astype(float)  # k - e_f on earlier segments
+        self.deficit = gap @ seg_weight
+
+    def weight_sum(self, t) -> np.ndarray:
+        """``W(t) = sum_{f<t} w_f`` (real ``t`` in ``[0, N]``)."""
+        t = np.asarray(t, dtype=np.float64)
+        if self.weighting == "failure":
+            return t
+        return _digamma_shift(self.N - t + 1.0, t)
+
+    def segment(self, t) -> np.ndarray:
+        """Index of the segment holding state ``f = t`` (integer ``t`` in ``[0, N)``)."""
+        return np.searchsorted(self.hi, t, side="left")
+
+    def average(self, t, seg) -> np.ndarray:
+        """``g(t)``, ``t >= 1``; ``seg`` holds ``t - 1`` or ``t`` (the forms agree at segment ends)."""
+        return self.k[seg] - self.deficit[seg] / self.weight_sum(t)
+
+    def increment(self, t, seg) -> np.ndarray:
+        """``g(t+1) - g(t) = (e_t - g(t)) w_t / W(t+1) = D_k w_t / (W(t) W(t+1))`` (``seg`` holds ``t``)."""
+        t = np.asarray(t, dtype=np.float64)
+        W = self.weight_sum(t)
+        w = 1.0 if self.weighting == "failure" else 1.0 / (self.N - t)
+        return self.deficit[seg] * w / (W * (W + w))
+
+
+def _overhead_sum(model: _StateModel, survival, t_max: int) -> float:
+    """``sum_{t=1}^{t_max} P(T>t) [g(t+1) - g(t)]`` term by term; ``survival(t)`` is ``P(T > t)``."""
+    t = np.arange(1, t_max + 1)
+    return float(survival(t) @ model.increment(t, model.segment(t)))
+
+
 def overhead_from_survival(N: int, r: int, survival, weighting: str = "failure") -> float:
     """Average overhead for a given wipe-out law ``survival[f] = P(T > f)``, ``f = 0..N``.
 
     ``P(T = t) = P(T > t-1) - P(T > t)`` and, with ``e_f`` from
     :func:`expected_stacks` (``f`` where a wipe-out is certain never counts),
 
-    * ``failure``: ``sum_t P(T=t) (1/t) sum_{f<t} e_f``;
-    * ``time``: ``sum_t P(T=t) [sum_{f<t} e_f/(N-f)] / [sum_{f<t} 1/(N-f)]``.
+    * ``failure``: ``sum_t P(T=t) g(t)``, ``g(t) = (1/t) sum_{f<t} e_f``;
+    * ``time``: the same with ``g(t) = [sum_{f<t} e_f/(N-f)] / [sum_{f<t} 1/(N-f)]``.
+
+    Summed by parts, ``P(T>0) g(1) - P(T>N) g(N) + sum_{t=1}^{N-1} P(T>t) [g(t+1) - g(t)]``
+    (``g(1) = 1``), with the increments in closed form
+    (:class:`_StateModel`).
+
+    Parameters
+    ----------
+    N, r : int
+        Groups and redundancy (``1 <= r <= N``).
+    survival : array_like of float, length ``N + 1``
+        ``P(T > f)`` for ``f = 0..N``, non-increasing.
+    weighting : {"failure", "time"}
+
+    Returns
+    -------
+    float
+        Stack layers.
     """
     weighting = as_choice(weighting, "weighting", WEIGHTINGS)
-    survival = np.asarray(survival, dtype=float)
-    f = np.arange(N)
-    # States past the pigeonhole limit have P(T > f) = 0; cap them at r there.
-    e = np.minimum(stacks_lower_bound(N, f), r).astype(float)
-    w = np.ones(N) if weighting == "failure" else 1.0 / (N - f)
-    per_trial = np.cumsum(e * w) / np.cumsum(w)  # average over f < t, t = 1..N
-    p_t = survival[:-1] - survival[1:]
-    return float(p_t @ per_trial)
+    N = as_count(N, "N")
+    r = as_count(r, "r", maximum=N)
+    survival = as_real_array(survival, "survival", minimum=0.0, maximum=1.0)
+    if survival.shape != (N + 1,):
+        raise ValueError(f"survival must have length N + 1 = {N + 1}, got shape {survival.shape}")
+    model = _StateModel(N, r, weighting)
+    inner = _overhead_sum(model, lambda t: survival[t], N - 1)
+    return float(survival[0] + inner - survival[N] * model.average(float(N), model.segment(N - 1)))
+
+
+def _overhead_one(N: int, r: int, weighting: str) -> float:
+    """``S(N, r)`` for one pair: the by-parts sum over the support of the wipe-out law.
+
+    Terms with ``log P(T > t) < -60`` are dropped; up to ``_DIRECT_TERMS``
+    of them are summed term by term, and the rest segment by segment (``e_f``
+    is constant on a segment, so the summand is smooth there) by
+    Euler-Maclaurin (:func:`spare_theory.wipeout._smooth_sum`), short
+    segments term by term.
+    """
+    if r == 1:
+        return 1.0
+    model = _StateModel(N, r, weighting)
+    end = min(_tail_end(N, r), N - 1)
+
+    def survival(t):
+        return np.exp(_log_survival_sharp(t, N, r))
+
+    head_end = min(end, _DIRECT_TERMS - 1)
+    total = 1.0 + _overhead_sum(model, survival, head_end)
+    for seg in range(model.k.size):
+        a, b = max(int(model.lo[seg]), head_end + 1), min(int(model.hi[seg]), end)
+        if a > b:
+            continue
+        if b - a < _DIRECT_TERMS:
+            t = np.arange(a, b + 1)
+            total += float(survival(t) @ model.increment(t, seg))
+        else:
+            total += _smooth_sum(lambda x: float(survival(x) * model.increment(x, seg)), a, b)
+    return total
 
 
 def overhead(N, r, weighting="failure"):
@@ -202,6 +338,9 @@ def overhead(N, r, weighting="failure"):
         ``sum_t P(T=t) * avg_{f<t} E[S*_f]`` with ``P(T > f)`` from
         :func:`spare_theory.wipeout.wipeout_survival` and ``E[S*_f]`` from
         :func:`expected_stacks` (derivation in ``docs/overhead.md``).
+        Memory and time do not grow with ``N`` (``O(r)`` closed forms for
+        the running averages, quadrature over long supports): accurate for
+        ``N`` up to 1e12 and ``r`` up to 64.
     """
     weighting = as_choice(weighting, "weighting", WEIGHTINGS)
     N_arr, r_arr = np.broadcast_arrays(as_count_array(N, "N"), as_count_array(r, "r"))
@@ -209,7 +348,5 @@ def overhead(N, r, weighting="failure"):
         raise ValueError("N must be >= r(r-1)+1 (no modular ruler with r marks otherwise)")
     out = np.empty(N_arr.shape)
     for idx in np.ndindex(N_arr.shape):
-        n, k = int(N_arr[idx]), int(r_arr[idx])
-        survival = wipeout_survival(n, k, np.arange(n + 1))
-        out[idx] = overhead_from_survival(n, k, survival, weighting)
+        out[idx] = _overhead_one(int(N_arr[idx]), int(r_arr[idx]), weighting)
     return float(out) if out.ndim == 0 else out

@@ -307,19 +307,31 @@ def _endurable_failures_one(N: int, r: int) -> float:
     # sum_{f=a}^{b} P(f) = int_a^b P + (P(a) + P(b))/2 + (P'(b) - P'(a))/12 + ...
     # with the smooth interpolant of P (its scale is ~mu >> 1, so the next
     # Euler-Maclaurin term is ~P/mu^3 and negligible).
-    a = float(_DIRECT_TERMS)
     head = float(np.exp(_log_survival_sharp(np.arange(_DIRECT_TERMS, dtype=np.float64), N, r)).sum())
 
     def P(x):
         return float(np.exp(_log_survival_sharp(np.array(x), N, r)))
 
+    return head + _smooth_sum(P, _DIRECT_TERMS, end)
+
+
+def _smooth_sum(P, a: int, b: int) -> float:
+    """``sum_{x=a}^{b} P(x)`` for a function ``P`` smooth on ``[a, b]`` varying on scales ``>> 1``.
+
+    Euler-Maclaurin: ``int_a^b P + (P(a) + P(b))/2 + (P'(b) - P'(a))/12``,
+    the integral by adaptive quadrature, the derivatives by central
+    differences (the next term, of order ``P^(3)/720``, is negligible at
+    such scales).
+    """
+    a, b = float(a), float(b)
+
     def dP(x, h):
         return (P(x + h) - P(x - h)) / (2 * h)
 
-    points = [a + (end - a) * q for q in (0.25, 0.5, 0.75)]
-    body, _ = integrate.quad(P, a, float(end), points=points, limit=500, epsabs=0.0, epsrel=1e-10)
-    h = max(1.0, 1e-4 * (end - a))
-    return head + body + 0.5 * (P(a) + P(end)) + (dP(end, h) - dP(a, h)) / 12.0
+    points = [a + (b - a) * q for q in (0.25, 0.5, 0.75)]
+    body, _ = integrate.quad(P, a, b, points=points, limit=500, epsabs=0.0, epsrel=1e-10)
+    h = max(1.0, 1e-4 * (b - a))
+    return body + 0.5 * (P(a) + P(b)) + (dP(b, h) - dP(a, h)) / 12.0
 
 
 def endurable_failures(N, r):
