@@ -25,6 +25,10 @@ __all__ = [
 ]
 
 
+# Largest count accepted: well inside int64, so sums and products of a few stay exact.
+_COUNT_LIMIT = 2**62
+
+
 def _describe(value) -> str:
     text = repr(value)
     return text if len(text) <= 60 else text[:57] + "..."
@@ -45,6 +49,9 @@ def as_count(value, name: str, *, minimum: int = 1, maximum: int | None = None) 
         if not math.isfinite(as_float) or as_float != math.floor(as_float):
             raise ValueError(f"{name} must be an integer, got {_describe(value)}")
         out = int(as_float)
+    if abs(out) > _COUNT_LIMIT:
+        # Beyond int64 numpy overflows (OverflowError) or wraps silently.
+        raise ValueError(f"{name} must be <= 2**62, got {_describe(value)}")
     if out < minimum or (maximum is not None and out > maximum):
         upper = "" if maximum is None else f" and <= {maximum}"
         raise ValueError(f"{name} must be >= {minimum}{upper}, got {out}")
@@ -63,8 +70,9 @@ def as_count_array(value, name: str, *, minimum: int = 1) -> np.ndarray:
     if arr.dtype.kind == "f":
         if not np.all(np.isfinite(arr)) or np.any(arr != np.floor(arr)):
             raise ValueError(f"{name} must hold finite integers, got {_describe(value)}")
-        if np.any(np.abs(arr) > 2.0**62):
-            raise ValueError(f"{name} must be below 2**62, got {_describe(value)}")
+    # uint64 values above 2**63 would wrap to negatives in the int64 cast.
+    if np.any(arr > _COUNT_LIMIT) or np.any(arr < -_COUNT_LIMIT):
+        raise ValueError(f"{name} must be <= 2**62, got {_describe(value)}")
     arr = arr.astype(np.int64)
     if arr.size and arr.min() < minimum:
         raise ValueError(f"{name} must be >= {minimum}, got {_describe(value)}")

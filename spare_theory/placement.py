@@ -317,7 +317,12 @@ def cyclic_placement(N, r=None, marks=None) -> np.ndarray:
         raise ValueError("r must be given when marks is omitted")
     r = as_count(r if r is not None else len(marks), "r", maximum=N)
     marks = _check_marks(N, r, modular_ruler(N, r) if marks is None else marks)
-    return (np.arange(N, dtype=np.int64)[:, None] + marks[None, :]) % N
+    try:
+        return (np.arange(N, dtype=np.int64)[:, None] + marks[None, :]) % N
+    except MemoryError:
+        raise ValueError(
+            f"N={N} with r={r}: the placement needs {8 * N * r / 2**30:.3g} GiB, more than can be allocated"
+        ) from None
 
 
 def contiguous_placement(N, r) -> np.ndarray:

@@ -19,11 +19,14 @@ def register(commands, tables) -> None:
 
 def _overhead(args) -> Output:
     # Imported here so that the CLI starts fast.
+    from .._validation import as_seed_sequence
     from ..overhead import overhead, simulate_overhead
     from ..placement import cyclic_placement
 
     if args.trials < 0:
         raise ValueError(f"--trials must be >= 0, got {args.trials}")
+    # Checked even when --trials 0 skips the simulation: a bad seed is never accepted silently.
+    as_seed_sequence(args.seed)
     data = {"N": args.N, "r": args.r}
     for weighting in ("failure", "time"):
         data[f"closed_form_{weighting}"] = overhead(args.N, args.r, weighting)
