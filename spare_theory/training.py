@@ -47,7 +47,8 @@ from scipy.special import gammaln, logsumexp
 from ._validation import as_choice, as_count, as_real
 from .overhead import expected_stacks
 from .scenario import Scenario
-from .wipeout import wipeout_survival
+# The sharp log-survival itself (private): the cycle needs its log, not P(T > f).
+from .wipeout import _log_survival_sharp
 
 __all__ = ["STRATEGIES", "TrainingEstimate", "time_to_train", "rep_throughput", "rep_survival_log"]
 
@@ -62,6 +63,8 @@ _GRID_POINTS = 512
 _BAND_SD = 12.0
 # Survival values below e^-90 are treated as zero when building the grid.
 _LOG_TINY = -90.0
+# Cells (rows x band width) summed at once when building the grid: bounds memory.
+_BLOCK_CELLS = 1 << 20
 
 
 def _log1mexp(x):
@@ -133,6 +136,18 @@ class _RepCycle:
         return brentq(lambda u: float(self.logq(u)) - level, 0.0, hi, xtol=1e-14, rtol=1e-12)
 
 
+def _survival_end(N: int, r: int) -> int:
+    """Last ``f`` with ``log P(T > f) > _LOG_TINY`` (bisection: the sharp form decreases in ``f``)."""
+    lo, hi = r - 1, N  # P(T > r - 1) = 1 and P(T > N) = 0
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        if float(_log_survival_sharp(np.array(mid), N, r)) > _LOG_TINY:
+            lo = mid
+        else:
+            hi = mid
+    return lo
+
+
 class _SpareCycle:
     """Cycle of SPARe+CKPT: ``log Q`` and ``theta`` tabulated on a grid in ``u``.
 
@@ -140,47 +155,51 @@ class _SpareCycle:
     ``theta(u) = sum_f Binom(f; N, p) P(T > f) / E[S*_f] / Q(u)``, summed over a
     band of ``12`` standard deviations around the binomial mean: terms outside
     weigh below ``e^-72`` and ``Q`` is tabulated only down to about that.
-    ``log Q`` is interpolated linearly (exact for an exponential tail) and
-    extrapolated with its last slope.
+    The grid is uniform in ``p`` (in the mean failure count ``N p``, where
+    ``Q`` changes) plus geometric points over the first failures.  ``log Q``
+    is interpolated linearly (exact for an exponential tail) and extrapolated
+    with its last slope.
+
+    Cost: ``P(T > f)`` is evaluated only up to the last ``f`` where it exceeds
+    ``e^-90`` (found by bisection), and the band sums run over blocks of rows
+    of at most ``_BLOCK_CELLS`` cells, so time is ``O(f_max + grid * sqrt(N))``
+    and memory ``O(f_max)``.
     """
 
     def __init__(self, N: int, r: int):
         self.N, self.r = N, r
-        f_all = np.arange(N + 1)
-        with np.errstate(divide="ignore"):
-            log_s = np.log(wipeout_survival(N, r, f_all))
         # Beyond N - ceil(N/r) failures the N types cannot fit in r slots of
         # the survivors: a wipe-out is certain whatever the approximation says.
-        f_max = min(int(np.flatnonzero(log_s > _LOG_TINY)[-1]), N - math.ceil(N / r))
-        f = f_all[: f_max + 1]
-        log_s = log_s[: f_max + 1]
+        f_max = min(_survival_end(N, r), N - math.ceil(N / r))
+        f = np.arange(f_max + 1)
+        log_s = _log_survival_sharp(f, N, r)
         inv_stacks = 1.0 / np.asarray(expected_stacks(N, r, f), dtype=float)
         log_binom = gammaln(N + 1) - gammaln(f + 1) - gammaln(N - f + 1)
 
         p_end = min((f_max + _BAND_SD * math.sqrt(f_max + 1) + 10) / N, 1 - 1e-12)
-        # Uniform in u, plus geometric points over the first few failures,
-        # where the throughput falls from 1 to 1/2 within u ~ 1/N.
+        # Geometric points over the first failures, where the throughput
+        # falls from 1 to 1/2 within u ~ 1/N.
         u_end = -math.log1p(-p_end)
         early = np.geomspace(1e-3 / N, min(30.0 / N, u_end), _GRID_POINTS // 4)
-        self.u = np.union1d(np.linspace(0.0, u_end, _GRID_POINTS), early)
+        self.u = np.union1d(-np.log1p(-np.linspace(0.0, p_end, _GRID_POINTS)), early)
         p = -np.expm1(-self.u)
         sd = np.sqrt(N * p * (1 - p))
         half = np.ceil(_BAND_SD * sd + 10).astype(int)
         width = min(2 * int(half.max()) + 1, f_max + 1)
         lo = np.clip(np.round(N * p).astype(int) - half, 0, f_max + 1 - width)
-        band = lo[:, None] + np.arange(width)[None, :]
-        # xlogy-style: f log p is 0 for f = 0 even at u = 0 where log p = -inf.
-        f_log_p = np.where(band > 0, band * np.maximum(_log_failed(self.u), -1e300)[:, None], 0.0)
-        with np.errstate(divide="ignore"):
-            log_w = (
-                log_binom[band]
-                + f_log_p
-                - (N - band) * self.u[:, None]
-                + log_s[band]
-            )
-        self.log_q = logsumexp(log_w, axis=1)
-        weights = np.exp(log_w - self.log_q[:, None])
-        self.theta_grid = np.sum(weights * inv_stacks[band], axis=1)
+        log_p = np.maximum(_log_failed(self.u), -1e300)
+        self.log_q = np.empty(self.u.size)
+        self.theta_grid = np.empty(self.u.size)
+        rows = max(_BLOCK_CELLS // width, 1)
+        for i in range(0, self.u.size, rows):
+            block = slice(i, i + rows)
+            band = lo[block, None] + np.arange(width)[None, :]
+            # xlogy-style: f log p is 0 for f = 0 even at u = 0 where log p = -inf.
+            f_log_p = np.where(band > 0, band * log_p[block, None], 0.0)
+            log_w = log_binom[band] + f_log_p - (N - band) * self.u[block, None] + log_s[band]
+            self.log_q[block] = logsumexp(log_w, axis=1)
+            weights = np.exp(log_w - self.log_q[block, None])
+            self.theta_grid[block] = np.sum(weights * inv_stacks[band], axis=1)
         self.slope = (self.log_q[-1] - self.log_q[-2]) / (self.u[-1] - self.u[-2])
 
     def logq(self, u):
@@ -347,8 +366,9 @@ def _estimate(scenario: Scenario, strategy: str, r: int, tau_minutes: float) -> 
     shares = {k: terms[k] / total if math.isfinite(total) and total > 0 else 0.0 for k in terms}
     parts = {k: (shares[k] * hours if shares[k] > 0 else 0.0) for k in ("redundancy", "checkpoint", "restart", "lost")}
     # Cycles per run: W / E[P] with E[P] = useful * Q(rho) / lambda.
-    with np.errstate(over="ignore"):
-        restarts = W * lam / (useful * math.exp(min(terms["log_q0"], 0.0))) if useful > 0 else math.inf
+    # In logs: Q(rho) underflows in the restart-dominated regime.
+    log_restarts = math.log(W * lam / useful) - min(terms["log_q0"], 0.0) if useful > 0 else math.inf
+    restarts = math.exp(log_restarts) if log_restarts < 700 else math.inf
     cycle_hours = hours / restarts if math.isfinite(hours) and restarts > 0 else math.inf
     return TrainingEstimate(
         strategy=strategy,
