@@ -95,30 +95,55 @@ def optimal_plan(scenario, strategy) -> Plan:
         raise ValueError(f"scenario must be a Scenario, got {type(scenario).__name__}")
     strategy = as_choice(strategy, "strategy", STRATEGIES)
     N = scenario.groups
-    r_max = 1 if strategy == "ckpt" else N
-    estimates: list[TrainingEstimate] = []
-    best = None
-    worse = 0
-    for r in range(1, r_max + 1):
-        if strategy == "spare" and r > 1 and not _ruler_exists(N, r):
-            break
-        est = time_to_train(scenario, strategy, r=r)
-        estimates.append(est)
-        if best is None or est.hours < best.hours:
-            best, worse = est, 0
-        elif math.isfinite(best.hours):
-            worse += 1
-            if worse >= _PATIENCE:
-                break
+    if strategy == "ckpt":
+        curve = {1: time_to_train(scenario, strategy, r=1)}
+    elif strategy == "rep":
+        curve = _walk(scenario, strategy, 1, N, {})
+    else:
+        # r = 1 (no redundancy: CKPT-only) is always a candidate: from r = 2 on,
+        # S* >= 2 after the first failure, so the curve jumps there.  For r >= 2
+        # start at the published rule (the largest r <= r* with a ruler) and
+        # walk both ways: the r far below the optimum are never evaluated.
+        curve = {1: time_to_train(scenario, strategy, r=1)}
+        start = max(r for r in range(1, r_star_rule(N) + 1) if r == 1 or _ruler_exists(N, r))
+        if start > 1:
+            curve = _walk(scenario, strategy, start, N, curve)
+            curve = _walk(scenario, strategy, start - 1, 2, curve)
+    r_values = np.array(sorted(curve), dtype=np.int64)
+    hours = np.array([curve[r].hours for r in r_values])
+    best = curve[int(r_values[np.argmin(hours)])]  # the first minimum: ties go to the smaller r
     return Plan(
         strategy=strategy,
         r=best.r,
         checkpoint_interval_minutes=best.checkpoint_interval_minutes,
         hours=best.hours,
         estimate=best,
-        r_values=np.array([e.r for e in estimates], dtype=np.int64),
-        hours_by_r=np.array([e.hours for e in estimates]),
+        r_values=r_values,
+        hours_by_r=hours,
     )
+
+
+def _walk(scenario: Scenario, strategy: str, start: int, stop: int, curve: dict) -> dict:
+    """Add to ``curve`` the estimates from ``r = start`` towards ``stop`` (either way).
+
+    The walk ends after ``stop``, at the first ``r`` without a modular ruler
+    (SPARe), or once ``_PATIENCE`` consecutive ``r`` have not beaten the best
+    hours of the whole ``curve`` so far.
+    """
+    step = 1 if stop >= start else -1
+    best = min((e.hours for e in curve.values()), default=math.inf)
+    worse = 0
+    for r in range(start, stop + step, step):
+        if strategy == "spare" and r > 1 and not _ruler_exists(scenario.groups, r):
+            break
+        est = curve[r] = time_to_train(scenario, strategy, r=r)
+        if est.hours < best:
+            best, worse = est.hours, 0
+        elif math.isfinite(best):
+            worse += 1
+            if worse >= _PATIENCE:
+                break
+    return curve
 
 
 def r_star_rule(N):

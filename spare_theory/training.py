@@ -41,8 +41,7 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.optimize import brentq, minimize_scalar
-from scipy.special import gammaln, logsumexp
+from scipy.special import gammaln
 
 from ._validation import as_choice, as_count, as_real
 from .overhead import expected_stacks
@@ -63,8 +62,16 @@ _GRID_POINTS = 512
 _BAND_SD = 12.0
 # Survival values below e^-90 are treated as zero when building the grid.
 _LOG_TINY = -90.0
-# Cells (rows x band width) summed at once when building the grid: bounds memory.
-_BLOCK_CELLS = 1 << 20
+# Interval search (steps in log tau): the fine grid covers tau with at most
+# _FEW_SEGMENTS segments per cycle; smaller tau by coarse steps; zoom size.
+_FEW_SEGMENTS = 50
+_FINE_STEP = 0.025
+_COARSE_STEP = 0.25
+_ZOOM_POINTS = 11
+# Points of the coarse search for where P(T > f) falls below e^-90.
+_COARSE_F = 64
+# Rows of the SPARe grid summed at once (memory: rows x band width cells).
+_BLOCK_ROWS = 32
 
 
 def _log1mexp(x):
@@ -112,10 +119,21 @@ def _rep_logq(N: int, r: int, u):
     sets = N // r
     large = N - r * sets
     with np.errstate(divide="ignore"):
-        return (sets - large) * _log1mexp(r * log_p) + large * _log1mexp((r + 1) * log_p)
+        out = (sets - large) * _log1mexp(r * log_p)
+        # Only when there are larger sets: 0 * log(0) would be NaN once p = 1.
+        return out + large * _log1mexp((r + 1) * log_p) if large else out
 
 
-class _RepCycle:
+class _Cycle:
+    """A dimensionless cycle model: ``logq(u)``, ``theta(u)`` and ``u_at(level)``."""
+
+    @functools.cached_property
+    def mean_u(self) -> float:
+        """Time at which ``Q`` has fallen to ``1/e``: the scale of Young's interval."""
+        return self.u_at(-1.0)
+
+
+class _RepCycle(_Cycle):
     """Cycle of Rep+CKPT (``r = 1``: CKPT-only): exact survival, constant throughput."""
 
     def __init__(self, N: int, r: int):
@@ -129,26 +147,44 @@ class _RepCycle:
         return np.full(np.shape(u), self.throughput)
 
     def u_at(self, level: float) -> float:
-        """Smallest ``u`` with ``log Q(u) <= level`` (``level < 0``)."""
-        hi = 1.0 / self.N
-        while self.logq(hi) > level:
-            hi *= 2.0
-        return brentq(lambda u: float(self.logq(u)) - level, 0.0, hi, xtol=1e-14, rtol=1e-12)
+        """Smallest ``u`` with ``log Q(u) <= level`` (``level < 0``).
+
+        Exact for CKPT-only (``log Q = -N u``); for Rep within about ``1e-7``
+        relative, far below what its uses need (where to stop summing
+        segments, the centre of the interval search).
+        """
+        if self.r == 1:
+            return -level / self.N
+        # log Q decreases: bracket on doublings of 1/N, then two passes of a
+        # grid shrink the bracket 64^2-fold, then linear interpolation (all
+        # vectorised, in place of a scalar root finder).
+        doublings = 2.0 ** np.arange(-1, 64) / self.N
+        i = int(np.argmax(self.logq(doublings) <= level))
+        lo, hi = (0.0 if i == 0 else doublings[i - 1]), doublings[i]
+        for _ in range(2):
+            u = np.linspace(lo, hi, 65)
+            i = int(np.argmax(self.logq(u) <= level))
+            lo, hi = u[i - 1], u[i]
+        a, b = float(self.logq(lo)), float(self.logq(hi))
+        return float(lo + (hi - lo) * (a - level) / (a - b)) if a > b else float(hi)
 
 
-def _survival_end(N: int, r: int) -> int:
-    """Last ``f`` with ``log P(T > f) > _LOG_TINY`` (bisection: the sharp form decreases in ``f``)."""
-    lo, hi = r - 1, N  # P(T > r - 1) = 1 and P(T > N) = 0
-    while hi - lo > 1:
-        mid = (lo + hi) // 2
-        if float(_log_survival_sharp(np.array(mid), N, r)) > _LOG_TINY:
-            lo = mid
-        else:
-            hi = mid
-    return lo
+
+def _log_survival_table(N: int, r: int) -> np.ndarray:
+    """``log P(T > f)`` for ``f = 0 .. f_max``, the last ``f`` where it exceeds ``e^-90``.
+
+    The sharp form decreases in ``f``: a coarse grid of ``_COARSE_F`` points
+    brackets the crossing, and only ``f`` below the bracket's end are
+    evaluated (at most ``N / _COARSE_F`` more than needed).
+    """
+    coarse = np.unique(np.linspace(r, N, _COARSE_F).astype(np.int64))
+    below = np.flatnonzero(_log_survival_sharp(coarse, N, r) <= _LOG_TINY)
+    f_end = int(coarse[below[0]]) if below.size else N
+    log_s = _log_survival_sharp(np.arange(f_end + 1), N, r)
+    return log_s[: int(np.flatnonzero(log_s > _LOG_TINY)[-1]) + 1]
 
 
-class _SpareCycle:
+class _SpareCycle(_Cycle):
     """Cycle of SPARe+CKPT: ``log Q`` and ``theta`` tabulated on a grid in ``u``.
 
     ``Q(u) = sum_f Binom(f; N, p) P(T > f)`` and
@@ -160,19 +196,20 @@ class _SpareCycle:
     is interpolated linearly (exact for an exponential tail) and extrapolated
     with its last slope.
 
-    Cost: ``P(T > f)`` is evaluated only up to the last ``f`` where it exceeds
-    ``e^-90`` (found by bisection), and the band sums run over blocks of rows
-    of at most ``_BLOCK_CELLS`` cells, so time is ``O(f_max + grid * sqrt(N))``
-    and memory ``O(f_max)``.
+    Cost: ``P(T > f)`` is evaluated only up to about the last ``f`` where it
+    exceeds ``e^-90``, and the band sums run over blocks of
+    ``_BLOCK_ROWS`` rows, each as wide as its widest row needs, so time is
+    ``O(f_max + grid * sqrt(N))`` and memory ``O(f_max + sqrt(N))``.
     """
 
     def __init__(self, N: int, r: int):
         self.N, self.r = N, r
         # Beyond N - ceil(N/r) failures the N types cannot fit in r slots of
         # the survivors: a wipe-out is certain whatever the approximation says.
-        f_max = min(_survival_end(N, r), N - math.ceil(N / r))
+        log_s = _log_survival_table(N, r)
+        f_max = min(log_s.size - 1, N - math.ceil(N / r))
         f = np.arange(f_max + 1)
-        log_s = _log_survival_sharp(f, N, r)
+        log_s = log_s[: f_max + 1]
         inv_stacks = 1.0 / np.asarray(expected_stacks(N, r, f), dtype=float)
         log_binom = gammaln(N + 1) - gammaln(f + 1) - gammaln(N - f + 1)
 
@@ -185,21 +222,24 @@ class _SpareCycle:
         p = -np.expm1(-self.u)
         sd = np.sqrt(N * p * (1 - p))
         half = np.ceil(_BAND_SD * sd + 10).astype(int)
-        width = min(2 * int(half.max()) + 1, f_max + 1)
-        lo = np.clip(np.round(N * p).astype(int) - half, 0, f_max + 1 - width)
+        centre = np.round(N * p).astype(int)
         log_p = np.maximum(_log_failed(self.u), -1e300)
         self.log_q = np.empty(self.u.size)
         self.theta_grid = np.empty(self.u.size)
-        rows = max(_BLOCK_CELLS // width, 1)
-        for i in range(0, self.u.size, rows):
-            block = slice(i, i + rows)
-            band = lo[block, None] + np.arange(width)[None, :]
+        # Blocks of _BLOCK_ROWS rows, each with the band width its widest row needs.
+        for i in range(0, self.u.size, _BLOCK_ROWS):
+            block = slice(i, i + _BLOCK_ROWS)
+            width = min(2 * int(half[block].max()) + 1, f_max + 1)
+            lo = np.clip(centre[block] - half[block], 0, f_max + 1 - width)
+            band = lo[:, None] + np.arange(width)[None, :]
             # xlogy-style: f log p is 0 for f = 0 even at u = 0 where log p = -inf.
             f_log_p = np.where(band > 0, band * log_p[block, None], 0.0)
             log_w = log_binom[band] + f_log_p - (N - band) * self.u[block, None] + log_s[band]
-            self.log_q[block] = logsumexp(log_w, axis=1)
-            weights = np.exp(log_w - self.log_q[block, None])
-            self.theta_grid[block] = np.sum(weights * inv_stacks[band], axis=1)
+            top = log_w.max(axis=1)
+            w = np.exp(log_w - top[:, None])
+            total = w.sum(axis=1)
+            self.log_q[block] = top + np.log(total)
+            self.theta_grid[block] = (w * inv_stacks[band]).sum(axis=1) / total
         self.slope = (self.log_q[-1] - self.log_q[-2]) / (self.u[-1] - self.u[-2])
 
     def logq(self, u):
@@ -303,34 +343,55 @@ def _restart_part(strategy: str, N: int, r: int, rho: float) -> tuple[float, flo
     return log_q0, restart, cycle.u_at(log_q0 - _LOG_CUTOFF)
 
 
-def _cycle_terms(strategy: str, N: int, r: int, rho: float, kappa: float, d: float) -> dict:
+def _cycle_terms(strategy: str, N: int, r: int, rho: float, kappa, d: float) -> dict:
     """Per-cycle expectations, in units of ``1/lambda`` and divided by ``Q(rho)``.
 
-    Dividing by ``Q(rho)`` (the chance the restart completes) keeps every term
-    finite in the restart-dominated regime where ``Q(rho)`` underflows.
+    Vectorised over the compute time per segment ``kappa`` (an array): the
+    segments of every ``kappa`` are laid end to end in one flat array and
+    summed per ``kappa`` with ``np.add.reduceat``, so a whole grid of
+    intervals costs about one evaluation's worth of numpy calls.  Dividing by
+    ``Q(rho)`` (the chance the restart completes) keeps every term finite in
+    the restart-dominated regime where ``Q(rho)`` underflows.
     """
     cycle = _cycle(strategy, N, r)
     log_q0, restart, u_stop = _restart_part(strategy, N, r, rho)
+    kappa = np.asarray(kappa, dtype=float)
     alpha = kappa + d
-    segments = max(int(math.ceil((u_stop - rho) / alpha)) + 1, 1)
-    # Segment j ends where segment j+1 starts: one evaluation serves both.
-    bounds = rho + alpha * np.arange(segments + 1)
-    log_bounds = cycle.logq(bounds) - log_q0
-    start, log_start, log_end = bounds[:-1], log_bounds[:-1], log_bounds[1:]
-    log_mid = cycle.logq(start + kappa) - log_q0
-    compute = float(np.sum(_loglinear_integral(log_start, log_mid, kappa)))
-    checkpoint = float(np.sum(_loglinear_integral(log_mid, log_end, d))) if d > 0 else 0.0
+    segments = np.maximum(np.ceil((u_stop - rho) / alpha).astype(np.int64) + 1, 1)
+    first = np.cumsum(segments) - segments
+    owner = np.repeat(np.arange(kappa.size), segments)
+    j = np.arange(owner.size) - first[owner]
+    k, a = kappa[owner], alpha[owner]
+    start = rho + a * j
+    # One interpolation for the start, the end of the compute and the end of the checkpoint.
+    log_start, log_mid, log_end = np.split(cycle.logq(np.concatenate([start, start + k, start + a])) - log_q0, 3)
+    # Q integrated over the compute pieces, then over the checkpoint pieces.
+    pieces = _loglinear_integral(
+        np.concatenate([log_start, log_mid]), np.concatenate([log_mid, log_end]), np.concatenate([k, np.full(k.size, d)])
+    )
     kept = np.exp(log_end)
-    kept_compute = kappa * float(np.sum(kept))
-    useful = kappa * float(np.sum(kept * cycle.theta(start + kappa / 2)))
+    rows = np.stack([pieces[: k.size], pieces[k.size :], kept, kept * cycle.theta(start + k / 2)])
+    compute, checkpoint, kept_sum, useful_sum = np.add.reduceat(rows, first, axis=1)
+    kept_compute, useful = kappa * kept_sum, kappa * useful_sum
     return {
         "useful": useful,
         "redundancy": kept_compute - useful,
         "checkpoint": checkpoint,
-        "restart": restart,
-        "lost": max(compute - kept_compute, 0.0),
+        "restart": np.full(kappa.size, restart),
+        "lost": np.maximum(compute - kept_compute, 0.0),
         "log_q0": log_q0,
     }
+
+
+_PARTS = ("useful", "redundancy", "checkpoint", "restart", "lost")
+
+
+def _hours_ratio(terms: dict):
+    """``E[X] / E[P]`` (hours per hour of work) from :func:`_cycle_terms`; ``inf`` if no work is kept."""
+    total = sum(terms[k] for k in _PARTS)
+    useful = terms["useful"]
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        return np.where((useful > 0) & np.isfinite(total), total / np.where(useful > 0, useful, 1.0), np.inf)
 
 
 def _validate_plan(scenario, strategy, r):
@@ -353,16 +414,26 @@ def _validate_plan(scenario, strategy, r):
     return strategy, r
 
 
-def _estimate(scenario: Scenario, strategy: str, r: int, tau_minutes: float) -> TrainingEstimate:
+def _scaled(scenario: Scenario, tau_minutes) -> tuple[float, object, float]:
+    """``(rho, kappa, d)``: restart, interval(s) and checkpoint in units of ``1/lambda``."""
     lam = scenario.group_failure_rate_per_hour
-    terms = _cycle_terms(
-        strategy if r > 1 else "ckpt", scenario.groups, r,
-        lam * scenario.restart_minutes / 60, lam * tau_minutes / 60, lam * scenario.checkpoint_minutes / 60,
-    )
-    total = sum(terms[k] for k in ("useful", "redundancy", "checkpoint", "restart", "lost"))
+    return lam * scenario.restart_minutes / 60, lam * np.asarray(tau_minutes, dtype=float) / 60, lam * scenario.checkpoint_minutes / 60
+
+
+def _estimate(scenario: Scenario, strategy: str, r: int, tau_minutes: float) -> TrainingEstimate:
+    rho, kappa, d = _scaled(scenario, [tau_minutes])
+    arrays = _cycle_terms(strategy if r > 1 else "ckpt", scenario.groups, r, rho, kappa, d)
+    return _estimate_from(scenario, strategy, r, tau_minutes, arrays, 0)
+
+
+def _estimate_from(scenario: Scenario, strategy: str, r: int, tau_minutes: float, arrays: dict, i: int) -> TrainingEstimate:
+    """The estimate at interval ``tau_minutes``, entry ``i`` of the :func:`_cycle_terms` arrays."""
+    lam = scenario.group_failure_rate_per_hour
+    terms = {k: float(np.ravel(v)[i if np.ndim(v) else 0]) for k, v in arrays.items()}
+    total = sum(terms[k] for k in _PARTS)
     W = scenario.work_hours
     useful = terms["useful"]
-    hours = W * total / useful if useful > 0 and math.isfinite(total) else math.inf
+    hours = W * float(_hours_ratio(arrays)[i])
     shares = {k: terms[k] / total if math.isfinite(total) and total > 0 else 0.0 for k in terms}
     parts = {k: (shares[k] * hours if shares[k] > 0 else 0.0) for k in ("redundancy", "checkpoint", "restart", "lost")}
     # Cycles per run: W / E[P] with E[P] = useful * Q(rho) / lambda.
@@ -386,30 +457,76 @@ def _estimate(scenario: Scenario, strategy: str, r: int, tau_minutes: float) -> 
     )
 
 
-def _best_interval(scenario: Scenario, strategy: str, r: int) -> TrainingEstimate:
-    """Minimise hours over ``tau`` (bounded Brent in ``log tau``).
+def _terms_grid(scenario: Scenario, strategy: str, r: int, log_tau: np.ndarray) -> tuple[dict, np.ndarray]:
+    """:func:`_cycle_terms` and the hours per hour of work at every ``tau = exp(log_tau)`` minutes, vectorised."""
+    rho, kappa, d = _scaled(scenario, np.exp(log_tau))
+    terms = _cycle_terms(strategy, scenario.groups, r, rho, kappa, d)
+    return terms, _hours_ratio(terms)
 
-    The bracket spans a factor 100 either side of Young's interval
-    ``sqrt(2 delta M)`` with ``M`` the mean time to wipe-out (clipped to
-    ``[1 s, 10 W]``); with no checkpoint cost the best interval is the
-    smallest, and 1 second is used.
+
+def _hours_grid(scenario: Scenario, strategy: str, r: int, log_tau: np.ndarray) -> np.ndarray:
+    """Hours per hour of work at every ``tau = exp(log_tau)`` minutes (what the search minimises)."""
+    return _terms_grid(scenario, strategy, r, log_tau)[1]
+
+
+def _grid(start: float, stop: float, step: float) -> np.ndarray:
+    """Points from ``start`` to ``stop`` (both included) at most ``step`` apart."""
+    return np.linspace(start, stop, max(int(math.ceil((stop - start) / step)), 1) + 1)
+
+
+def _best_interval(scenario: Scenario, strategy: str, r: int) -> TrainingEstimate:
+    """Minimise hours over ``tau`` by grids in ``x = log tau``, evaluated vectorised.
+
+    Hours against ``tau`` can have several local minima: when the wipe-out
+    time is sharp it pays to fit a whole number ``k`` of segments in a cycle
+    (minima about ``1/k`` apart in ``x``, down to one checkpoint just before
+    the expected wipe-out), and the midpoint rule for ``theta`` ripples
+    likewise.  So no local search: with ``S`` the span of the cycle that
+    counts (until ``Q`` falls to ``e^-45 Q(rho)``),
+
+    1. every ``tau`` in ``[S / 50, S]`` (at most 50 segments per cycle, where
+       the minima are, and evaluations cheap) on a grid of step ``0.025``;
+    2. smaller ``tau`` (many segments: a smooth curve, ripples below
+       ``1e-5``), by batches of 8 steps of ``0.25`` until the best point is
+       not the lowest one;
+    3. two zooms of ``_ZOOM_POINTS`` points, each ``5x`` finer, around the
+       best point.
+
+    The search stays within a factor 100 of Young's interval
+    ``sqrt(2 delta M)`` (``M``: time to ``Q = 1/e``), clipped to
+    ``[1 s, 600 W]``.  Near a minimum ``hours ~ h0 (1 + c x^2 / 2)`` with
+    ``c < 1``, so the last step (``1e-3``, ``1e-2`` after a coarse walk)
+    costs below ``1e-5`` relative hours.  With no checkpoint cost the best interval is the smallest, and 1
+    second is used.
     """
     delta = scenario.checkpoint_minutes
     lam = scenario.group_failure_rate_per_hour
     if delta == 0:
         return _estimate(scenario, strategy, r, 1 / 60)
     cycle = _cycle(strategy, scenario.groups, r)
-    mean_u = cycle.u_at(-1.0)  # time at which survival has dropped to 1/e
-    young = math.sqrt(2 * delta * 60 * mean_u / lam)
-    lo = math.log(max(young / 100, 1 / 60))
-    hi = math.log(min(max(young * 100, 2 / 60), 600 * scenario.work_hours))
-    res = minimize_scalar(
-        lambda x: _estimate(scenario, strategy, r, math.exp(x)).hours,
-        bounds=(lo, max(hi, lo + 1e-6)),
-        method="bounded",
-        options={"xatol": 1e-3},
-    )
-    return _estimate(scenario, strategy, r, math.exp(res.x))
+    young = math.log(math.sqrt(2 * delta * 60 * cycle.mean_u / lam))
+    lo = max(young - math.log(100), math.log(1 / 60))
+    hi = max(min(young + math.log(100), math.log(600 * scenario.work_hours)), lo + 1e-6)
+    rho = lam * scenario.restart_minutes / 60
+    span = math.log(max(_restart_part(strategy, scenario.groups, r, rho)[2] - rho, 1e-300) * 60 / lam)
+    top = min(max(span, lo), hi)
+    x = _grid(min(max(span - math.log(_FEW_SEGMENTS), lo), top), top, _FINE_STEP)
+    hours = _hours_grid(scenario, strategy, r, x)
+    # The curve's main (smooth) minimum may lie below, whatever the best point above.
+    while x[0] > lo:
+        below = np.maximum(x[0] - _COARSE_STEP * np.arange(8, 0, -1), lo)
+        x, hours = np.concatenate([below, x]), np.concatenate([_hours_grid(scenario, strategy, r, below), hours])
+        if np.argmin(hours) > 0:
+            break
+    i = int(np.argmin(hours))
+    best, step = float(x[i]), max(x[min(i + 1, x.size - 1)] - x[i], x[i] - x[max(i - 1, 0)])
+    for _ in range(2):
+        step /= 5
+        zoom = np.clip(best + step * np.arange(-(_ZOOM_POINTS // 2), _ZOOM_POINTS // 2 + 1), lo, hi)
+        terms, ratio = _terms_grid(scenario, strategy, r, zoom)
+        i = int(np.argmin(ratio))
+        best = float(zoom[i])
+    return _estimate_from(scenario, strategy, r, math.exp(best), terms, i)
 
 
 def time_to_train(scenario, strategy, r=None, checkpoint_interval_minutes=None) -> TrainingEstimate:

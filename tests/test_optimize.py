@@ -1,9 +1,12 @@
+import math
+
 import numpy as np
 import pytest
 
 from spare_theory.optimize import optimal_plan, r_star_rule
 from spare_theory.placement import min_groups_for_ruler
 from spare_theory.scenario import Scenario
+from spare_theory import training
 from spare_theory.training import time_to_train
 
 SC = Scenario(gpus=4096, gpus_per_group=16, gpu_mtbf_hours=5000.0, restart_minutes=30, checkpoint_minutes=3, work_hours=200)
@@ -56,3 +59,111 @@ def test_optimal_plan_bad():
         optimal_plan(SC, "raid")
     with pytest.raises(ValueError, match="scenario"):
         optimal_plan("600k", "rep")
+
+
+# ---------------------------------------------------------------------------
+# The fast optimiser against a slow, exhaustive one written here.
+# ---------------------------------------------------------------------------
+
+H100 = Scenario.published_600k().gpu_mtbf_hours
+
+
+def _linear_restart(gpus):
+    return 60.0 * gpus / 600_000
+
+
+REFERENCE_SCENARIOS = (
+    # The published headline: 600k H100 GPUs, 60 min restart, N = 75,000 .. 146.
+    [Scenario.published_600k(g) for g in (8, 64, 256, 1024, 2048, 4096)]
+    # Sweep corners: 10k and 1M GPUs, MTBF x0.5 and x2, 8 and 4096 GPUs per group, linear restart.
+    + [Scenario(g, m, H100 * k, _linear_restart(g), 5.0, 720.0)
+       for g in (10_000, 1_000_000) for k in (0.5, 2.0) for m in (8, 4096)]
+    # Sweep interior.
+    + [Scenario(g, m, H100, _linear_restart(g), 5.0, 720.0) for g in (100_000, 300_000) for m in (16, 128, 512)]
+    + [
+        Scenario(1_000_000, 64, H100, _linear_restart(1_000_000), 5.0, 720.0),
+        Scenario(10_000, 64, H100 * 0.5, _linear_restart(10_000), 5.0, 720.0),
+        Scenario(600_000, 512, H100 * 0.5, 60.0, 5.0, 720.0),
+        # Free checkpoints, costly checkpoints, free restarts, other rates, small N.
+        Scenario(600_000, 256, H100, 60.0, 0.0, 720.0),
+        Scenario(600_000, 256, H100, 60.0, 30.0, 720.0),
+        Scenario(600_000, 1024, H100, 0.0, 5.0, 720.0),
+        Scenario(100_000, 256, 20_000.0, 15.0, 5.0, 720.0),
+        Scenario(160, 8, 300.0, 60.0, 1.0, 50.0),
+        Scenario(4096, 16, 5000.0, 30.0, 3.0, 200.0),
+        Scenario(1024, 8, 2000.0, 20.0, 5.0, 48.0),
+    ]
+)
+
+# Relative tolerance on hours (and on ties between two r), the optimiser's contract.
+HOURS_RTOL = 1e-4
+
+
+def _reference_interval_hours(sc, strategy, r):
+    """Best hours at ``r`` over the documented search range, tau within a factor 100 of
+    Young's ``sqrt(2 delta M)`` (and in [1 s, 600 W]): every point of a grid of step 0.01
+    in log tau (2.5x finer than the optimiser's finest first grid; hours against tau can
+    have many local minima), then bounded Brent (xatol 1e-7) around the five best local
+    minima of the grid.  The grid is evaluated with the model's vectorised form
+    (``training._hours_grid``, checked equal to ``time_to_train`` in test_training.py),
+    Brent with ``time_to_train`` itself; ``delta = 0`` uses 1 s, as documented."""
+    from scipy.optimize import minimize_scalar
+
+    if sc.checkpoint_minutes == 0:
+        return time_to_train(sc, strategy, r=r, checkpoint_interval_minutes=1 / 60).hours
+    lam = sc.group_failure_rate_per_hour
+    young = math.sqrt(2 * sc.checkpoint_minutes * 60 * training._cycle(strategy, sc.groups, r).mean_u / lam)
+    lo, hi = math.log(max(young / 100, 1 / 60)), math.log(min(young * 100, 600 * sc.work_hours))
+    grid = np.linspace(lo, hi, int((hi - lo) / 0.01) + 2)
+    with np.errstate(over="ignore"):  # restart-dominated runs: hours overflow to inf
+        values = np.concatenate([sc.work_hours * training._hours_grid(sc, strategy, r, chunk)
+                                 for chunk in np.array_split(grid, max(grid.size // 50, 1))])
+
+    def hours(x):
+        return time_to_train(sc, strategy, r=r, checkpoint_interval_minutes=math.exp(x)).hours
+
+    padded = np.concatenate([[np.inf], values, [np.inf]])
+    minima = np.flatnonzero((padded[1:-1] <= padded[:-2]) & (padded[1:-1] <= padded[2:]))
+    best = values.min()
+    for i in minima[np.argsort(values[minima])][:5]:
+        res = minimize_scalar(hours, bounds=(grid[max(i - 1, 0)], grid[min(i + 1, grid.size - 1)]),
+                              method="bounded", options={"xatol": 1e-7})
+        best = min(best, res.fun)
+    return best
+
+
+def _reference_curve(sc, strategy):
+    """Best hours at every r the documented scan visits: r = 1, 2, ... until hours has
+    not improved for 3 consecutive r (SPARe: while a modular ruler exists)."""
+    from spare_theory.placement import modular_ruler
+
+    N = sc.groups
+    curve = {}
+    for r in range(1, (1 if strategy == "ckpt" else N) + 1):
+        if strategy == "spare" and r > 1:
+            try:
+                modular_ruler(N, r)
+            except ValueError:
+                break
+        curve[r] = _reference_interval_hours(sc, strategy, r)
+        if r - min(curve, key=curve.get) >= 3:
+            break
+    return curve
+
+
+@pytest.mark.parametrize("sc", REFERENCE_SCENARIOS, ids=lambda sc: f"G{sc.gpus}-M{sc.gpus_per_group}-m{sc.gpu_mtbf_hours:.0f}-R{sc.restart_minutes:g}-d{sc.checkpoint_minutes:g}")
+def test_optimal_plan_matches_exhaustive_reference(sc):
+    for strategy in ("ckpt", "rep", "spare"):
+        plan = optimal_plan(sc, strategy)
+        curve = _reference_curve(sc, strategy)
+        best_r = min(curve, key=curve.get)
+        # Same r, or a tie within HOURS_RTOL in the reference's own hours.
+        assert plan.r == best_r or curve[plan.r] <= curve[best_r] * (1 + HOURS_RTOL), (strategy, plan.r, best_r)
+        assert plan.hours == pytest.approx(curve[best_r], rel=HOURS_RTOL), strategy
+        # The plan's own numbers are reproducible from the model...
+        again = time_to_train(sc, strategy, r=plan.r, checkpoint_interval_minutes=plan.checkpoint_interval_minutes)
+        assert again.hours == pytest.approx(plan.hours, rel=1e-12)
+        # ...and its curve is the best hours at every r it reports.
+        for r, hours in zip(plan.r_values, plan.hours_by_r):
+            if r in curve:
+                assert hours == pytest.approx(curve[r], rel=HOURS_RTOL), (strategy, r)

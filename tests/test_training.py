@@ -120,3 +120,16 @@ def test_bad_arguments(kwargs, name):
 def test_scenario_type_checked():
     with pytest.raises(ValueError, match="scenario"):
         time_to_train({"gpus": 8}, "ckpt")
+
+
+@pytest.mark.parametrize("strategy, r", [("ckpt", 1), ("rep", 3), ("spare", 6)])
+def test_vectorised_hours_equal_scalar_estimates(strategy, r):
+    # The optimiser evaluates whole grids of intervals at once; each entry must be the
+    # scalar estimate at that interval (segments laid end to end must not mix).
+    from spare_theory.training import _hours_grid
+
+    sc = Scenario(**BASE)
+    taus = np.array([0.5, 7.0, 60.0, 900.0, 20000.0])
+    grid = sc.work_hours * _hours_grid(sc, strategy, r, np.log(taus))
+    single = [time_to_train(sc, strategy, r=r, checkpoint_interval_minutes=t).hours for t in taus]
+    np.testing.assert_allclose(grid, single, rtol=1e-12)
