@@ -102,6 +102,26 @@ CASES = [
     ("r_star_rule N=0", lambda: st.r_star_rule(0), r"\bN\b"),
     ("simulate_training trials=0", lambda: st.simulate_training(_scenario(), "spare", 3, 30.0, 0, seed=0), r"trials"),
     ("sweep negative gpus", lambda: st.sweep(gpus=[-5], gpu_mtbf_hours=[50_000], gpus_per_group=[8]), r"gpus"),
+    # Appended by the hardening pass (issue 6): arrays, extremes, more layer-4/5 arguments.
+    ("survival array with NaN", lambda: st.wipeout_survival(100, 3, [1.0, NAN]), r"failures"),
+    ("survival array f > N", lambda: st.wipeout_survival([100, 200], 3, [150, 150]), r"failures"),
+    ("survival fractional N array", lambda: st.wipeout_survival([100.5], 3, 1), r"\bN\b"),
+    ("count above 2**62", lambda: st.endurable_failures_gamma(2**63, 3), r"\bN\b.*2\*\*62"),
+    ("uint64 count above 2**63", lambda: st.endurable_failures(np.uint64(2**63), 3), r"\bN\b.*2\*\*62"),
+    ("placement too large to allocate", lambda: st.cyclic_placement(10**12, 2), r"\bN\b"),
+    ("expected_stacks past pigeonhole", lambda: st.expected_stacks(100, 3, 80), r"failures"),
+    ("expected_stacks boolean r", lambda: st.expected_stacks(100, True, 1), r"\br\b"),
+    ("overhead r > sqrt(N)", lambda: st.overhead(10, 4), r"\bN\b"),
+    ("simulate_training negative interval",
+     lambda: st.simulate_training(_scenario(), "spare", 3, -30.0, 2, seed=0), r"checkpoint_interval"),
+    ("simulate_training bad seed", lambda: st.simulate_training(_scenario(), "spare", 3, 30.0, 2, seed=-1), r"seed"),
+    ("simulate_training bad strategy",
+     lambda: st.simulate_training(_scenario(), "bogus", 3, 30.0, 2, seed=0), r"strategy"),
+    ("Scenario NaN mtbf", lambda: _scenario(gpu_mtbf_hours=NAN), r"gpu_mtbf_hours"),
+    ("Scenario failure law", lambda: _scenario(failure_law="bogus"), r"failure_law"),
+    ("sweep NaN mtbf", lambda: st.sweep(gpus=[1024], gpu_mtbf_hours=[NAN], gpus_per_group=[8]), r"gpu_mtbf_hours"),
+    ("sweep bad restart model", lambda: st.sweep(gpus=[1024], gpu_mtbf_hours=[50_000], gpus_per_group=[8],
+                                                 restart_model=["bogus"]), r"restart_model"),
 ]
 
 
