@@ -24,9 +24,19 @@ def test_mu_text(capsys):
     assert "Gamma form" in out and "sharp form" in out and "+-" in out
 
 
+def test_mu_closed_forms_only_at_huge_N(capsys):
+    # --trials 0 skips the simulation, so the closed forms are available where no
+    # placement fits in memory.
+    assert main(["mu", "--N", str(10**12), "--r", "20", "--trials", "0", "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert "mc_mean" not in data
+    assert data["sharp"] == pytest.approx(endurable_failures(10**12, 20))
+
+
 @pytest.mark.parametrize("argv, word", [
     (["mu", "--N", "100", "--r", "16"], "N=100"),
-    (["mu", "--N", "4096", "--r", "16", "--trials", "0"], "trials"),
+    (["mu", "--N", "4096", "--r", "16", "--trials", "-1"], "trials"),
+    (["mu", "--N", "4096", "--r", "3", "--trials", "0", "--seed", "-1"], "seed"),
     (["mu", "--N", "4096"], "--r"),
     (["mu", "--N", "4096", "--r", "3", "--seed", "-1"], "seed"),
 ])

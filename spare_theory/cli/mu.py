@@ -14,7 +14,7 @@ def register(commands, tables) -> None:
     )
     parser.add_argument("--N", type=int, required=True, help="data-parallel groups")
     parser.add_argument("--r", type=int, required=True, help="redundancy (hosts per shard type)")
-    parser.add_argument("--trials", type=int, default=2000, help="Monte Carlo trials (default 2000)")
+    parser.add_argument("--trials", type=int, default=2000, help="Monte Carlo trials (default 2000; 0 skips the simulation)")
     add_seed(parser)
     add_json(parser)
     parser.set_defaults(handler=_run_mu)
@@ -28,25 +28,31 @@ def register(commands, tables) -> None:
 
 def _run_mu(args) -> Output:
     # Imported here so that the CLI starts fast and --help works without the model layers.
+    from .._validation import as_seed_sequence
     from ..placement import cyclic_placement, modular_ruler
     from ..wipeout import endurable_failures, endurable_failures_gamma
     from ..wipeout_sim import simulate_wipeout
 
     marks = modular_ruler(args.N, args.r)
-    T = simulate_wipeout(cyclic_placement(args.N, args.r, marks=marks), args.trials, seed=args.seed)
-    se = float(T.std(ddof=1) / math.sqrt(T.size)) if T.size > 1 else math.nan
+    as_seed_sequence(args.seed, "--seed")
+    if args.trials < 0:
+        raise ValueError(f"--trials must be >= 0 (0 skips the simulation), got {args.trials}")
     data = {
         "N": args.N, "r": args.r, "marks": list(marks),
         "gamma": float(endurable_failures_gamma(args.N, args.r)),
         "sharp": float(endurable_failures(args.N, args.r)),
-        "mc_mean": float(T.mean()), "mc_se": se, "trials": args.trials, "seed": args.seed,
     }
-    text = "\n".join([
+    lines = [
         f"mu(N={args.N}, r={args.r}), cyclic placement on marks {' '.join(map(str, marks))}",
         f"  Gamma form  Gamma(1+1/r) N^(1-1/r) = {data['gamma']:.6g}",
         f"  sharp form  sum_f P(T > f)         = {data['sharp']:.6g}",
-        f"  Monte Carlo ({args.trials} trials)      = {data['mc_mean']:.6g} +- {se:.3g} (1 SE)",
-    ])
+    ]
+    if args.trials:
+        T = simulate_wipeout(cyclic_placement(args.N, args.r, marks=marks), args.trials, seed=args.seed)
+        se = float(T.std(ddof=1) / math.sqrt(T.size)) if T.size > 1 else math.nan
+        data.update(mc_mean=float(T.mean()), mc_se=se, trials=args.trials, seed=args.seed)
+        lines.append(f"  Monte Carlo ({args.trials} trials)      = {data['mc_mean']:.6g} +- {se:.3g} (1 SE)")
+    text = "\n".join(lines)
     return Output(text, data)
 
 
