@@ -36,12 +36,13 @@ higher-order formula ``M e^{R/M} (e^{(tau+delta)/M} - 1) W / tau``.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import math
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.special import gammaln
+from scipy.special import gammaln, lambertw
 
 from ._validation import as_choice, as_count, as_real
 from .overhead import expected_stacks
@@ -53,13 +54,14 @@ __all__ = ["STRATEGIES", "TrainingEstimate", "time_to_train", "rep_throughput", 
 
 STRATEGIES = ("ckpt", "rep", "spare")
 
-# Segments whose survival probability is below e^-45 relative to the first one
-# are dropped: their share of any expectation is below 1e-19.
-_LOG_CUTOFF = 45.0
+# Segments whose survival probability is below e^-30 relative to the first one
+# are dropped: their share of any expectation is below 1e-13.
+_LOG_CUTOFF = 30.0
 # Grid of the SPARe cycle survival: points in u, and the binomial band kept
 # around each point's mean failure count (in standard deviations).
 _GRID_POINTS = 512
 _BAND_SD = 12.0
+_BAND_SD_ABOVE = 8.0
 # Survival values below e^-90 are treated as zero when building the grid.
 _LOG_TINY = -90.0
 # Interval search (steps in log tau): the fine grid covers tau with at most
@@ -68,6 +70,7 @@ _FEW_SEGMENTS = 50
 _FINE_STEP = 0.025
 _COARSE_STEP = 0.25
 _ZOOM_POINTS = 11
+_LAST_STEP = 0.01
 # Points of the coarse search for where P(T > f) falls below e^-90.
 _COARSE_F = 64
 # Rows of the SPARe grid summed at once (memory: rows x band width cells).
@@ -77,8 +80,13 @@ _BLOCK_ROWS = 32
 def _log1mexp(x):
     """``log(1 - e^x)`` for ``x <= 0``, accurate at both ends."""
     x = np.asarray(x, dtype=float)
+    near = x > -math.log(2)
+    out = np.empty_like(x)
+    # Each branch only where it is accurate (and computed only there: hot loop).
     with np.errstate(divide="ignore"):
-        return np.where(x > -math.log(2), np.log(-np.expm1(x)), np.log1p(-np.exp(x)))
+        out[near] = np.log(-np.expm1(x[near]))
+        out[~near] = np.log1p(-np.exp(x[~near]))
+    return out
 
 
 def _log_failed(u):
@@ -118,10 +126,13 @@ def _rep_logq(N: int, r: int, u):
     log_p = _log_failed(u)
     sets = N // r
     large = N - r * sets
+    out = np.zeros(np.shape(log_p))
     with np.errstate(divide="ignore"):
-        out = (sets - large) * _log1mexp(r * log_p)
-        # Only when there are larger sets: 0 * log(0) would be NaN once p = 1.
-        return out + large * _log1mexp((r + 1) * log_p) if large else out
+        # Only sizes that occur: 0 * log(0) would be NaN once p = 1.
+        for count, size in ((sets - large, r), (large, r + 1)):
+            if count:
+                out = out + count * _log1mexp(size * log_p)
+    return out
 
 
 class _Cycle:
@@ -149,22 +160,21 @@ class _RepCycle(_Cycle):
     def u_at(self, level: float) -> float:
         """Smallest ``u`` with ``log Q(u) <= level`` (``level < 0``).
 
-        Exact for CKPT-only (``log Q = -N u``); for Rep within about ``1e-7``
-        relative, far below what its uses need (where to stop summing
-        segments, the centre of the interval search).
+        Exact for CKPT-only (``log Q = -N u``); for Rep within about ``1e-4``
+        relative (linear interpolation over 1/64 of a doubling), ample for
+        its uses (where to stop summing segments, the centre of the interval
+        search).
         """
         if self.r == 1:
             return -level / self.N
-        # log Q decreases: bracket on doublings of 1/N, then two passes of a
-        # grid shrink the bracket 64^2-fold, then linear interpolation (all
-        # vectorised, in place of a scalar root finder).
+        # log Q decreases: bracket on doublings of 1/N, shrink the bracket
+        # 64-fold on a grid, then interpolate linearly (vectorised, in place of
+        # a scalar root finder).
         doublings = 2.0 ** np.arange(-1, 64) / self.N
         i = int(np.argmax(self.logq(doublings) <= level))
-        lo, hi = (0.0 if i == 0 else doublings[i - 1]), doublings[i]
-        for _ in range(2):
-            u = np.linspace(lo, hi, 65)
-            i = int(np.argmax(self.logq(u) <= level))
-            lo, hi = u[i - 1], u[i]
+        u = np.linspace(0.0 if i == 0 else doublings[i - 1], doublings[i], 65)
+        i = int(np.argmax(self.logq(u) <= level))
+        lo, hi = u[i - 1], u[i]
         a, b = float(self.logq(lo)), float(self.logq(hi))
         return float(lo + (hi - lo) * (a - level) / (a - b)) if a > b else float(hi)
 
@@ -189,8 +199,9 @@ class _SpareCycle(_Cycle):
 
     ``Q(u) = sum_f Binom(f; N, p) P(T > f)`` and
     ``theta(u) = sum_f Binom(f; N, p) P(T > f) / E[S*_f] / Q(u)``, summed over a
-    band of ``12`` standard deviations around the binomial mean: terms outside
-    weigh below ``e^-72`` and ``Q`` is tabulated only down to about that.
+    band from ``12`` standard deviations below the binomial mean to ``8``
+    above (``P(T > f)`` only falls with ``f``): terms outside weigh below
+    ``e^-32`` relative, and ``Q`` is tabulated only down to about ``e^-72``.
     The grid is uniform in ``p`` (in the mean failure count ``N p``, where
     ``Q`` changes) plus geometric points over the first failures.  ``log Q``
     is interpolated linearly (exact for an exponential tail) and extrapolated
@@ -221,7 +232,10 @@ class _SpareCycle(_Cycle):
         self.u = np.union1d(-np.log1p(-np.linspace(0.0, p_end, _GRID_POINTS)), early)
         p = -np.expm1(-self.u)
         sd = np.sqrt(N * p * (1 - p))
+        # P(T > f) decreases, so above the binomial mean the weights fall at
+        # least as fast as the binomial: 8 sd (e^-32) suffice there.
         half = np.ceil(_BAND_SD * sd + 10).astype(int)
+        upper = np.ceil(_BAND_SD_ABOVE * sd + 10).astype(int)
         centre = np.round(N * p).astype(int)
         log_p = np.maximum(_log_failed(self.u), -1e300)
         self.log_q = np.empty(self.u.size)
@@ -229,7 +243,7 @@ class _SpareCycle(_Cycle):
         # Blocks of _BLOCK_ROWS rows, each with the band width its widest row needs.
         for i in range(0, self.u.size, _BLOCK_ROWS):
             block = slice(i, i + _BLOCK_ROWS)
-            width = min(2 * int(half[block].max()) + 1, f_max + 1)
+            width = min(int((half[block] + upper[block]).max()) + 1, f_max + 1)
             lo = np.clip(centre[block] - half[block], 0, f_max + 1 - width)
             band = lo[:, None] + np.arange(width)[None, :]
             # xlogy-style: f log p is 0 for f = 0 even at u = 0 where log p = -inf.
@@ -330,7 +344,7 @@ class TrainingEstimate:
 def _restart_part(strategy: str, N: int, r: int, rho: float) -> tuple[float, float, float]:
     """``(log Q(rho), int_0^rho Q du / Q(rho), u_stop)`` for a restart of length ``rho``.
 
-    ``u_stop`` is where ``Q`` has fallen to ``e^-45 Q(rho)``; later segments
+    ``u_stop`` is where ``Q`` has fallen to ``e^-30 Q(rho)``; later segments
     are negligible.  Cached: the optimiser varies only ``tau``.
     """
     cycle = _cycle(strategy, N, r)
@@ -358,13 +372,18 @@ def _cycle_terms(strategy: str, N: int, r: int, rho: float, kappa, d: float) -> 
     kappa = np.asarray(kappa, dtype=float)
     alpha = kappa + d
     segments = np.maximum(np.ceil((u_stop - rho) / alpha).astype(np.int64) + 1, 1)
-    first = np.cumsum(segments) - segments
-    owner = np.repeat(np.arange(kappa.size), segments)
-    j = np.arange(owner.size) - first[owner]
-    k, a = kappa[owner], alpha[owner]
-    start = rho + a * j
-    # One interpolation for the start, the end of the compute and the end of the checkpoint.
-    log_start, log_mid, log_end = np.split(cycle.logq(np.concatenate([start, start + k, start + a])) - log_q0, 3)
+    # Segment j of one interval ends where segment j+1 starts: lay out the
+    # n + 1 bounds of every interval end to end and evaluate each bound once.
+    first_bound = np.cumsum(segments + 1) - (segments + 1)
+    owner = np.repeat(np.arange(kappa.size), segments + 1)
+    j = np.arange(owner.size) - first_bound[owner]
+    bounds = rho + alpha[owner] * j
+    seg = np.flatnonzero(j < segments[owner])  # the bound each segment starts at
+    first = first_bound - np.arange(kappa.size)  # each interval's first segment
+    k, start = kappa[owner[seg]], bounds[seg]
+    log_bounds = cycle.logq(bounds) - log_q0
+    log_start, log_end = log_bounds[seg], log_bounds[seg + 1]
+    log_mid = cycle.logq(start + k) - log_q0
     # Q integrated over the compute pieces, then over the checkpoint pieces.
     pieces = _loglinear_integral(
         np.concatenate([log_start, log_mid]), np.concatenate([log_mid, log_end]), np.concatenate([k, np.full(k.size, d)])
@@ -474,7 +493,19 @@ def _grid(start: float, stop: float, step: float) -> np.ndarray:
     return np.linspace(start, stop, max(int(math.ceil((stop - start) / step)), 1) + 1)
 
 
+def _batch_below(x: float, lo: float) -> np.ndarray:
+    """Up to 8 coarse steps below ``x``, not below ``lo`` (empty at ``lo``)."""
+    return np.unique(np.maximum(x - _COARSE_STEP * np.arange(8, 0, -1), lo))[: 8 if x > lo else 0]
+
+
 def _best_interval(scenario: Scenario, strategy: str, r: int) -> TrainingEstimate:
+    """:func:`_search_interval`, shared by all strategies at ``r = 1`` (CKPT-only: one search per scenario)."""
+    est = _search_interval(scenario, strategy if r > 1 else "ckpt", r)
+    return est if est.strategy == strategy else dataclasses.replace(est, strategy=strategy)
+
+
+@functools.lru_cache(maxsize=64)
+def _search_interval(scenario: Scenario, strategy: str, r: int) -> TrainingEstimate:
     """Minimise hours over ``tau`` by grids in ``x = log tau``, evaluated vectorised.
 
     Hours against ``tau`` can have several local minima: when the wipe-out
@@ -482,21 +513,22 @@ def _best_interval(scenario: Scenario, strategy: str, r: int) -> TrainingEstimat
     (minima about ``1/k`` apart in ``x``, down to one checkpoint just before
     the expected wipe-out), and the midpoint rule for ``theta`` ripples
     likewise.  So no local search: with ``S`` the span of the cycle that
-    counts (until ``Q`` falls to ``e^-45 Q(rho)``),
+    counts (until ``Q`` falls to ``e^-30 Q(rho)``),
 
     1. every ``tau`` in ``[S / 50, S]`` (at most 50 segments per cycle, where
        the minima are, and evaluations cheap) on a grid of step ``0.025``;
     2. smaller ``tau`` (many segments: a smooth curve, ripples below
        ``1e-5``), by batches of 8 steps of ``0.25`` until the best point is
        not the lowest one;
-    3. two zooms of ``_ZOOM_POINTS`` points, each ``5x`` finer, around the
-       best point.
+    3. zooms of ``_ZOOM_POINTS`` points, each ``5x`` finer, around the best
+       point, down to a step of at most ``_LAST_STEP = 0.01`` (one zoom
+       after the fine grid, two after the coarse one).
 
     The search stays within a factor 100 of Young's interval
     ``sqrt(2 delta M)`` (``M``: time to ``Q = 1/e``), clipped to
     ``[1 s, 600 W]``.  Near a minimum ``hours ~ h0 (1 + c x^2 / 2)`` with
-    ``c < 1``, so the last step (``1e-3``, ``1e-2`` after a coarse walk)
-    costs below ``1e-5`` relative hours.  With no checkpoint cost the best interval is the smallest, and 1
+    ``c < 1`` (about 0.15 on the published scenarios), so a last step of
+    ``0.01`` or less costs below ``1.25e-5 c`` relative hours.  With no checkpoint cost the best interval is the smallest, and 1
     second is used.
     """
     delta = scenario.checkpoint_minutes
@@ -507,20 +539,27 @@ def _best_interval(scenario: Scenario, strategy: str, r: int) -> TrainingEstimat
     young = math.log(math.sqrt(2 * delta * 60 * cycle.mean_u / lam))
     lo = max(young - math.log(100), math.log(1 / 60))
     hi = max(min(young + math.log(100), math.log(600 * scenario.work_hours)), lo + 1e-6)
+    if r == 1:
+        # CKPT-only is Daly's model, hours ~ (e^{(tau + delta)/M} - 1) / tau, whose
+        # minimum solves e^{(tau + delta)/M} (1 - tau/M) = 1:
+        # tau = M (1 + W0(-e^{-1 - delta/M})), M = 1/(N lambda) (in minutes).
+        M = 60 / (scenario.groups * lam)
+        tau = M * (1 + float(lambertw(-math.exp(-1 - delta / M)).real))
+        return _estimate(scenario, strategy, r, min(max(tau, math.exp(lo)), math.exp(hi)))
     rho = lam * scenario.restart_minutes / 60
     span = math.log(max(_restart_part(strategy, scenario.groups, r, rho)[2] - rho, 1e-300) * 60 / lam)
     top = min(max(span, lo), hi)
     x = _grid(min(max(span - math.log(_FEW_SEGMENTS), lo), top), top, _FINE_STEP)
+    # The curve's main (smooth) minimum may lie below, whatever the best point
+    # above: one batch below always, more while the lowest point is the best.
+    x = np.concatenate([_batch_below(x[0], lo), x])
     hours = _hours_grid(scenario, strategy, r, x)
-    # The curve's main (smooth) minimum may lie below, whatever the best point above.
-    while x[0] > lo:
-        below = np.maximum(x[0] - _COARSE_STEP * np.arange(8, 0, -1), lo)
+    while x[0] > lo and np.argmin(hours) == 0:
+        below = _batch_below(x[0], lo)
         x, hours = np.concatenate([below, x]), np.concatenate([_hours_grid(scenario, strategy, r, below), hours])
-        if np.argmin(hours) > 0:
-            break
     i = int(np.argmin(hours))
     best, step = float(x[i]), max(x[min(i + 1, x.size - 1)] - x[i], x[i] - x[max(i - 1, 0)])
-    for _ in range(2):
+    while step > 1.01 * _LAST_STEP:
         step /= 5
         zoom = np.clip(best + step * np.arange(-(_ZOOM_POINTS // 2), _ZOOM_POINTS // 2 + 1), lo, hi)
         terms, ratio = _terms_grid(scenario, strategy, r, zoom)
