@@ -3,7 +3,7 @@
 Target (issue 5): at most 30 s serial on the 2-core reference machine.  The
 script runs, in one process:
 
-1. the whole grid serially with :func:`spare_theory.sweep.sweep`, and its
+1. the whole grid serially with :func:`spare_theory.sweeps.sweep`, and its
    ratio to the 30 s budget;
 2. where that time goes: the same sweep from cold caches under cProfile,
    with the cumulative time of the ruler search, the cycle models of
@@ -24,7 +24,7 @@ import time
 import numpy as np
 
 from spare_theory.scenario import LLAMA3_H100_GPU_MTBF_HOURS
-from spare_theory.sweep import sweep
+from spare_theory.sweeps import sweep
 
 GRID = dict(
     gpus=[int(round(g, -3)) for g in np.geomspace(10_000, 1_000_000, 10)],

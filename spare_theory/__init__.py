@@ -13,11 +13,11 @@ use.  Layers, lowest first (a lower layer never imports a higher one):
 1. ``placement``                     rulers and placements
 2. ``wipeout``, ``wipeout_sim``, ``symbolic``
                                      failure process, wipe-out, endurable failures
-3. ``stacks``, ``reorder``, ``overhead``
+3. ``stacks``, ``reordering``, ``overhead``
                                      exact ``S*``, the reordering controller, average overhead
 4. ``scenario``, ``training``, ``optimize``, ``training_sim``
                                      time to train and the optimiser
-5. ``sweep``, ``reports.*``          sweeps, error tables, figures
+5. ``sweeps``, ``reports.*``          sweeps, error tables, figures
 6. ``cli``, notebooks
 """
 
@@ -48,9 +48,9 @@ _API = {
     "WipedOut": "stacks",
     "min_stacks": "stacks",
     "stacks_lower_bound": "stacks",
-    "ReorderPlan": "reorder",
-    "reorder": "reorder",
-    "ReorderingController": "reorder",
+    "ReorderPlan": "reordering",
+    "reorder": "reordering",
+    "ReorderingController": "reordering",
     "simulate_overhead": "overhead",
     "OverheadSamples": "overhead",
     "overhead": "overhead",
@@ -64,7 +64,7 @@ _API = {
     "r_star_rule": "optimize",
     "simulate_training": "training_sim",
     # sweeps
-    "sweep": "sweep",
+    "sweep": "sweeps",
 }
 
 __all__ = sorted(_API) + ["__version__"]

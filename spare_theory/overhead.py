@@ -21,7 +21,7 @@ from scipy import special
 
 from ._validation import as_choice, as_count, as_count_array, as_real_array, as_seed_sequence, child_seed
 from .placement import validate_hosts
-from .reorder import ReorderingController
+from .reordering import ReorderingController
 from .stacks import WipedOut, stacks_lower_bound
 from .wipeout import _DIRECT_TERMS, _log_survival_sharp, _smooth_sum, _tail_end
 

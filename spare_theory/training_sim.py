@@ -9,7 +9,7 @@ restart) until ``work_hours`` of work are saved by a checkpoint.  Events:
   restart, also during restarts and checkpoints.
 * **wipe-out**: CKPT-only at every failure; Rep when every group of one replica
   set has failed (sets ``g mod floor(N/r)``); SPARe when
-  :class:`~spare_theory.reorder.ReorderingController` on the real cyclic
+  :class:`~spare_theory.reordering.ReorderingController` on the real cyclic
   modular-ruler placement raises :class:`~spare_theory.stacks.WipedOut`.
   The work since the last completed checkpoint is lost and a global restart
   of ``R`` follows, after which all groups are healthy; a wipe-out during a
@@ -33,7 +33,7 @@ import numpy as np
 
 from ._validation import as_choice, as_count, as_real, as_seed_sequence, child_seed
 from .placement import cyclic_placement
-from .reorder import ReorderingController
+from .reordering import ReorderingController
 from .scenario import Scenario
 from .stacks import WipedOut
 

@@ -83,7 +83,7 @@ def test_sweep_identical_on_every_executor(executors):
 
 def test_importing_the_package_never_imports_dask():
     code = (
-        "import sys, spare_theory, spare_theory.sweep, spare_theory.cli\n"
+        "import sys, spare_theory, spare_theory.sweeps, spare_theory.cli\n"
         "spare_theory.cli.build_parser()\n"
         "assert not any(m == 'dask' or m.startswith(('dask.', 'distributed')) for m in sys.modules), "
         "sorted(m for m in sys.modules if 'dask' in m or 'distributed' in m)\n"

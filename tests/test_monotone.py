@@ -14,7 +14,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from spare_theory.placement import cyclic_placement, random_placement
-from spare_theory.reorder import ReorderingController
+from spare_theory.reordering import ReorderingController
 from spare_theory.stacks import WipedOut, min_stacks, stacks_lower_bound
 from spare_theory.wipeout import endurable_failures, endurable_failures_gamma
 

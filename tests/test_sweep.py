@@ -7,7 +7,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from spare_theory import sweep, time_to_train
-from spare_theory.sweep import STRATEGIES, by_point, restart_minutes
+from spare_theory.sweeps import STRATEGIES, by_point, restart_minutes
 
 # Llama 3: 419 interruptions in 54 days on 16,384 GPUs (MODEL.md section 6).
 LLAMA3_MTBF_HOURS = 16_384 * 54 * 24 / 419

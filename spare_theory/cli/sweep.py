@@ -32,7 +32,7 @@ def _run(args) -> Output:
     # Imported here so that the CLI starts fast and --help works without the model layers.
     from ..reports._io import markdown_table, write_table
     from ..reports.sweep import QUICK_GRID
-    from ..sweep import by_point, sweep
+    from ..sweeps import by_point, sweep
 
     grid = {
         "gpus": args.gpus or QUICK_GRID["gpus"],

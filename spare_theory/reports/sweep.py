@@ -2,7 +2,7 @@
 
 Writes
 
-* ``tables/sweep.csv|md``: the long form of :func:`spare_theory.sweep.sweep`
+* ``tables/sweep.csv|md``: the long form of :func:`spare_theory.sweeps.sweep`
   (one row per point and strategy);
 * ``tables/sweep_by_point.csv|md``: one row per point, the three strategies
   side by side with SPARe's reduction against the best Rep+CKPT plan and its
@@ -24,7 +24,7 @@ from pathlib import Path
 import numpy as np
 
 from ..scenario import LLAMA3_H100_GPU_MTBF_HOURS
-from ..sweep import RESTART_MODELS, by_point, sweep
+from ..sweeps import RESTART_MODELS, by_point, sweep
 from ._io import save_figure, write_table
 
 __all__ = ["reproduce", "FULL_GRID", "QUICK_GRID"]
