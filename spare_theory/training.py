@@ -42,6 +42,7 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
+from scipy.interpolate import CubicSpline
 from scipy.special import gammaln, lambertw
 
 from ._validation import as_choice, as_count, as_real
@@ -70,9 +71,15 @@ _FEW_SEGMENTS = 50
 _FINE_STEP = 0.025
 _COARSE_STEP = 0.25
 _ZOOM_POINTS = 11
+_ZOOM_MINIMA = 3
+# Longest interval searched (r > 1), as a share of the time M to Q = 1/e.
+_MAX_TAU_SHARE = 0.5
 _LAST_STEP = 0.01
-# Points of the coarse search for where P(T > f) falls below e^-90.
+# Points of the coarse search for where P(T > f) falls below e^-90; long
+# survival tables: exact below _EXACT_F, a spline through _SPLINE_NODES above.
 _COARSE_F = 64
+_EXACT_F = 1 << 13
+_SPLINE_NODES = 1 << 13
 # Rows of the SPARe grid summed at once (memory: rows x band width cells).
 _BLOCK_ROWS = 32
 
@@ -185,12 +192,28 @@ def _log_survival_table(N: int, r: int) -> np.ndarray:
 
     The sharp form decreases in ``f``: a coarse grid of ``_COARSE_F`` points
     brackets the crossing, and only ``f`` below the bracket's end are
-    evaluated (at most ``N / _COARSE_F`` more than needed).
+    evaluated (at most ``N / _COARSE_F`` more than needed).  Long tables
+    (beyond ``2 * _EXACT_F`` terms; ``N`` above about ``10^5``) take every
+    ``f`` below ``_EXACT_F`` exactly and the rest from a cubic spline through
+    ``_SPLINE_NODES`` exact values: the form is smooth on the scale of the
+    node spacing (measured error below ``2e-10`` in ``log P`` up to
+    ``N = 1.25 10^7``, largest near ``e^-90``).  The spline is checked against exact values between
+    nodes and replaced by the exact table if it is off by more than
+    ``1e-9`` anywhere there.
     """
     coarse = np.unique(np.linspace(r, N, _COARSE_F).astype(np.int64))
     below = np.flatnonzero(_log_survival_sharp(coarse, N, r) <= _LOG_TINY)
     f_end = int(coarse[below[0]]) if below.size else N
-    log_s = _log_survival_sharp(np.arange(f_end + 1), N, r)
+    f = np.arange(f_end + 1)
+    if f_end < 2 * _EXACT_F:
+        log_s = _log_survival_sharp(f, N, r)
+    else:
+        nodes = np.unique(np.append(np.linspace(0, f_end, _SPLINE_NODES).astype(np.int64), f_end))
+        log_s = CubicSpline(nodes, _log_survival_sharp(nodes, N, r))(f)
+        log_s[:_EXACT_F] = _log_survival_sharp(f[:_EXACT_F], N, r)
+        between = (nodes[:-1] + nodes[1:])[:: max(nodes.size // 256, 1)] // 2
+        if np.max(np.abs(log_s[between] - _log_survival_sharp(between, N, r))) > 1e-9:
+            log_s = _log_survival_sharp(f, N, r)
     return log_s[: int(np.flatnonzero(log_s > _LOG_TINY)[-1]) + 1]
 
 
@@ -508,28 +531,40 @@ def _best_interval(scenario: Scenario, strategy: str, r: int) -> TrainingEstimat
 def _search_interval(scenario: Scenario, strategy: str, r: int) -> TrainingEstimate:
     """Minimise hours over ``tau`` by grids in ``x = log tau``, evaluated vectorised.
 
-    Hours against ``tau`` can have several local minima: when the wipe-out
-    time is sharp it pays to fit a whole number ``k`` of segments in a cycle
-    (minima about ``1/k`` apart in ``x``, down to one checkpoint just before
-    the expected wipe-out), and the midpoint rule for ``theta`` ripples
-    likewise.  So no local search: with ``S`` the span of the cycle that
-    counts (until ``Q`` falls to ``e^-30 Q(rho)``),
+    Search range: within a factor 100 of Young's interval ``sqrt(2 delta M)``
+    (``M``: time to ``Q = 1/e``), clipped to ``[1 s, 600 W]`` and, for
+    ``r > 1``, to ``tau <= M / 2``.  The last bound is a modelling choice:
+    when the wipe-out time is sharp (large ``N`` and ``r``) the model also
+    has a minimum at ``tau ~ 0.74 M``, one checkpoint per cycle timed just
+    before the predicted wipe-out, up to 4 % better at ``r ~ 30-50``; it
+    rests entirely on the sharpness of the wipe-out law where it is least
+    tested, and it makes hours against ``r`` bimodal.  The main minima sit
+    at ``tau <= 0.31 M`` (measured on the 30 reference scenarios).
 
-    1. every ``tau`` in ``[S / 50, S]`` (at most 50 segments per cycle, where
-       the minima are, and evaluations cheap) on a grid of step ``0.025``;
+    Hours against ``tau`` can still have several local minima (a sharp cycle
+    holds a whole number ``k`` of segments: minima about ``1/k`` apart in
+    ``x``; the midpoint rule for ``theta`` ripples likewise), so no local
+    search: with ``S`` the span of the cycle that counts (until ``Q`` falls
+    to ``e^-30 Q(rho)``),
+
+    1. every ``tau`` in ``[S / 50, S]`` within the range (at most 50
+       segments per cycle, where those minima are, and evaluations cheap) on
+       a grid of step ``_FINE_STEP = 0.025``;
     2. smaller ``tau`` (many segments: a smooth curve, ripples below
        ``1e-5``), by batches of 8 steps of ``0.25`` until the best point is
        not the lowest one;
-    3. zooms of ``_ZOOM_POINTS`` points, each ``5x`` finer, around the best
-       point, down to a step of at most ``_LAST_STEP = 0.01`` (one zoom
-       after the fine grid, two after the coarse one).
+    3. zooms of ``_ZOOM_POINTS`` points, each ``5x`` finer: the first around
+       each of the ``_ZOOM_MINIMA = 3`` best local minima of the grid (the
+       dips can be narrower than the grid step, so the deepest need not show
+       as the lowest point), then around the best point, down to a step of
+       at most ``_LAST_STEP = 0.01`` (one zoom after the fine grid, two after
+       the coarse one).
 
-    The search stays within a factor 100 of Young's interval
-    ``sqrt(2 delta M)`` (``M``: time to ``Q = 1/e``), clipped to
-    ``[1 s, 600 W]``.  Near a minimum ``hours ~ h0 (1 + c x^2 / 2)`` with
-    ``c < 1`` (about 0.15 on the published scenarios), so a last step of
-    ``0.01`` or less costs below ``1.25e-5 c`` relative hours.  With no checkpoint cost the best interval is the smallest, and 1
-    second is used.
+    Near a minimum ``hours ~ h0 (1 + c x^2 / 2)`` with ``c < 1`` (about 0.15
+    on the published scenarios), so a last step of ``0.01`` costs below
+    ``1.25e-5 c`` relative hours.  CKPT-only (``r = 1``) has its optimum in
+    closed form.  With no checkpoint cost the best interval is the
+    smallest, and 1 second is used.
     """
     delta = scenario.checkpoint_minutes
     lam = scenario.group_failure_rate_per_hour
@@ -546,6 +581,8 @@ def _search_interval(scenario: Scenario, strategy: str, r: int) -> TrainingEstim
         M = 60 / (scenario.groups * lam)
         tau = M * (1 + float(lambertw(-math.exp(-1 - delta / M)).real))
         return _estimate(scenario, strategy, r, min(max(tau, math.exp(lo)), math.exp(hi)))
+    # No plan of one checkpoint per cycle timed just before a predicted wipe-out.
+    hi = max(min(hi, math.log(_MAX_TAU_SHARE * 60 * cycle.mean_u / lam)), lo + 1e-6)
     rho = lam * scenario.restart_minutes / 60
     span = math.log(max(_restart_part(strategy, scenario.groups, r, rho)[2] - rho, 1e-300) * 60 / lam)
     top = min(max(span, lo), hi)
@@ -557,15 +594,23 @@ def _search_interval(scenario: Scenario, strategy: str, r: int) -> TrainingEstim
     while x[0] > lo and np.argmin(hours) == 0:
         below = _batch_below(x[0], lo)
         x, hours = np.concatenate([below, x]), np.concatenate([_hours_grid(scenario, strategy, r, below), hours])
-    i = int(np.argmin(hours))
-    best, step = float(x[i]), max(x[min(i + 1, x.size - 1)] - x[i], x[i] - x[max(i - 1, 0)])
-    while step > 1.01 * _LAST_STEP:
-        step /= 5
-        zoom = np.clip(best + step * np.arange(-(_ZOOM_POINTS // 2), _ZOOM_POINTS // 2 + 1), lo, hi)
+    # Zoom around the _ZOOM_MINIMA best local minima of the grid at once: on a
+    # coarse grid the deepest dip need not show as the lowest point.
+    padded = np.concatenate([[np.inf], hours, [np.inf]])
+    minima = np.flatnonzero((hours <= padded[:-2]) & (hours <= padded[2:]))
+    picked = minima[np.argsort(hours[minima])][:_ZOOM_MINIMA]
+    # Each zoom spans the grid step around its centre (fine or coarse part).
+    gaps = np.diff(x, prepend=x[0], append=x[-1])
+    centres, steps = x[picked], np.maximum(gaps[picked], gaps[picked + 1])
+    offsets = np.arange(-(_ZOOM_POINTS // 2), _ZOOM_POINTS // 2 + 1)
+    while True:
+        steps = steps / 5
+        zoom = np.clip((centres[:, None] + steps[:, None] * offsets[None, :]).ravel(), lo, hi)
         terms, ratio = _terms_grid(scenario, strategy, r, zoom)
         i = int(np.argmin(ratio))
-        best = float(zoom[i])
-    return _estimate_from(scenario, strategy, r, math.exp(best), terms, i)
+        centres, steps = zoom[i : i + 1], steps[i // _ZOOM_POINTS : i // _ZOOM_POINTS + 1]
+        if steps[0] <= 1.01 * _LAST_STEP:
+            return _estimate_from(scenario, strategy, r, math.exp(float(zoom[i])), terms, i)
 
 
 def time_to_train(scenario, strategy, r=None, checkpoint_interval_minutes=None) -> TrainingEstimate:

@@ -101,7 +101,8 @@ HOURS_RTOL = 1e-4
 
 def _reference_interval_hours(sc, strategy, r):
     """Best hours at ``r`` over the documented search range, tau within a factor 100 of
-    Young's ``sqrt(2 delta M)`` (and in [1 s, 600 W]): every point of a grid of step 0.01
+    Young's ``sqrt(2 delta M)``, in [1 s, 600 W] and, for r > 1, at most M / 2 (M: time
+    to Q = 1/e; see training._search_interval): every point of a grid of step 0.01
     in log tau (2.5x finer than the optimiser's finest first grid; hours against tau can
     have many local minima), then bounded Brent (xatol 1e-7) around the five best local
     minima of the grid.  The grid is evaluated with the model's vectorised form
@@ -112,8 +113,10 @@ def _reference_interval_hours(sc, strategy, r):
     if sc.checkpoint_minutes == 0:
         return time_to_train(sc, strategy, r=r, checkpoint_interval_minutes=1 / 60).hours
     lam = sc.group_failure_rate_per_hour
-    young = math.sqrt(2 * sc.checkpoint_minutes * 60 * training._cycle(strategy, sc.groups, r).mean_u / lam)
-    lo, hi = math.log(max(young / 100, 1 / 60)), math.log(min(young * 100, 600 * sc.work_hours))
+    M = 60 * training._cycle(strategy if r > 1 else "ckpt", sc.groups, r).mean_u / lam
+    young = math.sqrt(2 * sc.checkpoint_minutes * M)
+    lo = math.log(max(young / 100, 1 / 60))
+    hi = math.log(min(young * 100, 600 * sc.work_hours, M / 2 if r > 1 else math.inf))
     grid = np.linspace(lo, hi, int((hi - lo) / 0.01) + 2)
     with np.errstate(over="ignore"):  # restart-dominated runs: hours overflow to inf
         values = np.concatenate([sc.work_hours * training._hours_grid(sc, strategy, r, chunk)
