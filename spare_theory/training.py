@@ -51,9 +51,13 @@ from .scenario import Scenario
 # The sharp log-survival itself (private): the cycle needs its log, not P(T > f).
 from .wipeout import _log_survival_sharp
 
-__all__ = ["STRATEGIES", "TrainingEstimate", "time_to_train", "rep_throughput", "rep_survival_log"]
+__all__ = ["STRATEGIES", "MAX_SPARE_GROUPS", "TrainingEstimate", "time_to_train", "rep_throughput", "rep_survival_log"]
 
 STRATEGIES = ("ckpt", "rep", "spare")
+
+#: Largest number of groups ``N`` the SPARe cycle model accepts: its tables
+#: take about 36 bytes per group (1.2 GB here) and about 3 s per ``r``.
+MAX_SPARE_GROUPS = 2**25
 
 # Segments whose survival probability is below e^-30 relative to the first one
 # are dropped: their share of any expectation is below 1e-13.
@@ -448,6 +452,12 @@ def _validate_plan(scenario, strategy, r):
     if r is None:
         raise ValueError(f"r is required for strategy {strategy!r} (an integer >= 1)")
     r = as_count(r, "r", maximum=N)
+    if strategy == "spare" and r > 1 and N > MAX_SPARE_GROUPS:
+        raise ValueError(
+            f"gpus // gpus_per_group = {N:,} groups is beyond the SPARe cycle model's supported range "
+            f"(N <= {MAX_SPARE_GROUPS:,}: its tables take about 36 bytes per group); "
+            f"use a larger gpus_per_group or fewer gpus"
+        )
     if strategy == "spare" and r > 1:
         # A modular ruler must exist: raises ValueError naming N and r otherwise.
         from .placement import modular_ruler
@@ -644,7 +654,9 @@ def time_to_train(scenario, strategy, r=None, checkpoint_interval_minutes=None) 
     ------
     ValueError
         Naming the argument: not a Scenario, unknown strategy, missing or out
-        of range ``r``, no modular ruler for ``(N, r)``, ``tau <= 0``.
+        of range ``r``, no modular ruler for ``(N, r)``, ``tau <= 0``; for
+        SPARe with ``r > 1``, ``N = gpus // gpus_per_group`` above
+        :data:`MAX_SPARE_GROUPS` (``2**25``).
     """
     strategy, r = _validate_plan(scenario, strategy, r)
     if checkpoint_interval_minutes is None:

@@ -133,3 +133,73 @@ def test_vectorised_hours_equal_scalar_estimates(strategy, r):
     grid = sc.work_hours * _hours_grid(sc, strategy, r, np.log(taus))
     single = [time_to_train(sc, strategy, r=r, checkpoint_interval_minutes=t).hours for t in taus]
     np.testing.assert_allclose(grid, single, rtol=1e-12)
+
+
+def test_spare_beyond_supported_groups_is_a_clear_error():
+    from spare_theory.training import MAX_SPARE_GROUPS
+
+    sc = Scenario(gpus=8 * (MAX_SPARE_GROUPS + 1), gpus_per_group=8, gpu_mtbf_hours=50_000.0,
+                  restart_minutes=60, checkpoint_minutes=5, work_hours=720)
+    with pytest.raises(ValueError, match="gpus_per_group"):
+        time_to_train(sc, "spare", r=20, checkpoint_interval_minutes=60)
+    # Rep and CKPT-only have closed-form survival: any N.
+    assert math.isfinite(time_to_train(sc, "rep", r=2, checkpoint_interval_minutes=60).hours)
+
+
+def test_spare_at_a_million_groups():
+    # N = 1.25e6: the survival table is long (spline path); the plan is finite and the
+    # interval optimised, without running out of memory or time.
+    sc = Scenario(gpus=10_000_000, gpus_per_group=8, gpu_mtbf_hours=50_000.0,
+                  restart_minutes=60, checkpoint_minutes=5, work_hours=720)
+    est = time_to_train(sc, "spare", r=20)
+    assert 720 < est.hours < 2 * 720 * 1.2 and 0 < est.availability <= 0.5 + 1e-9
+
+
+@pytest.mark.parametrize("N, r", [(125_000, 15), (1_250_000, 21), (1_250_000, 4)])
+def test_long_survival_table_matches_the_exact_form(N, r):
+    # Tables beyond 2 * _EXACT_F terms come from a spline through exact nodes; every
+    # entry must match the sharp form evaluated directly (absolute error in log P).
+    from spare_theory import training
+    from spare_theory.wipeout import wipeout_survival
+
+    table = training._log_survival_table(N, r)
+    f = np.arange(table.size)
+    with np.errstate(divide="ignore"):
+        exact = np.log(wipeout_survival(N, r, f))
+    np.testing.assert_allclose(table, exact, rtol=0, atol=1e-8)
+    assert exact[-1] > -90 and np.log(wipeout_survival(N, r, table.size)) <= -90
+
+
+@pytest.mark.parametrize("N, r", [(40, 3), (300, 5), (5000, 9)])
+def test_spare_cycle_survival_matches_a_direct_binomial_sum(N, r):
+    # Q(u) = sum_f Binom(f; N, p) P(T > f) and theta summed over every f = 0..N with
+    # scipy's binomial pmf.  At grid nodes the cycle's truncated band sums must agree to
+    # rounding (the band drops terms below e^-32); between nodes the linear interpolation
+    # of a 640-point grid is allowed 2e-3 in log Q (where log Q > -40) and 1e-3 in theta
+    # (its effect on hours is below 2e-5 against an 8192-point grid).
+    from scipy.stats import binom
+
+    from spare_theory import training
+    from spare_theory.overhead import expected_stacks
+    from spare_theory.wipeout import wipeout_survival
+
+    cycle = training._SpareCycle(N, r)
+    f = np.arange(N + 1)
+    survival = wipeout_survival(N, r, f)
+    possible = np.ceil(N / np.maximum(N - f, 1)) <= r
+    inv = np.where(possible, 1.0 / expected_stacks(N, r, np.where(possible, f, 0)), 0.0)
+
+    def direct(u):
+        w = binom.pmf(f, N, -np.expm1(-u)) * survival * possible
+        return math.log(w.sum()), (w * inv).sum() / w.sum()
+
+    nodes = np.flatnonzero(cycle.log_q > -40)
+    for i in nodes[:: max(nodes.size // 12, 1)]:
+        log_q, theta = direct(cycle.u[i])
+        assert cycle.logq(cycle.u[i]) == pytest.approx(log_q, rel=1e-9, abs=1e-9)
+        assert cycle.theta(cycle.u[i]) == pytest.approx(theta, rel=1e-9)
+    for i in nodes[:-1][:: max(nodes.size // 12, 1)]:
+        u = (cycle.u[i] + cycle.u[i + 1]) / 2
+        log_q, theta = direct(u)
+        assert cycle.logq(u) == pytest.approx(log_q, abs=2e-3)
+        assert cycle.theta(u) == pytest.approx(theta, rel=1e-3)
