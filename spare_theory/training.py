@@ -122,10 +122,12 @@ def rep_throughput(N, r) -> float:
 def rep_survival_log(N, r, u):
     """``log P(no replica set dead at dimensionless time u)`` for Rep with ``r`` replicas.
 
-    With ``floor(N/r)`` disjoint sets, ``N mod r`` of them of size ``r + 1``
-    and the rest of size ``r``, and each group failed by ``u`` with
-    probability ``p = 1 - e^{-u}`` independently:
-    ``log Q = (sets_r) log(1 - p^r) + (sets_{r+1}) log(1 - p^{r+1})``.
+    With ``s = floor(N/r)`` disjoint sets sharing the ``N`` groups as
+    evenly as possible (``N mod s`` of size ``q + 1``, the rest of size
+    ``q = floor(N/s)``; ``q = r`` and ``N mod r`` sets of ``r + 1`` unless
+    the ``N mod r`` left-over groups outnumber the sets), and each group
+    failed by ``u`` with probability ``p = 1 - e^{-u}`` independently:
+    ``log Q = (sets_q) log(1 - p^q) + (sets_{q+1}) log(1 - p^{q+1})``.
     ``r = 1`` is CKPT-only: ``-N u``.  Broadcasts over ``u >= 0``.
     """
     N = as_count(N, "N")
@@ -136,11 +138,11 @@ def _rep_logq(N: int, r: int, u):
     """:func:`rep_survival_log` without argument checks (the optimiser's inner loop)."""
     log_p = _log_failed(u)
     sets = N // r
-    large = N - r * sets
+    size, large = divmod(N, sets)
     out = np.zeros(np.shape(log_p))
     with np.errstate(divide="ignore"):
         # Only sizes that occur: 0 * log(0) would be NaN once p = 1.
-        for count, size in ((sets - large, r), (large, r + 1)):
+        for count, size in ((sets - large, size), (large, size + 1)):
             if count:
                 out = out + count * _log1mexp(size * log_p)
     return out
