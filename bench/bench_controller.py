@@ -15,7 +15,7 @@ import time
 import numpy as np
 
 from spare_theory import WipedOut, min_stacks
-from spare_theory.overhead import stacks_trajectory
+from spare_theory.average_overhead import stacks_trajectory
 from spare_theory.placement import cyclic_placement
 
 

@@ -13,7 +13,7 @@ use.  Layers, lowest first (a lower layer never imports a higher one):
 1. ``placement``                     rulers and placements
 2. ``wipeout``, ``wipeout_sim``, ``symbolic``
                                      failure process, wipe-out, endurable failures
-3. ``stacks``, ``reordering``, ``overhead``
+3. ``stacks``, ``reordering``, ``average_overhead``
                                      exact ``S*``, the reordering controller, average overhead
 4. ``scenario``, ``training``, ``optimize``, ``training_sim``
                                      time to train and the optimiser
@@ -51,10 +51,10 @@ _API = {
     "ReorderPlan": "reordering",
     "reorder": "reordering",
     "ReorderingController": "reordering",
-    "simulate_overhead": "overhead",
-    "OverheadSamples": "overhead",
-    "overhead": "overhead",
-    "expected_stacks": "overhead",
+    "simulate_overhead": "average_overhead",
+    "OverheadSamples": "average_overhead",
+    "overhead": "average_overhead",
+    "expected_stacks": "average_overhead",
     # time to train
     "Scenario": "scenario",
     "time_to_train": "training",
@@ -75,13 +75,8 @@ def __getattr__(name):
         module = _API[name]
     except KeyError:
         raise AttributeError(f"module 'spare_theory' has no attribute {name!r}") from None
-    loaded = importlib.import_module(f"{__name__}.{module}")
-    value = getattr(loaded, name)
+    value = getattr(importlib.import_module(f"{__name__}.{module}"), name)
     globals()[name] = value
-    if module in _API:
-        # Importing a submodule binds its name here; a function of the same
-        # name (reorder, overhead, sweep) must win over the module.
-        globals()[module] = getattr(loaded, module)
     return value
 
 

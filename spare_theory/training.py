@@ -46,7 +46,7 @@ from scipy.interpolate import CubicSpline
 from scipy.special import gammaln, lambertw
 
 from ._validation import as_choice, as_count, as_real
-from .overhead import expected_stacks
+from .average_overhead import expected_stacks
 from .scenario import Scenario
 # The sharp log-survival itself (private): the cycle needs its log, not P(T > f).
 from .wipeout import _log_survival_sharp

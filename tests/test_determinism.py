@@ -15,7 +15,7 @@ import pytest
 from spare_theory.placement import cyclic_placement, random_placement
 from spare_theory.scenario import Scenario
 from spare_theory.training_sim import simulate_training
-from spare_theory.overhead import simulate_overhead
+from spare_theory.average_overhead import simulate_overhead
 from spare_theory.wipeout_sim import sampling_plan, simulate_wipeout
 
 SCENARIO = dict(gpus=64, gpus_per_group=2, gpu_mtbf_hours=400.0, restart_minutes=30.0,

@@ -19,7 +19,7 @@ LAYERS = {
     "symbolic": 2,
     "stacks": 3,
     "reordering": 3,
-    "overhead": 3,
+    "average_overhead": 3,
     "scenario": 4,
     "training": 4,
     "optimize": 4,

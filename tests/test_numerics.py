@@ -12,9 +12,9 @@ import mpmath as mp
 import numpy as np
 import pytest
 
-import spare_theory.overhead as overhead_module
+import spare_theory.average_overhead as overhead_module
 from spare_theory.optimize import r_star_rule
-from spare_theory.overhead import expected_stacks, overhead
+from spare_theory.average_overhead import expected_stacks, overhead
 from spare_theory.stacks import stacks_lower_bound
 from spare_theory.wipeout import (
     _turning_point,

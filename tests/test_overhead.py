@@ -5,7 +5,7 @@ import pytest
 
 from spare_theory import OverheadSamples, expected_stacks, overhead, simulate_overhead, stacks_lower_bound
 from spare_theory._validation import as_seed_sequence, child_seed
-from spare_theory.overhead import overhead_from_survival, stacks_trajectory
+from spare_theory.average_overhead import overhead_from_survival, stacks_trajectory
 from spare_theory.placement import cyclic_placement
 
 K = 3.0  # tolerance: K standard errors of the simulated mean, plus the stated model slack

@@ -180,7 +180,7 @@ def test_spare_cycle_survival_matches_a_direct_binomial_sum(N, r):
     from scipy.stats import binom
 
     from spare_theory import training
-    from spare_theory.overhead import expected_stacks
+    from spare_theory.average_overhead import expected_stacks
     from spare_theory.wipeout import wipeout_survival
 
     cycle = training._SpareCycle(N, r)

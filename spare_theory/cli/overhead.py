@@ -20,7 +20,7 @@ def register(commands, tables) -> None:
 def _overhead(args) -> Output:
     # Imported here so that the CLI starts fast.
     from .._validation import as_seed_sequence
-    from ..overhead import overhead, simulate_overhead
+    from ..average_overhead import overhead, simulate_overhead
     from ..placement import cyclic_placement
 
     if args.trials < 0:

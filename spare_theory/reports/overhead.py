@@ -14,7 +14,7 @@ import pandas as pd
 
 from .._parallel import map_tasks
 from .._validation import as_count, as_seed_sequence, child_seed
-from ..overhead import overhead, simulate_overhead, stacks_trajectory
+from ..average_overhead import overhead, simulate_overhead, stacks_trajectory
 from ..placement import contiguous_placement, cyclic_placement, modular_ruler, random_placement
 from ..stacks import stacks_lower_bound
 from ._io import save_figure, write_table
