@@ -3,7 +3,7 @@
 A trial fails groups in uniformly random order from a fresh start until the
 wipe-out; ``T`` is the number of failures up to and including the wiping one,
 so the states visited without wipe-out are ``f = 0, 1, ..., T - 1`` with
-``S*_f = S*(first f failed groups)``.  Two averages (see ``docs/overhead.md``):
+``S*_f = S*(first f failed groups)``.  Two averages (see ``docs/theory.md`` section 3):
 
 * **per failure**: ``(1/T) sum_{f<T} S*_f``, every state counted once;
 * **time weighted**: ``sum_{f<T} S*_f / (N - f)  /  sum_{f<T} 1 / (N - f)``:
@@ -131,7 +131,7 @@ def expected_stacks(N, r, failures):
     """Model of ``E[S* | f failures, no wipe-out yet]`` for the cyclic ruler placement.
 
     ``E[S*_f] = ceil(N / (N - f))`` (the lower bound ``stacks_lower_bound``).
-    Measured with the exact controller (``docs/overhead.md``), ``S*`` exceeds
+    Measured with the exact controller (``docs/theory.md`` section 3), ``S*`` exceeds
     the bound only in rare states -- a few failures before the thresholds
     ``f = N(1 - 1/k)`` and just before a wipe-out, where types left with one
     or two survivors crowd a few hosts -- and this moves the trajectory
@@ -337,7 +337,7 @@ def overhead(N, r, weighting="failure"):
     float or numpy.ndarray
         ``sum_t P(T=t) * avg_{f<t} E[S*_f]`` with ``P(T > f)`` from
         :func:`spare_theory.wipeout.wipeout_survival` and ``E[S*_f]`` from
-        :func:`expected_stacks` (derivation in ``docs/overhead.md``).
+        :func:`expected_stacks` (derivation in ``docs/theory.md`` section 3).
         Memory and time do not grow with ``N`` (``O(r)`` closed forms for
         the running averages, quadrature over long supports): accurate for
         ``N`` up to 1e12 and ``r`` up to 64.

@@ -1,7 +1,7 @@
 """Expected time to train under CKPT-only, Rep+CKPT and SPARe+CKPT.
 
 A renewal-reward model over restart cycles (derivation and every assumption in
-``docs/training.md``).  A *cycle* starts when a global restart of cost ``R``
+``docs/theory.md`` section 4).  A *cycle* starts when a global restart of cost ``R``
 begins with all ``N`` groups healthy; groups then fail independently at rate
 ``lambda`` (also during the restart, the checkpoints and the computation) and
 stay failed until the next restart; the cycle ends at the *wipe-out*, the

@@ -15,7 +15,7 @@ Three answers, from rough to exact:
   the cyclic modular-ruler placement: the factorial-cumulant expansion of
   ``log P(T > f)`` to second order with exact hypergeometric moments and the
   pair overlaps the ruler allows (exact for ``r <= 2``).  Derivation in
-  ``docs/wipeout.md``.
+  ``docs/theory.md`` section 2.
 * :func:`exact_wipeout_survival` / :func:`exact_endurable_failures` -- exact
   enumeration of failure sets for any placement with ``N <= 24``.
 """

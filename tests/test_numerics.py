@@ -3,7 +3,7 @@
 References are evaluated independently: mpmath at 50 digits for the defining
 expressions, exact Python integers for the ceilings, and a plain O(N) float
 implementation of the overhead sums (written here from the definitions in
-``docs/overhead.md``) on the grid where the O(N) sum is feasible.
+``docs/theory.md`` section 3) on the grid where the O(N) sum is feasible.
 """
 
 import math
@@ -44,7 +44,7 @@ def _p(f, N, k):
 
 
 def _mp_log_expansion(f, N, r):
-    """``-S1 + S2 - S1^2/2`` (docs/wipeout.md) at 50 digits."""
+    """``-S1 + S2 - S1^2/2`` (docs/theory.md, section 2) at 50 digits."""
     n1 = mp.mpf(N) * r * (r - 1) / 2
     n0 = mp.mpf(N) * (N - 1) / 2 - n1
     S1 = N * _p(f, N, r)

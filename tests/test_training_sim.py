@@ -34,7 +34,7 @@ def test_model_matches_simulation(strategy, r, over):
     est = time_to_train(sc, strategy, r=r)
     sim = simulate_training(sc, strategy, r, est.checkpoint_interval_minutes, 60, seed=7)
     # Within K standard errors, or 1 %: the renewal-reward limit's O(1/cycles)
-    # boundary terms at ~30 cycles (docs/training.md).
+    # boundary terms at ~30 cycles (docs/theory.md, section 4).
     tol = max(K * sim.standard_error_hours, 0.01 * sim.mean_hours)
     assert abs(est.hours - sim.mean_hours) <= tol
     assert abs(est.restarts - sim.restarts.mean()) <= max(K * sim.restarts.std(ddof=1) / np.sqrt(60), 0.05 * est.restarts)
