@@ -155,18 +155,36 @@ def _shortest_window(residues: np.ndarray, modulus: int, r: int) -> tuple[int, n
     return int(spans[best]), ext[best : best + r] - ext[best]
 
 
-@functools.lru_cache(maxsize=None)
-def _constructed_ruler(r: int) -> tuple[int, ...]:
+# Largest r for which golomb_ruler builds a ruler: r(r-1)+1 <= N groups then
+# needs N >= 1e10, beyond any cluster; and it bounds the construction's cost.
+MAX_CONSTRUCTED_MARKS = 100_000
+# Budget of the affine search: multipliers tried times set size (element ops).
+_AFFINE_BUDGET = 20_000_000
+
+
+def _next_prime_above(r: int) -> int:
     p = r + 1
     while not _is_prime(p):
         p += 1
+    return p
+
+
+@functools.lru_cache(maxsize=None)
+def _constructed_ruler(r: int) -> tuple[int, ...]:
+    p = _next_prime_above(r)
     modulus = p * (p - 1)
     base = _ruzsa_set(p)
+    # Every unit multiplier for small p (r <= 64 tries all of them); beyond, an
+    # evenly spread deterministic sample within the budget.  a and -a mirror
+    # each other (same span), so only a < modulus/2 is needed.
+    candidates = np.arange(1, modulus // 2 + 1)
+    tries = max(64, _AFFINE_BUDGET // p)
+    if candidates.size > 4 * tries:
+        candidates = np.unique(np.linspace(1, modulus // 2, 4 * tries).astype(np.int64))
+    units = candidates[np.gcd(candidates, modulus) == 1][:tries]
     best_span, best = None, None
-    for a in range(1, modulus):
-        if math.gcd(a, modulus) != 1:
-            continue
-        span, window = _shortest_window((a * base) % modulus, modulus, r)
+    for a in units:
+        span, window = _shortest_window((int(a) * base) % modulus, modulus, r)
         if best_span is None or span < best_span:
             best_span, best = span, window
     return tuple(int(v) for v in best)
@@ -187,10 +205,22 @@ def golomb_ruler(r) -> tuple[int, ...]:
         Optimal for ``r <= 28``; for ``r > 28`` the affine-optimised Ruzsa
         construction described in the module docstring.
     """
-    r = as_count(r, "r")
+    r = as_count(r, "r", maximum=MAX_CONSTRUCTED_MARKS)
     if r in OPTIMAL_GOLOMB_RULERS:
         return OPTIMAL_GOLOMB_RULERS[r]
     return _constructed_ruler(r)
+
+
+def _known_groups(r: int) -> int:
+    """An ``N`` known to admit a modular ruler, without building one (``r`` may be huge).
+
+    ``2L + 1`` for an optimal ruler of length ``L``; past the table the
+    construction's length is below ``p(p-1)``, so ``2p(p-1) - 1``.
+    """
+    if r in OPTIMAL_GOLOMB_RULERS:
+        return 2 * OPTIMAL_GOLOMB_RULERS[r][-1] + 1
+    p = _next_prime_above(r)
+    return 2 * p * (p - 1) - 1
 
 
 def min_groups_for_ruler(r) -> int:
@@ -268,17 +298,16 @@ def modular_ruler(N, r) -> tuple[int, ...]:
     """
     r = as_count(r, "r")
     N = as_count(N, "N")
-    known = 2 * golomb_ruler(r)[-1] + 1
     if N < min_groups_for_ruler(r):
         raise ValueError(
             f"N={N} is too small for a modular ruler with r={r} marks: one needs "
-            f"N >= r(r-1)+1 = {min_groups_for_ruler(r)}; N >= {known} is known to work"
+            f"N >= r(r-1)+1 = {min_groups_for_ruler(r)}; N >= {_known_groups(r)} is known to work"
         )
     marks = _modular_ruler_cached(N, r)
     if marks is None:
         raise ValueError(
             f"no modular ruler with r={r} marks found for N={N} (construction and "
-            f"seeded search failed); N >= {known} is known to work"
+            f"seeded search failed); N >= {2 * golomb_ruler(r)[-1] + 1} is known to work"
         )
     return marks
 

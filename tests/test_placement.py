@@ -124,3 +124,16 @@ def test_group_stacks_inverts_hosts():
 def test_validate_hosts_rejects_malformed(hosts, match):
     with pytest.raises(ValueError, match=match):
         pl.validate_hosts(hosts)
+
+
+def test_huge_r_fails_fast_without_building_a_ruler():
+    # The message must not need the (huge) ruler itself: a bound is quoted instead.
+    with pytest.raises(ValueError, match=r"N=100 .*r=1000000000.*known to work"):
+        pl.modular_ruler(100, 10**9)
+    with pytest.raises(ValueError, match=r"r must be >= 1 and <= 100000"):
+        pl.golomb_ruler(10**6)
+
+
+def test_constructed_ruler_for_large_r_is_golomb():
+    marks = pl.golomb_ruler(500)
+    assert len(marks) == 500 and _all_differences_distinct(marks) and marks[-1] < 500 * 500
