@@ -40,11 +40,11 @@ from ._parallel import map_tasks
 from ._validation import as_choice, as_count, as_count_array, as_real, as_real_array
 from .optimize import optimal_plan
 from .scenario import Scenario
+from .training import STRATEGIES
 
 __all__ = ["sweep", "by_point", "restart_minutes", "RESTART_MODELS", "STRATEGIES", "SweepPoint"]
 
 RESTART_MODELS = ("constant", "linear")
-STRATEGIES = ("ckpt", "rep", "spare")
 
 # The published scenario that anchors both restart-cost models (MODEL.md section 1).
 ANCHOR_RESTART_MINUTES = 60.0

@@ -31,16 +31,14 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ._validation import as_choice, as_count, as_real, as_seed_sequence, child_seed
+from ._validation import as_count, as_real, as_seed_sequence, child_seed
 from .placement import cyclic_placement
 from .reordering import ReorderingController
 from .scenario import Scenario
 from .stacks import WipedOut
+from .training import _validate_plan
 
 __all__ = ["TrainingSamples", "simulate_training"]
-
-_STRATEGIES = ("ckpt", "rep", "spare")
-
 
 @dataclass(frozen=True)
 class TrainingSamples:
@@ -69,10 +67,11 @@ class TrainingSamples:
 
 
 class _Cycle:
-    """Failure state between two restarts: healthy groups and the wipe-out rule."""
+    """One cycle from a restart's start: its clock, healthy groups and the wipe-out rule."""
 
-    def __init__(self, strategy: str, N: int, r: int, hosts, rng):
+    def __init__(self, strategy: str, N: int, r: int, hosts, rng, t: float, lam: float):
         self.rng = rng
+        self.t, self.lam = t, lam
         self.alive = np.arange(N)
         self.healthy = N
         self.strategy = strategy
@@ -87,9 +86,44 @@ class _Cycle:
         else:
             self.throughput = 1.0
 
-    def next_failure(self, t: float, lam: float) -> float:
+        self.next_fail = self._draw_next_failure()
+
+    def _draw_next_failure(self) -> float:
         """Time of the next failure after ``t``: ``Exp(healthy * lam)`` later."""
-        return t + self.rng.exponential(1.0 / (self.healthy * lam)) if self.healthy else math.inf
+        return self.t + self.rng.exponential(1.0 / (self.healthy * self.lam)) if self.healthy else math.inf
+
+    def _fail(self) -> bool:
+        """Move the clock to the next failure and apply it; True at a wipe-out."""
+        self.t = self.next_fail
+        wiped = self.fail_next()
+        self.next_fail = self._draw_next_failure()
+        return wiped
+
+    def wait(self, duration: float) -> bool:
+        """Spend ``duration`` hours without computing (restart, checkpoint); True at a wipe-out."""
+        end = self.t + duration
+        while self.next_fail < end:
+            if self._fail():
+                return True
+        self.t = end
+        return False
+
+    def compute(self, tau: float, work_left: float) -> tuple[float, bool]:
+        """Compute for ``tau`` hours or until ``work_left`` is done: ``(work, wiped)``.
+
+        Work accrues at the current throughput, which changes at each failure.
+        """
+        work, left = 0.0, tau
+        while True:
+            end = self.t + min(left, (work_left - work) / self.throughput)
+            if self.next_fail >= end:
+                work += self.throughput * (end - self.t)
+                self.t = end
+                return work, False
+            work += self.throughput * (self.next_fail - self.t)
+            left -= self.next_fail - self.t
+            if self._fail():
+                return work, True
 
     def fail_next(self) -> bool:
         """Fail a uniformly random healthy group; True if this is a wipe-out."""
@@ -117,52 +151,19 @@ def _one_run(scenario: Scenario, strategy: str, r: int, tau: float, hosts, rng) 
     # Work within this tolerance of W counts as done (float rounding of sums).
     eps = 1e-12 * W
     t, saved, restarts = 0.0, 0.0, 0
-    fresh = True
+    fresh = True  # the run starts computing, with no initial restart (as Daly)
     while True:
-        cycle = _Cycle(strategy, N, r, hosts, rng)
-        next_fail = cycle.next_failure(t, lam)
-        wiped = False
-        if not fresh:
-            end = t + R
-            while next_fail < end and not wiped:
-                t = next_fail
-                wiped = cycle.fail_next()
-                next_fail = cycle.next_failure(t, lam)
-            if wiped:
-                restarts += 1
-                continue
-            t = end
+        cycle = _Cycle(strategy, N, r, hosts, rng, t, lam)
+        wiped = False if fresh else cycle.wait(R)
         fresh = False
         while not wiped:
-            # Compute phase of one segment.
-            work, left = 0.0, tau
-            while True:
-                end = t + min(left, (W - saved - work) / cycle.throughput)
-                if next_fail >= end:
-                    work += cycle.throughput * (end - t)
-                    t = end
-                    break
-                work += cycle.throughput * (next_fail - t)
-                left -= next_fail - t
-                t = next_fail
-                wiped = cycle.fail_next()
-                next_fail = cycle.next_failure(t, lam)
-                if wiped:
-                    break
-            if wiped:
-                break
-            # Checkpoint phase.
-            end = t + delta
-            while next_fail < end and not wiped:
-                t = next_fail
-                wiped = cycle.fail_next()
-                next_fail = cycle.next_failure(t, lam)
-            if wiped:
-                break
-            t = end
-            saved += work
-            if saved >= W - eps:
-                return t, restarts
+            work, wiped = cycle.compute(tau, W - saved)
+            wiped = wiped or cycle.wait(delta)
+            if not wiped:
+                saved += work
+                if saved >= W - eps:
+                    return cycle.t, restarts
+        t = cycle.t
         restarts += 1
 
 
@@ -197,16 +198,9 @@ def simulate_training(scenario, strategy, r, checkpoint_interval_minutes, trials
     ``work_hours`` to a few dozen cycles.  SPARe runs the exact online
     controller on every failure.
     """
-    if not isinstance(scenario, Scenario):
-        raise ValueError(f"scenario must be a Scenario, got {type(scenario).__name__}")
-    strategy = as_choice(strategy, "strategy", _STRATEGIES)
+    # The same checks as the model it is compared with (strategy, r, ruler at N).
+    strategy, r = _validate_plan(scenario, strategy, r)
     N = scenario.groups
-    if strategy == "ckpt":
-        if r is not None and as_count(r, "r") != 1:
-            raise ValueError(f"r must be 1 (or None) for strategy 'ckpt', got {r}")
-        r = 1
-    else:
-        r = as_count(r, "r", maximum=N)
     tau = as_real(checkpoint_interval_minutes, "checkpoint_interval_minutes", minimum=0.0, strict_minimum=True) / 60
     trials = as_count(trials, "trials")
     seed = as_seed_sequence(seed)
