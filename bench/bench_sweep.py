@@ -35,12 +35,17 @@ BUDGET_SECONDS = 30.0
 
 
 def _reset_caches():
-    """Empty every model cache below the sweep, so each measurement starts cold."""
-    from spare_theory import placement, training, wipeout
+    """Empty every functools cache in the package, so each measurement starts cold."""
+    import importlib
+    import pkgutil
 
-    for cached in (placement._modular_ruler_cached, training._cycle, training._restart_part,
-                   wipeout._turning_point, wipeout._endurable_failures_one):
-        cached.cache_clear()
+    import spare_theory
+
+    for info in pkgutil.walk_packages(spare_theory.__path__, "spare_theory."):
+        module = importlib.import_module(info.name)
+        for value in vars(module).values():
+            if callable(getattr(value, "cache_clear", None)):
+                value.cache_clear()
 
 
 # Where a cold sweep spends its time: cumulative seconds of these functions.
