@@ -13,6 +13,7 @@ __all__ = [
     "add_json",
     "add_seed",
     "add_executor_options",
+    "add_design_options",
     "add_report_options",
     "add_table_parser",
     "executor_from_args",
@@ -66,6 +67,16 @@ def executor_from_args(args):
     else:
         with LocalCluster(n_workers=workers, threads_per_worker=1, processes=True) as cluster, Client(cluster) as client:
             yield client.get_executor()
+
+
+def add_design_options(parser: argparse.ArgumentParser, *, trials: int, what: str) -> None:
+    """``--N --r`` of a cyclic ruler placement, ``--trials`` (0 skips the simulation), ``--seed``, ``--json``."""
+    parser.add_argument("--N", type=int, required=True, help="number of data-parallel groups")
+    parser.add_argument("--r", type=int, required=True, help="redundancy (hosts per shard type)")
+    parser.add_argument("--trials", type=int, default=trials,
+                        help=f"simulated {what} (default {trials}; 0 skips the simulation)")
+    add_seed(parser)
+    add_json(parser)
 
 
 def add_report_options(parser: argparse.ArgumentParser) -> None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 
-from ._common import Output, add_json, add_seed, add_table_parser, executor_from_args
+from ._common import Output, add_design_options, add_table_parser, executor_from_args
 
 
 def register(commands, tables) -> None:
@@ -12,11 +12,7 @@ def register(commands, tables) -> None:
         "mu", help="endurable failures mu(N, r): Gamma form, sharp form and Monte Carlo",
         description="Failures a cyclic modular-ruler placement endures until a shard type is wiped out.",
     )
-    parser.add_argument("--N", type=int, required=True, help="data-parallel groups")
-    parser.add_argument("--r", type=int, required=True, help="redundancy (hosts per shard type)")
-    parser.add_argument("--trials", type=int, default=2000, help="Monte Carlo trials (default 2000; 0 skips the simulation)")
-    add_seed(parser)
-    add_json(parser)
+    add_design_options(parser, trials=2000, what="failure orders")
     parser.set_defaults(handler=_run_mu)
 
     add_table_parser(

@@ -2,16 +2,12 @@
 
 from __future__ import annotations
 
-from ._common import Output, add_json, add_seed, add_table_parser
+from ._common import Output, add_design_options, add_table_parser
 
 
 def register(commands, tables) -> None:
     parser = commands.add_parser("overhead", help="average stack overhead S(N, r): closed forms and simulation")
-    parser.add_argument("--N", type=int, required=True, help="number of data-parallel groups")
-    parser.add_argument("--r", type=int, required=True, help="redundancy (shards per group)")
-    parser.add_argument("--trials", type=int, default=100, help="simulated trajectories (default 100; 0 skips)")
-    add_seed(parser)
-    add_json(parser)
+    add_design_options(parser, trials=100, what="trajectories")
     parser.set_defaults(handler=_overhead)
 
     add_table_parser(tables, "overhead", help="overhead closed forms versus simulation, placement ablation")
