@@ -10,7 +10,9 @@ restart) until ``work_hours`` of work are saved by a checkpoint.  Events:
 * **wipe-out**: CKPT-only at every failure; Rep when every group of one replica
   set has failed (sets ``g mod floor(N/r)``); SPARe when
   :class:`~spare_theory.reordering.ReorderingController` on the real cyclic
-  modular-ruler placement raises :class:`~spare_theory.stacks.WipedOut`.
+  modular-ruler placement raises :class:`~spare_theory.stacks.WipedOut`
+  (``overhead_source="controller"``), or at the ``T``-th failure of a
+  trajectory drawn from a pool (``"pool"``, below).
   The work since the last completed checkpoint is lost and a global restart
   of ``R`` follows, after which all groups are healthy; a wipe-out during a
   restart starts a new restart.
@@ -19,6 +21,21 @@ restart) until ``work_hours`` of work are saved by a checkpoint.  Events:
   after ``tau`` of compute time (or when the remaining work is done) a
   checkpoint of ``delta`` saves the segment's work if no wipe-out strikes
   before it ends.
+
+**Trajectory pool.**  The controller costs ``O(N r)`` per cycle plus a
+matching step per failure (seconds per cycle at ``N = 75,000``, ``r = 17``).
+Beyond ``CONTROLLER_MAX_GROUPS`` groups SPARe instead simulates
+``pool_size`` whole failure trajectories to wipe-out once, on the same real
+placement with the same exact controller
+(:func:`~spare_theory.average_overhead.stacks_trajectory` of a uniformly
+random failure order), each giving ``S*_f`` for ``f = 0..T-1`` and ``T``.
+Every cycle draws one trajectory uniformly from the pool; failure *times*
+are still simulated event by event, throughput in state ``f`` is
+``1 / S*_f`` of that trajectory and the wipe-out comes at its ``T``-th
+failure.  Each cycle's trajectory is a true sample of the failure process,
+so the mean is unbiased, but cycles share the pool: with a small
+``pool_size`` the spread between runs under-represents the trajectory
+variance (and all runs of one call share the pool's sampling error).
 
 Nothing here uses ``wipeout_survival``, ``expected_stacks`` or
 :mod:`spare_theory.training`.
@@ -31,14 +48,23 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ._validation import as_count, as_real, as_seed_sequence, child_seed
+from ._validation import as_choice, as_count, as_real, as_seed_sequence, child_seed
+from .average_overhead import stacks_trajectory
 from .placement import cyclic_placement
 from .reordering import ReorderingController
 from .scenario import Scenario
 from .stacks import WipedOut
 from .training import _validate_plan
 
-__all__ = ["TrainingSamples", "simulate_training"]
+__all__ = ["TrainingSamples", "simulate_training", "CONTROLLER_MAX_GROUPS"]
+
+OVERHEAD_SOURCES = ("auto", "controller", "pool")
+# "auto" runs the controller per cycle up to this many groups (about 0.1 s per
+# trajectory at N = 20,000, r = 9) and draws from a trajectory pool beyond.
+CONTROLLER_MAX_GROUPS = 20_000
+# The pool's streams sit under this spawn-key prefix, out of reach of the trial
+# indices i of child_seed(seed, i).
+_POOL_KEY = 2**63
 
 @dataclass(frozen=True)
 class TrainingSamples:
@@ -69,14 +95,18 @@ class TrainingSamples:
 class _Cycle:
     """One cycle from a restart's start: its clock, healthy groups and the wipe-out rule."""
 
-    def __init__(self, strategy: str, N: int, r: int, hosts, rng, t: float, lam: float):
+    def __init__(self, strategy: str, N: int, r: int, hosts, pool, rng, t: float, lam: float):
         self.rng = rng
         self.t, self.lam = t, lam
         self.alive = np.arange(N)
-        self.healthy = N
+        self.N = self.healthy = N
         self.strategy = strategy
+        self.trajectory = None
         if strategy == "spare":
-            self.controller = ReorderingController(hosts)
+            if pool is None:
+                self.controller = ReorderingController(hosts)
+            else:
+                self.trajectory = pool[int(rng.integers(len(pool)))]
             self.throughput = 1.0
         elif strategy == "rep":
             self.sets = N // r
@@ -127,6 +157,14 @@ class _Cycle:
 
     def fail_next(self) -> bool:
         """Fail a uniformly random healthy group; True if this is a wipe-out."""
+        if self.trajectory is not None:
+            # Pool mode: the drawn trajectory fixes S*_f and T, not the group.
+            self.healthy -= 1
+            f = self.N - self.healthy
+            if f >= self.trajectory.size:
+                return True
+            self.throughput = 1.0 / self.trajectory[f]
+            return False
         i = int(self.rng.integers(self.healthy))
         g = int(self.alive[i])
         self.healthy -= 1
@@ -144,7 +182,7 @@ class _Cycle:
         return False
 
 
-def _one_run(scenario: Scenario, strategy: str, r: int, tau: float, hosts, rng) -> tuple[float, int]:
+def _one_run(scenario: Scenario, strategy: str, r: int, tau: float, hosts, pool, rng) -> tuple[float, int]:
     """Hours and restarts of one run (times in hours)."""
     N, lam = scenario.groups, scenario.group_failure_rate_per_hour
     R, delta, W = scenario.restart_minutes / 60, scenario.checkpoint_minutes / 60, scenario.work_hours
@@ -153,7 +191,7 @@ def _one_run(scenario: Scenario, strategy: str, r: int, tau: float, hosts, rng) 
     t, saved, restarts = 0.0, 0.0, 0
     fresh = True  # the run starts computing, with no initial restart (as Daly)
     while True:
-        cycle = _Cycle(strategy, N, r, hosts, rng, t, lam)
+        cycle = _Cycle(strategy, N, r, hosts, pool, rng, t, lam)
         wiped = False if fresh else cycle.wait(R)
         fresh = False
         while not wiped:
@@ -167,7 +205,26 @@ def _one_run(scenario: Scenario, strategy: str, r: int, tau: float, hosts, rng) 
         restarts += 1
 
 
-def simulate_training(scenario, strategy, r, checkpoint_interval_minutes, trials, *, seed) -> TrainingSamples:
+def _trajectory_pool(hosts, size: int, seed) -> list[np.ndarray]:
+    """``size`` trajectories of ``S*_f`` to wipe-out, from uniformly random failure orders."""
+    N = hosts.shape[0]
+    return [
+        stacks_trajectory(hosts, np.random.default_rng(child_seed(seed, _POOL_KEY, k)).permutation(N))
+        for k in range(size)
+    ]
+
+
+def simulate_training(
+    scenario,
+    strategy,
+    r,
+    checkpoint_interval_minutes,
+    trials,
+    *,
+    seed,
+    overhead_source="auto",
+    pool_size=64,
+) -> TrainingSamples:
     """Simulate ``trials`` whole training runs event by event.
 
     Parameters
@@ -184,8 +241,20 @@ def simulate_training(scenario, strategy, r, checkpoint_interval_minutes, trials
     trials : int
         Number of independent runs, ``>= 1``.
     seed : int or numpy.random.SeedSequence
-        Run ``i`` uses ``child_seed(seed, i)``: results do not depend on how
-        the trials are split or spread.
+        Run ``i`` uses ``child_seed(seed, i)`` and pool trajectory ``k``
+        ``child_seed(seed, 2**63, k)``: results do not depend on how the
+        trials are split or spread.
+    overhead_source : {"auto", "controller", "pool"}
+        Where SPARe's ``S*`` and wipe-outs come from (ignored for the other
+        strategies): the exact controller in every cycle, or a pool of
+        ``pool_size`` controller trajectories (module docstring).
+        ``"auto"``: the controller for ``N <= CONTROLLER_MAX_GROUPS``
+        (20,000), the pool beyond.
+    pool_size : int
+        Trajectories in the pool, ``>= 1``.  The pool costs ``pool_size``
+        controller trajectories once (about 4 s each at ``N = 75,000``,
+        ``r = 17``); run-to-run spread under-represents the trajectory
+        variance when it is small.
 
     Returns
     -------
@@ -195,8 +264,9 @@ def simulate_training(scenario, strategy, r, checkpoint_interval_minutes, trials
     Notes
     -----
     Cost grows with the number of events (failures, segments); keep
-    ``work_hours`` to a few dozen cycles.  SPARe runs the exact online
-    controller on every failure.
+    ``work_hours`` to a few dozen cycles.  SPARe in controller mode runs the
+    exact online controller on every failure of every cycle; the pool mode
+    runs it for ``pool_size`` trajectories only.
     """
     # The same checks as the model it is compared with (strategy, r, ruler at N).
     strategy, r = _validate_plan(scenario, strategy, r)
@@ -204,10 +274,15 @@ def simulate_training(scenario, strategy, r, checkpoint_interval_minutes, trials
     tau = as_real(checkpoint_interval_minutes, "checkpoint_interval_minutes", minimum=0.0, strict_minimum=True) / 60
     trials = as_count(trials, "trials")
     seed = as_seed_sequence(seed)
+    overhead_source = as_choice(overhead_source, "overhead_source", OVERHEAD_SOURCES)
+    pool_size = as_count(pool_size, "pool_size")
+    if overhead_source == "auto":
+        overhead_source = "controller" if N <= CONTROLLER_MAX_GROUPS else "pool"
     hosts = cyclic_placement(N, r) if strategy == "spare" else None
+    pool = _trajectory_pool(hosts, pool_size, seed) if hosts is not None and overhead_source == "pool" else None
     hours = np.empty(trials)
     restarts = np.empty(trials, dtype=np.int64)
     for i in range(trials):
         rng = np.random.default_rng(child_seed(seed, i))
-        hours[i], restarts[i] = _one_run(scenario, strategy, r, tau, hosts, rng)
+        hours[i], restarts[i] = _one_run(scenario, strategy, r, tau, hosts, pool, rng)
     return TrainingSamples(hours, restarts)

@@ -1,6 +1,7 @@
 import numpy as np
 import pytest
 
+from spare_theory import training_sim
 from spare_theory.scenario import Scenario
 from spare_theory.training import time_to_train
 from spare_theory.training_sim import simulate_training
@@ -73,11 +74,58 @@ def test_no_failures_gives_work_plus_checkpoints():
         (dict(trials=0), "trials"),
         (dict(seed=-1), "seed"),
         (dict(seed=None), "seed"),
+        (dict(overhead_source="closed"), "overhead_source"),
+        (dict(overhead_source=None), "overhead_source"),
+        (dict(pool_size=0), "pool_size"),
+        (dict(pool_size=2.5), "pool_size"),
     ],
 )
 def test_bad_arguments(kwargs, name):
-    args = dict(strategy="rep", r=2, checkpoint_interval_minutes=60, trials=2, seed=0)
+    args = dict(strategy="spare", r=3, checkpoint_interval_minutes=60, trials=2, seed=0)
     args.update(kwargs)
-    seed = args.pop("seed")
     with pytest.raises(ValueError, match=name):
-        simulate_training(Scenario(**BASE, work_hours=5), **args, seed=seed)
+        simulate_training(Scenario(**BASE, work_hours=5), **args)
+
+
+
+def test_pool_matches_controller():
+    """Pool mode reproduces the per-cycle controller's mean hours.
+
+    Runs of one call share their pool, so the spread of their hours misses the
+    pool's own sampling error; the pool-mode standard error is taken from the
+    spread of independent calls (independent pools) instead.
+    """
+    sc = _with_cycles("spare", 5, cycles=25, gpus=8000, gpu_mtbf_hours=20000.0, restart_minutes=30)  # N = 1000
+    tau = time_to_train(sc, "spare", r=5).checkpoint_interval_minutes
+    ctrl = simulate_training(sc, "spare", 5, tau, 30, seed=11, overhead_source="controller")
+    calls = np.array(
+        [
+            simulate_training(sc, "spare", 5, tau, 6, seed=np.random.SeedSequence(12, spawn_key=(j,)), overhead_source="pool", pool_size=16).mean_hours
+            for j in range(10)
+        ]
+    )
+    se = np.hypot(ctrl.standard_error_hours, calls.std(ddof=1) / np.sqrt(calls.size))
+    assert abs(calls.mean() - ctrl.mean_hours) <= K * se
+
+
+def test_pool_seeded_and_independent_of_batching():
+    sc = Scenario(**BASE, work_hours=30)
+    args = ("spare", 3, 60)
+    a = simulate_training(sc, *args, 6, seed=3, overhead_source="pool", pool_size=8)
+    b = simulate_training(sc, *args, 3, seed=3, overhead_source="pool", pool_size=8)
+    c = simulate_training(sc, *args, 6, seed=4, overhead_source="pool", pool_size=8)
+    np.testing.assert_array_equal(a.hours[:3], b.hours)
+    np.testing.assert_array_equal(a.restarts[:3], b.restarts)
+    assert not np.array_equal(a.hours, c.hours)
+    # The pool draws are not the controller's: a different sample from the same seed.
+    assert not np.array_equal(a.hours, simulate_training(sc, *args, 6, seed=3, overhead_source="controller").hours)
+
+
+def test_auto_switches_to_pool_above_threshold(monkeypatch):
+    sc = Scenario(**BASE, work_hours=30)  # N = 128
+    run = lambda **kw: simulate_training(sc, "spare", 3, 60, 4, seed=5, **kw).hours  # noqa: E731
+    # At or under the threshold "auto" is the controller, bit for bit.
+    np.testing.assert_array_equal(run(), run(overhead_source="controller"))
+    monkeypatch.setattr(training_sim, "CONTROLLER_MAX_GROUPS", 127)
+    np.testing.assert_array_equal(run(), run(overhead_source="pool"))
+    assert not np.array_equal(run(), run(overhead_source="controller"))
