@@ -43,12 +43,16 @@ def main() -> None:
     baseline, t_base = timed(from_scratch, hosts, order)
     assert np.array_equal(online, baseline), "controller disagrees with min_stacks"
     print(f"N=4096 r=12: T={online.size} failures, max S*={online.max()}")
-    print(f"  from scratch {t_base:.2f} s, controller {t_online:.3f} s, ratio {t_base / t_online:.0f}x (target >= 20x)")
+    print(
+        f"  from scratch {t_base:.2f} s, controller {t_online:.3f} s, ratio {t_base / t_online:.0f}x (target >= 20x)"
+    )
 
     hosts = cyclic_placement(75_000, 17)
     order = np.random.default_rng(0).permutation(75_000)
     traj, t_big = timed(stacks_trajectory, hosts, order)
-    print(f"N=75000 r=17: T={traj.size} failures, max S*={traj.max()}, {t_big:.1f} s (target <= 60 s)")
+    print(
+        f"N=75000 r=17: T={traj.size} failures, max S*={traj.max()}, {t_big:.1f} s (target <= 60 s)"
+    )
 
 
 if __name__ == "__main__":

@@ -29,8 +29,12 @@ print(json.dumps({"seconds": seconds, "peak_kib": peak, "before_kib": base, "mea
 
 
 def run(N: int, r: int, trials: int, cap: int) -> dict:
-    out = subprocess.run([sys.executable, "-c", CHILD, str(N), str(r), str(trials), str(cap)],
-                         check=True, capture_output=True, text=True)
+    out = subprocess.run(
+        [sys.executable, "-c", CHILD, str(N), str(r), str(trials), str(cap)],
+        check=True,
+        capture_output=True,
+        text=True,
+    )
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
@@ -43,10 +47,12 @@ def main() -> None:
     for cap in (2**30, 2**28):
         res = run(args.N, args.r, args.trials, cap)
         extra = (res["peak_kib"] - res["before_kib"]) * 1024
-        print(f"N={args.N:,} r={args.r} trials={args.trials} cap={cap / 2**20:.0f} MiB: "
-              f"peak RSS {res['peak_kib'] / 1024:.0f} MiB (placement+interpreter {res['before_kib'] / 1024:.0f} MiB, "
-              f"simulation adds {extra / 2**20:.0f} MiB = {extra / cap:.2f} of the cap), "
-              f"{args.trials / res['seconds']:.1f} trials/s, mean T = {res['mean_T']:,.0f}")
+        print(
+            f"N={args.N:,} r={args.r} trials={args.trials} cap={cap / 2**20:.0f} MiB: "
+            f"peak RSS {res['peak_kib'] / 1024:.0f} MiB (placement+interpreter {res['before_kib'] / 1024:.0f} MiB, "
+            f"simulation adds {extra / 2**20:.0f} MiB = {extra / cap:.2f} of the cap), "
+            f"{args.trials / res['seconds']:.1f} trials/s, mean T = {res['mean_T']:,.0f}"
+        )
 
 
 if __name__ == "__main__":

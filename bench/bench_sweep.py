@@ -71,7 +71,9 @@ def _profile():
     seconds = {}
     for label, (filename, function) in _HOTSPOTS.items():
         seconds[label] = sum(
-            cum for (path, _, name), (_, _, _, cum, _) in stats.items() if path.endswith(filename) and name == function
+            cum
+            for (path, _, name), (_, _, _, cum, _) in stats.items()
+            if path.endswith(filename) and name == function
         )
     return seconds, total
 
@@ -81,19 +83,25 @@ def main():
     parser.add_argument("--no-pool", action="store_true", help="skip the process-pool run")
     args = parser.parse_args()
     points = np.prod([len(v) for v in GRID.values()])
-    print(f"grid: {points} points, gpus {GRID['gpus'][0]:,}..{GRID['gpus'][-1]:,}, "
-          f"MTBF x0.5..x2 of {LLAMA3_H100_GPU_MTBF_HOURS:,.0f} h, {GRID['gpus_per_group']} GPUs per group, "
-          "linear restart, all three strategies")
+    print(
+        f"grid: {points} points, gpus {GRID['gpus'][0]:,}..{GRID['gpus'][-1]:,}, "
+        f"MTBF x0.5..x2 of {LLAMA3_H100_GPU_MTBF_HOURS:,.0f} h, {GRID['gpus_per_group']} GPUs per group, "
+        "linear restart, all three strategies"
+    )
 
     start = time.perf_counter()
     _reset_caches()
     sweep(**GRID, progress=False)
     serial = time.perf_counter() - start
-    print(f"serial sweep: {serial:.1f} s = {serial / BUDGET_SECONDS:.2f} x the {BUDGET_SECONDS:.0f} s budget "
-          f"({1000 * serial / points:.1f} ms per point, from cold caches)")
+    print(
+        f"serial sweep: {serial:.1f} s = {serial / BUDGET_SECONDS:.2f} x the {BUDGET_SECONDS:.0f} s budget "
+        f"({1000 * serial / points:.1f} ms per point, from cold caches)"
+    )
 
     seconds, total = _profile()
-    print(f"cold serial sweep under cProfile: {total:.1f} s; cumulative time (nested, so shares overlap):")
+    print(
+        f"cold serial sweep under cProfile: {total:.1f} s; cumulative time (nested, so shares overlap):"
+    )
     for label, value in seconds.items():
         print(f"  {value:6.1f} s ({100 * value / total:4.1f} %)  {label}")
 

@@ -30,8 +30,17 @@ from spare_theory.scenario import Scenario
 from spare_theory.training import time_to_train
 
 GRID = [
-    Scenario(gpus=g, gpus_per_group=m, gpu_mtbf_hours=mtbf, restart_minutes=rst, checkpoint_minutes=5, work_hours=720)
-    for g, m, mtbf, rst in itertools.product((100_000, 600_000), (256, 2048), (20_000, 50_000), (15, 60))
+    Scenario(
+        gpus=g,
+        gpus_per_group=m,
+        gpu_mtbf_hours=mtbf,
+        restart_minutes=rst,
+        checkpoint_minutes=5,
+        work_hours=720,
+    )
+    for g, m, mtbf, rst in itertools.product(
+        (100_000, 600_000), (256, 2048), (20_000, 50_000), (15, 60)
+    )
 ]
 STRATEGIES = ("ckpt", "rep", "spare")
 
@@ -45,7 +54,9 @@ def _baseline_interval(sc, strategy, r):
     hi = math.log(min(young * 100, 600 * sc.work_hours, M / 2 if r > 1 else math.inf))
     res = minimize_scalar(
         lambda x: time_to_train(sc, strategy, r=r, checkpoint_interval_minutes=math.exp(x)).hours,
-        bounds=(lo, max(hi, lo + 1e-6)), method="bounded", options={"xatol": 1e-3},
+        bounds=(lo, max(hi, lo + 1e-6)),
+        method="bounded",
+        options={"xatol": 1e-3},
     )
     return time_to_train(sc, strategy, r=r, checkpoint_interval_minutes=math.exp(res.x)).hours
 
@@ -72,7 +83,7 @@ def _clear():
 
 
 def run(plan, cold: bool) -> tuple[dict, dict]:
-    seconds = {s: 0.0 for s in STRATEGIES}
+    seconds = dict.fromkeys(STRATEGIES, 0.0)
     hours = {s: [] for s in STRATEGIES}
     for sc in GRID:
         for s in STRATEGIES:
@@ -81,7 +92,9 @@ def run(plan, cold: bool) -> tuple[dict, dict]:
             t = time.perf_counter()
             hours[s].append(plan(sc, s))
             seconds[s] += time.perf_counter() - t
-    return {s: 1e3 * v / len(GRID) for s, v in seconds.items()}, {s: np.array(v) for s, v in hours.items()}
+    return {s: 1e3 * v / len(GRID) for s, v in seconds.items()}, {
+        s: np.array(v) for s, v in hours.items()
+    }
 
 
 def main():
@@ -92,12 +105,16 @@ def main():
         label = "cold" if cold else "warm"
         for s in STRATEGIES:
             gain = (fast_hours[s] - base_hours[s]) / base_hours[s]
-            print(f"{label} {s:6s} baseline {base[s]:8.1f} ms/plan  fast {fast[s]:7.1f} ms/plan  "
-                  f"speed-up {base[s] / fast[s]:5.1f}x  hours fast vs baseline: "
-                  f"min {gain.min():+.1e}, max {gain.max():+.1e}")
+            print(
+                f"{label} {s:6s} baseline {base[s]:8.1f} ms/plan  fast {fast[s]:7.1f} ms/plan  "
+                f"speed-up {base[s] / fast[s]:5.1f}x  hours fast vs baseline: "
+                f"min {gain.min():+.1e}, max {gain.max():+.1e}"
+            )
         total_base, total_fast = sum(base.values()), sum(fast.values())
-        print(f"{label} all three strategies: baseline {total_base:.1f} ms, fast {total_fast:.1f} ms per scenario "
-              f"({total_base / total_fast:.1f}x)")
+        print(
+            f"{label} all three strategies: baseline {total_base:.1f} ms, fast {total_fast:.1f} ms per scenario "
+            f"({total_base / total_fast:.1f}x)"
+        )
 
 
 if __name__ == "__main__":

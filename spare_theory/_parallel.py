@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import concurrent.futures as cf
 import sys
-from typing import Any, Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any
 
 from tqdm.auto import tqdm
 

@@ -15,13 +15,13 @@ import numbers
 import numpy as np
 
 __all__ = [
+    "as_choice",
     "as_count",
     "as_count_array",
     "as_real",
     "as_real_array",
     "as_seed_sequence",
     "child_seed",
-    "as_choice",
 ]
 
 

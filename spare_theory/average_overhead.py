@@ -19,7 +19,14 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import special
 
-from ._validation import as_choice, as_count, as_count_array, as_real_array, as_seed_sequence, child_seed
+from ._validation import (
+    as_choice,
+    as_count,
+    as_count_array,
+    as_real_array,
+    as_seed_sequence,
+    child_seed,
+)
 from .placement import validate_hosts
 from .reordering import ReorderingController
 from .stacks import WipedOut, stacks_lower_bound
@@ -27,11 +34,11 @@ from .wipeout import _DIRECT_TERMS, _log_survival_sharp, _smooth_sum, _tail_end
 
 __all__ = [
     "OverheadSamples",
-    "simulate_overhead",
-    "stacks_trajectory",
     "expected_stacks",
     "overhead",
     "overhead_from_survival",
+    "simulate_overhead",
+    "stacks_trajectory",
 ]
 
 WEIGHTINGS = ("failure", "time")
@@ -154,7 +161,9 @@ def expected_stacks(N, r, failures):
         Stack layers (step cost relative to a failure-free step).
     """
     N_arr, r_arr, f_arr = np.broadcast_arrays(
-        as_count_array(N, "N"), as_count_array(r, "r"), as_count_array(failures, "failures", minimum=0)
+        as_count_array(N, "N"),
+        as_count_array(r, "r"),
+        as_count_array(failures, "failures", minimum=0),
     )
     if np.any(r_arr > N_arr):
         raise ValueError("r must be <= N")
@@ -162,7 +171,9 @@ def expected_stacks(N, r, failures):
         raise ValueError("failures must be < N")
     out = np.asarray(stacks_lower_bound(N_arr, f_arr), dtype=float)
     if np.any(out > r_arr):
-        raise ValueError("failures must leave ceil(N/(N-f)) <= r: more failures make a wipe-out certain")
+        raise ValueError(
+            "failures must leave ceil(N/(N-f)) <= r: more failures make a wipe-out certain"
+        )
     return float(out) if out.ndim == 0 else out
 
 

@@ -21,7 +21,7 @@ from .placement import modular_ruler
 from .scenario import Scenario
 from .training import STRATEGIES, TrainingEstimate, time_to_train
 
-__all__ = ["Plan", "optimal_plan", "r_star_rule", "R_STAR_CONSTANT"]
+__all__ = ["R_STAR_CONSTANT", "Plan", "optimal_plan", "r_star_rule"]
 
 # Published constant of the rule r* = floor(log2 N + 0.833); its derivation
 # (close to Euler's gamma / ln 2 = 0.8327) is symbolic.derive_r_star_constant.

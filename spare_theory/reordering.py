@@ -34,7 +34,7 @@ from ._validation import as_count
 from .placement import group_stacks, validate_hosts
 from .stacks import WipedOut, min_stacks, validate_failed
 
-__all__ = ["ReorderPlan", "reorder", "ReorderingController"]
+__all__ = ["ReorderPlan", "ReorderingController", "reorder"]
 
 
 @dataclass(frozen=True)

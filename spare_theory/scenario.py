@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 from ._validation import as_choice, as_count, as_real
 
-__all__ = ["Scenario", "LLAMA3_H100_GPU_MTBF_HOURS", "FAILURE_LAWS"]
+__all__ = ["FAILURE_LAWS", "LLAMA3_H100_GPU_MTBF_HOURS", "Scenario"]
 
 # Llama 3 405B pre-training: 419 unexpected interruptions in 54 days on 16,384
 # H100 GPUs (Dubey et al. 2024; MODEL.md section 6): 16384 * 54 * 24 / 419
@@ -73,9 +73,13 @@ class Scenario:
         checked = {
             "gpus": gpus,
             "gpus_per_group": per_group,
-            "gpu_mtbf_hours": as_real(self.gpu_mtbf_hours, "gpu_mtbf_hours", minimum=0.0, strict_minimum=True),
+            "gpu_mtbf_hours": as_real(
+                self.gpu_mtbf_hours, "gpu_mtbf_hours", minimum=0.0, strict_minimum=True
+            ),
             "restart_minutes": as_real(self.restart_minutes, "restart_minutes", minimum=0.0),
-            "checkpoint_minutes": as_real(self.checkpoint_minutes, "checkpoint_minutes", minimum=0.0),
+            "checkpoint_minutes": as_real(
+                self.checkpoint_minutes, "checkpoint_minutes", minimum=0.0
+            ),
             "work_hours": as_real(self.work_hours, "work_hours", minimum=0.0, strict_minimum=True),
             "failure_law": as_choice(self.failure_law, "failure_law", FAILURE_LAWS),
         }
@@ -106,7 +110,7 @@ class Scenario:
         checkpoint_minutes: float = 5.0,
         work_hours: float = 720.0,
         restart_minutes: float = 60.0,
-    ) -> "Scenario":
+    ) -> Scenario:
         """The published scenario: 600,000 H100 GPUs, Llama-3-derived per-GPU MTBF, 60 min restart.
 
         The cluster MTBF is ``60 * 50,678 / 600,000 = 5.07`` minutes.  The
@@ -129,4 +133,3 @@ class Scenario:
             f"R={self.restart_minutes:g} min, delta={self.checkpoint_minutes:g} min, "
             f"work {self.work_hours:g} h"
         )
-

@@ -140,6 +140,6 @@ def min_stacks(hosts, failed) -> int:
     failed = validate_failed(failed, N)
     types, groups = _surviving_edges(hosts, failed)
     S = stacks_lower_bound(N, failed.size)
-    while S < r and not _feasible(N, types, groups, S):
+    while r > S and not _feasible(N, types, groups, S):
         S += 1
     return S

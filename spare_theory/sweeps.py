@@ -42,7 +42,7 @@ from .optimize import optimal_plan
 from .scenario import Scenario
 from .training import STRATEGIES
 
-__all__ = ["sweep", "by_point", "restart_minutes", "RESTART_MODELS", "STRATEGIES", "SweepPoint"]
+__all__ = ["RESTART_MODELS", "STRATEGIES", "SweepPoint", "by_point", "restart_minutes", "sweep"]
 
 RESTART_MODELS = ("constant", "linear")
 
@@ -51,7 +51,9 @@ ANCHOR_RESTART_MINUTES = 60.0
 ANCHOR_GPUS = 600_000
 
 
-def restart_minutes(gpus, model="linear", *, anchor_minutes=ANCHOR_RESTART_MINUTES, anchor_gpus=ANCHOR_GPUS):
+def restart_minutes(
+    gpus, model="linear", *, anchor_minutes=ANCHOR_RESTART_MINUTES, anchor_gpus=ANCHOR_GPUS
+):
     """Global restart cost ``R`` in minutes for ``gpus`` GPUs under ``model``.
 
     Parameters
@@ -224,8 +226,11 @@ def sweep(
         by_groups.setdefault(point.scenario.groups, []).append(index)
     cells = [by_groups[N] for N in sorted(by_groups, reverse=True)]
     results = map_tasks(
-        _evaluate_cell, [tuple(points[i] for i in cell) for cell in cells],
-        executor=executor, desc="sweep (cells of equal N)", progress=progress,
+        _evaluate_cell,
+        [tuple(points[i] for i in cell) for cell in cells],
+        executor=executor,
+        desc="sweep (cells of equal N)",
+        progress=progress,
     )
     rows: list[list[dict]] = [[] for _ in points]
     for cell, cell_rows in zip(cells, results):
@@ -235,7 +240,13 @@ def sweep(
 
 
 _POINT_COLUMNS = [
-    "restart_model", "gpus_per_group", "gpus", "gpu_mtbf_hours", "groups", "restart_minutes", "cluster_mtbf_minutes",
+    "restart_model",
+    "gpus_per_group",
+    "gpus",
+    "gpu_mtbf_hours",
+    "groups",
+    "restart_minutes",
+    "cluster_mtbf_minutes",
 ]
 
 
@@ -248,7 +259,11 @@ def by_point(frame: pd.DataFrame) -> pd.DataFrame:
     """
     per_strategy = {s: frame[frame["strategy"] == s].set_index(_POINT_COLUMNS) for s in STRATEGIES}
     wide = pd.concat(
-        [per_strategy[s][["r", "hours"]].rename(columns=lambda c, s=s: f"{c}_{s}") for s in STRATEGIES], axis=1
+        [
+            per_strategy[s][["r", "hours"]].rename(columns=lambda c, s=s: f"{c}_{s}")
+            for s in STRATEGIES
+        ],
+        axis=1,
     )
     wide["spare_reduction_vs_best_rep"] = per_strategy["spare"]["reduction_vs_best_rep"]
     wide["spare_availability"] = per_strategy["spare"]["availability"]

@@ -76,7 +76,9 @@ def derive_gamma_form(concrete_r=(1, 2, 3, 4, 8)) -> GammaDerivation:
     integral = N * sp.Integral(sp.exp(-N * x**r), (x, 0, sp.oo))
     # u = N x^r: x = (u/N)^(1/r), dx = (1/r) N^(-1/r) u^(1/r - 1) du.
     jacobian = sp.diff((u / N) ** (1 / r), u)
-    substituted = N * sp.Integral(sp.exp(-u) * sp.powsimp(sp.expand_power_base(jacobian, force=True)), (u, 0, sp.oo))
+    substituted = N * sp.Integral(
+        sp.exp(-u) * sp.powsimp(sp.expand_power_base(jacobian, force=True)), (u, 0, sp.oo)
+    )
     result = sp.simplify(substituted.doit())
     target = sp.gamma(1 + 1 / r) * N ** (1 - 1 / r)
     symbolic_check = sp.simplify(sp.gammasimp(result - target)) == 0
@@ -84,7 +86,9 @@ def derive_gamma_form(concrete_r=(1, 2, 3, 4, 8)) -> GammaDerivation:
     for k in concrete_r:
         direct = N * sp.integrate(sp.exp(-N * x**k), (x, 0, sp.oo))
         concrete[int(k)] = sp.simplify(sp.gammasimp(direct - target.subs(r, k))) == 0
-    return GammaDerivation(series, integral, substituted, result, target, bool(symbolic_check), concrete)
+    return GammaDerivation(
+        series, integral, substituted, result, target, bool(symbolic_check), concrete
+    )
 
 
 @dataclass(frozen=True)
@@ -121,7 +125,9 @@ class RStarDerivation:
 
         ``pi^2 / (12 ln 2) = 1.187`` bounds the ``O(1/r)`` term.
         """
-        return all(abs(exact - approx) * exact <= 1.2 for exact, approx in self.numeric_checks.values())
+        return all(
+            abs(exact - approx) * exact <= 1.2 for exact, approx in self.numeric_checks.values()
+        )
 
 
 def derive_r_star_constant(check_N=(2**10, 2**20, 2**40, 2**80)) -> RStarDerivation:
@@ -152,7 +158,11 @@ def derive_r_star_constant(check_N=(2**10, 2**20, 2**40, 2**80)) -> RStarDerivat
     checks = {}
     for n in check_N:
         ln_n = mpmath.log(n)
-        exact = mpmath.findroot(lambda s: s * mpmath.log(2) - ln_n + s * mpmath.loggamma(1 + 1 / s),
-                                ln_n / mpmath.log(2) + 1)
+        exact = mpmath.findroot(
+            lambda s: s * mpmath.log(2) - ln_n + s * mpmath.loggamma(1 + 1 / s),
+            ln_n / mpmath.log(2) + 1,
+        )
         checks[int(n)] = (float(exact), float(ln_n / mpmath.log(2) + mpmath.euler / mpmath.log(2)))
-    return RStarDerivation(equation, log_gamma_series, asymptotic_r, constant, float(constant), checks)
+    return RStarDerivation(
+        equation, log_gamma_series, asymptotic_r, constant, float(constant), checks
+    )

@@ -48,10 +48,18 @@ from scipy.special import gammaln, lambertw
 from ._validation import as_choice, as_count, as_real
 from .average_overhead import expected_stacks
 from .scenario import Scenario
+
 # The sharp log-survival itself (private): the cycle needs its log, not P(T > f).
 from .wipeout import _log_survival_sharp
 
-__all__ = ["STRATEGIES", "MAX_SPARE_GROUPS", "TrainingEstimate", "time_to_train", "rep_throughput", "rep_survival_log"]
+__all__ = [
+    "MAX_SPARE_GROUPS",
+    "STRATEGIES",
+    "TrainingEstimate",
+    "rep_survival_log",
+    "rep_throughput",
+    "time_to_train",
+]
 
 STRATEGIES = ("ckpt", "rep", "spare")
 
@@ -192,7 +200,6 @@ class _RepCycle(_Cycle):
         return float(lo + (hi - lo) * (a - level) / (a - b)) if a > b else float(hi)
 
 
-
 def _log_survival_table(N: int, r: int) -> np.ndarray:
     """``log P(T > f)`` for ``f = 0 .. f_max``, the last ``f`` where it exceeds ``e^-90``.
 
@@ -299,7 +306,11 @@ class _SpareCycle(_Cycle):
             return float(self.u[-1] + (level - self.log_q[-1]) / self.slope)
         i = max(int(below[0]), 1)
         a, b = self.log_q[i - 1], self.log_q[i]
-        return float(self.u[i - 1] + (self.u[i] - self.u[i - 1]) * (a - level) / (a - b)) if a > b else float(self.u[i])
+        return (
+            float(self.u[i - 1] + (self.u[i] - self.u[i - 1]) * (a - level) / (a - b))
+            if a > b
+            else float(self.u[i])
+        )
 
 
 @functools.lru_cache(maxsize=1024)
@@ -415,7 +426,9 @@ def _cycle_terms(strategy: str, N: int, r: int, rho: float, kappa, d: float) -> 
     log_mid = cycle.logq(start + k) - log_q0
     # Q integrated over the compute pieces, then over the checkpoint pieces.
     pieces = _loglinear_integral(
-        np.concatenate([log_start, log_mid]), np.concatenate([log_mid, log_end]), np.concatenate([k, np.full(k.size, d)])
+        np.concatenate([log_start, log_mid]),
+        np.concatenate([log_mid, log_end]),
+        np.concatenate([k, np.full(k.size, d)]),
     )
     kept = np.exp(log_end)
     rows = np.stack([pieces[: k.size], pieces[k.size :], kept, kept * cycle.theta(start + k / 2)])
@@ -439,7 +452,9 @@ def _hours_ratio(terms: dict):
     total = sum(terms[k] for k in _PARTS)
     useful = terms["useful"]
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-        return np.where((useful > 0) & np.isfinite(total), total / np.where(useful > 0, useful, 1.0), np.inf)
+        return np.where(
+            (useful > 0) & np.isfinite(total), total / np.where(useful > 0, useful, 1.0), np.inf
+        )
 
 
 def _validate_plan(scenario, strategy, r):
@@ -471,7 +486,11 @@ def _validate_plan(scenario, strategy, r):
 def _scaled(scenario: Scenario, tau_minutes) -> tuple[float, object, float]:
     """``(rho, kappa, d)``: restart, interval(s) and checkpoint in units of ``1/lambda``."""
     lam = scenario.group_failure_rate_per_hour
-    return lam * scenario.restart_minutes / 60, lam * np.asarray(tau_minutes, dtype=float) / 60, lam * scenario.checkpoint_minutes / 60
+    return (
+        lam * scenario.restart_minutes / 60,
+        lam * np.asarray(tau_minutes, dtype=float) / 60,
+        lam * scenario.checkpoint_minutes / 60,
+    )
 
 
 def _estimate(scenario: Scenario, strategy: str, r: int, tau_minutes: float) -> TrainingEstimate:
@@ -480,7 +499,9 @@ def _estimate(scenario: Scenario, strategy: str, r: int, tau_minutes: float) -> 
     return _estimate_from(scenario, strategy, r, tau_minutes, arrays, 0)
 
 
-def _estimate_from(scenario: Scenario, strategy: str, r: int, tau_minutes: float, arrays: dict, i: int) -> TrainingEstimate:
+def _estimate_from(
+    scenario: Scenario, strategy: str, r: int, tau_minutes: float, arrays: dict, i: int
+) -> TrainingEstimate:
     """The estimate at interval ``tau_minutes``, entry ``i`` of the :func:`_cycle_terms` arrays."""
     lam = scenario.group_failure_rate_per_hour
     terms = {k: float(np.ravel(v)[i if np.ndim(v) else 0]) for k, v in arrays.items()}
@@ -489,10 +510,15 @@ def _estimate_from(scenario: Scenario, strategy: str, r: int, tau_minutes: float
     useful = terms["useful"]
     hours = W * float(_hours_ratio(arrays)[i])
     shares = {k: terms[k] / total if math.isfinite(total) and total > 0 else 0.0 for k in terms}
-    parts = {k: (shares[k] * hours if shares[k] > 0 else 0.0) for k in ("redundancy", "checkpoint", "restart", "lost")}
+    parts = {
+        k: (shares[k] * hours if shares[k] > 0 else 0.0)
+        for k in ("redundancy", "checkpoint", "restart", "lost")
+    }
     # Cycles per run: W / E[P] with E[P] = useful * Q(rho) / lambda.
     # In logs: Q(rho) underflows in the restart-dominated regime.
-    log_restarts = math.log(W * lam / useful) - min(terms["log_q0"], 0.0) if useful > 0 else math.inf
+    log_restarts = (
+        math.log(W * lam / useful) - min(terms["log_q0"], 0.0) if useful > 0 else math.inf
+    )
     restarts = math.exp(log_restarts) if log_restarts < 700 else math.inf
     cycle_hours = hours / restarts if math.isfinite(hours) and restarts > 0 else math.inf
     return TrainingEstimate(
@@ -511,7 +537,9 @@ def _estimate_from(scenario: Scenario, strategy: str, r: int, tau_minutes: float
     )
 
 
-def _terms_grid(scenario: Scenario, strategy: str, r: int, log_tau: np.ndarray) -> tuple[dict, np.ndarray]:
+def _terms_grid(
+    scenario: Scenario, strategy: str, r: int, log_tau: np.ndarray
+) -> tuple[dict, np.ndarray]:
     """:func:`_cycle_terms` and the hours per hour of work at every ``tau = exp(log_tau)`` minutes, vectorised."""
     rho, kappa, d = _scaled(scenario, np.exp(log_tau))
     terms = _cycle_terms(strategy, scenario.groups, r, rho, kappa, d)
@@ -596,7 +624,9 @@ def _search_interval(scenario: Scenario, strategy: str, r: int) -> TrainingEstim
     # No plan of one checkpoint per cycle timed just before a predicted wipe-out.
     hi = max(min(hi, math.log(_MAX_TAU_SHARE * 60 * cycle.mean_u / lam)), lo + 1e-6)
     rho = lam * scenario.restart_minutes / 60
-    span = math.log(max(_restart_part(strategy, scenario.groups, r, rho)[2] - rho, 1e-300) * 60 / lam)
+    span = math.log(
+        max(_restart_part(strategy, scenario.groups, r, rho)[2] - rho, 1e-300) * 60 / lam
+    )
     top = min(max(span, lo), hi)
     x = _grid(min(max(span - math.log(_FEW_SEGMENTS), lo), top), top, _FINE_STEP)
     # The curve's main (smooth) minimum may lie below, whatever the best point
@@ -605,7 +635,10 @@ def _search_interval(scenario: Scenario, strategy: str, r: int) -> TrainingEstim
     hours = _hours_grid(scenario, strategy, r, x)
     while x[0] > lo and np.argmin(hours) == 0:
         below = _batch_below(x[0], lo)
-        x, hours = np.concatenate([below, x]), np.concatenate([_hours_grid(scenario, strategy, r, below), hours])
+        x, hours = (
+            np.concatenate([below, x]),
+            np.concatenate([_hours_grid(scenario, strategy, r, below), hours]),
+        )
     # Zoom around the _ZOOM_MINIMA best local minima of the grid at once: on a
     # coarse grid the deepest dip need not show as the lowest point.
     padded = np.concatenate([[np.inf], hours, [np.inf]])
@@ -663,5 +696,7 @@ def time_to_train(scenario, strategy, r=None, checkpoint_interval_minutes=None) 
     strategy, r = _validate_plan(scenario, strategy, r)
     if checkpoint_interval_minutes is None:
         return _best_interval(scenario, strategy, r)
-    tau = as_real(checkpoint_interval_minutes, "checkpoint_interval_minutes", minimum=0.0, strict_minimum=True)
+    tau = as_real(
+        checkpoint_interval_minutes, "checkpoint_interval_minutes", minimum=0.0, strict_minimum=True
+    )
     return _estimate(scenario, strategy, r, tau)

@@ -56,7 +56,7 @@ from .scenario import Scenario
 from .stacks import WipedOut
 from .training import _validate_plan
 
-__all__ = ["TrainingSamples", "simulate_training", "CONTROLLER_MAX_GROUPS"]
+__all__ = ["CONTROLLER_MAX_GROUPS", "TrainingSamples", "simulate_training"]
 
 OVERHEAD_SOURCES = ("auto", "controller", "pool")
 # "auto" runs the controller per cycle up to this many groups (about 0.1 s per
@@ -65,6 +65,7 @@ CONTROLLER_MAX_GROUPS = 20_000
 # The pool's streams sit under this spawn-key prefix, out of reach of the trial
 # indices i of child_seed(seed, i).
 _POOL_KEY = 2**63
+
 
 @dataclass(frozen=True)
 class TrainingSamples:
@@ -120,7 +121,11 @@ class _Cycle:
 
     def _draw_next_failure(self) -> float:
         """Time of the next failure after ``t``: ``Exp(healthy * lam)`` later."""
-        return self.t + self.rng.exponential(1.0 / (self.healthy * self.lam)) if self.healthy else math.inf
+        return (
+            self.t + self.rng.exponential(1.0 / (self.healthy * self.lam))
+            if self.healthy
+            else math.inf
+        )
 
     def _fail(self) -> bool:
         """Move the clock to the next failure and apply it; True at a wipe-out."""
@@ -182,10 +187,16 @@ class _Cycle:
         return False
 
 
-def _one_run(scenario: Scenario, strategy: str, r: int, tau: float, hosts, pool, rng) -> tuple[float, int]:
+def _one_run(
+    scenario: Scenario, strategy: str, r: int, tau: float, hosts, pool, rng
+) -> tuple[float, int]:
     """Hours and restarts of one run (times in hours)."""
     N, lam = scenario.groups, scenario.group_failure_rate_per_hour
-    R, delta, W = scenario.restart_minutes / 60, scenario.checkpoint_minutes / 60, scenario.work_hours
+    R, delta, W = (
+        scenario.restart_minutes / 60,
+        scenario.checkpoint_minutes / 60,
+        scenario.work_hours,
+    )
     # Work within this tolerance of W counts as done (float rounding of sums).
     eps = 1e-12 * W
     t, saved, restarts = 0.0, 0.0, 0
@@ -209,7 +220,9 @@ def _trajectory_pool(hosts, size: int, seed) -> list[np.ndarray]:
     """``size`` trajectories of ``S*_f`` to wipe-out, from uniformly random failure orders."""
     N = hosts.shape[0]
     return [
-        stacks_trajectory(hosts, np.random.default_rng(child_seed(seed, _POOL_KEY, k)).permutation(N))
+        stacks_trajectory(
+            hosts, np.random.default_rng(child_seed(seed, _POOL_KEY, k)).permutation(N)
+        )
         for k in range(size)
     ]
 
@@ -271,7 +284,15 @@ def simulate_training(
     # The same checks as the model it is compared with (strategy, r, ruler at N).
     strategy, r = _validate_plan(scenario, strategy, r)
     N = scenario.groups
-    tau = as_real(checkpoint_interval_minutes, "checkpoint_interval_minutes", minimum=0.0, strict_minimum=True) / 60
+    tau = (
+        as_real(
+            checkpoint_interval_minutes,
+            "checkpoint_interval_minutes",
+            minimum=0.0,
+            strict_minimum=True,
+        )
+        / 60
+    )
     trials = as_count(trials, "trials")
     seed = as_seed_sequence(seed)
     overhead_source = as_choice(overhead_source, "overhead_source", OVERHEAD_SOURCES)
@@ -279,7 +300,11 @@ def simulate_training(
     if overhead_source == "auto":
         overhead_source = "controller" if N <= CONTROLLER_MAX_GROUPS else "pool"
     hosts = cyclic_placement(N, r) if strategy == "spare" else None
-    pool = _trajectory_pool(hosts, pool_size, seed) if hosts is not None and overhead_source == "pool" else None
+    pool = (
+        _trajectory_pool(hosts, pool_size, seed)
+        if hosts is not None and overhead_source == "pool"
+        else None
+    )
     hours = np.empty(trials)
     restarts = np.empty(trials, dtype=np.int64)
     for i in range(trials):

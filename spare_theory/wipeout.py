@@ -28,16 +28,16 @@ import math
 import numpy as np
 from scipy import integrate, optimize, special
 
-from ._validation import as_count, as_count_array
+from ._validation import as_count_array
 from .placement import min_groups_for_ruler, validate_hosts
 
 __all__ = [
-    "endurable_failures_gamma",
-    "wipeout_survival",
-    "endurable_failures",
-    "exact_wipeout_survival",
-    "exact_endurable_failures",
     "EXACT_MAX_GROUPS",
+    "endurable_failures",
+    "endurable_failures_gamma",
+    "exact_endurable_failures",
+    "exact_wipeout_survival",
+    "wipeout_survival",
 ]
 
 #: Largest ``N`` that :func:`exact_wipeout_survival` enumerates (``2**N`` sets).
@@ -139,12 +139,7 @@ def _log_expansion_slope(f, N, r) -> np.ndarray:
     n1 = N * r * (r - 1) / 2.0
     n0_p2r = (N * (N - 1) / 2.0 - n1) * np.exp(_log_falling_ratio(f, N, 2 * r))
     h_r = _harmonic(f, r)
-    return (
-        -S1 * h_r
-        + shared * _harmonic(f, 2 * r - 1)
-        + n0_p2r * _harmonic(f, 2 * r)
-        - S1**2 * h_r
-    )
+    return -S1 * h_r + shared * _harmonic(f, 2 * r - 1) + n0_p2r * _harmonic(f, 2 * r) - S1**2 * h_r
 
 
 @functools.lru_cache(maxsize=1024)
@@ -165,7 +160,9 @@ def _turning_point(N: int, r: int) -> float:
     i = int(rising[0])
     if i == 0:
         return float(grid[0])
-    return optimize.brentq(lambda x: float(_log_expansion_slope(np.array(x), N, r)), grid[i - 1], grid[i])
+    return optimize.brentq(
+        lambda x: float(_log_expansion_slope(np.array(x), N, r)), grid[i - 1], grid[i]
+    )
 
 
 def _lgamma_second_difference(x: np.ndarray, d: np.ndarray) -> np.ndarray:
@@ -189,7 +186,11 @@ def _lgamma_second_difference(x: np.ndarray, d: np.ndarray) -> np.ndarray:
     def small(t):
         return 1.0 / (12.0 * t) - 1.0 / (360.0 * t**3)
 
-    stirling = (z - 0.5) * np.log1p(-u * u) + 2.0 * d * np.arctanh(u) + (small(z + d) - 2 * small(z) + small(xs))
+    stirling = (
+        (z - 0.5) * np.log1p(-u * u)
+        + 2.0 * d * np.arctanh(u)
+        + (small(z + d) - 2 * small(z) + small(xs))
+    )
     return np.where(x >= _STIRLING_FROM, stirling, direct)
 
 
@@ -231,7 +232,7 @@ def _log_survival_sharp(f, N: int, r: int) -> np.ndarray:
 def _check_ruler_size(N: np.ndarray, r: np.ndarray) -> None:
     if np.any(r > N):
         raise ValueError(f"r must be <= N, got r={int(r.max())} with N={int(N[r > N].min())}")
-    small = (r >= 2) & (N < r * (r - 1) + 1)
+    small = (r >= 2) & (r * (r - 1) + 1 > N)
     if np.any(small):
         bad_N, bad_r = int(N[small][0]), int(r[small][0])
         raise ValueError(
@@ -276,7 +277,9 @@ def wipeout_survival(N, r, failures):
     f = as_count_array(failures, "failures", minimum=0)
     N, r, f = np.broadcast_arrays(N, r, f)
     if np.any(f > N):
-        raise ValueError(f"failures must be <= N, got failures={int(f[f > N][0])} > N={int(N[f > N][0])}")
+        raise ValueError(
+            f"failures must be <= N, got failures={int(f[f > N][0])} > N={int(N[f > N][0])}"
+        )
     _check_ruler_size(N, r)
     out = np.empty(N.shape, dtype=np.float64)
     pairs = np.stack([N.ravel(), r.ravel()], axis=1)
@@ -311,7 +314,9 @@ def _endurable_failures_one(N: int, r: int) -> float:
     # sum_{f=a}^{b} P(f) = int_a^b P + (P(a) + P(b))/2 + (P'(b) - P'(a))/12 + ...
     # with the smooth interpolant of P (its scale is ~mu >> 1, so the next
     # Euler-Maclaurin term is ~P/mu^3 and negligible).
-    head = float(np.exp(_log_survival_sharp(np.arange(_DIRECT_TERMS, dtype=np.float64), N, r)).sum())
+    head = float(
+        np.exp(_log_survival_sharp(np.arange(_DIRECT_TERMS, dtype=np.float64), N, r)).sum()
+    )
 
     def P(x):
         return float(np.exp(_log_survival_sharp(np.array(x), N, r)))

@@ -36,7 +36,7 @@ from ._validation import as_count, as_seed_sequence, child_seed
 from .placement import group_stacks, validate_hosts
 from .wipeout import _log_falling_ratio
 
-__all__ = ["simulate_wipeout", "sampling_plan", "SamplingPlan"]
+__all__ = ["SamplingPlan", "sampling_plan", "simulate_wipeout"]
 
 # Survival probability at the end of the sparse prefix: the fraction of
 # trials that need the (slower, exact) continuation.
@@ -105,8 +105,14 @@ def sampling_plan(N: int, r: int) -> SamplingPlan:
         draws = math.inf
     # Sparse: draws*r keys, sorted; dense: r + 3 passes over N doubles.
     keys = draws * r
-    if _SPARSE_KEY_COST * keys * math.log2(max(keys, 2)) < N * (r + 3.0) and N * (draws + 1) < 2**62 and r > 1:
-        return SamplingPlan("sparse", _SPARSE_BLOCK, m, int(draws), _SPARSE_BLOCK * (56 + 40 * r) * draws)
+    if (
+        _SPARSE_KEY_COST * keys * math.log2(max(keys, 2)) < N * (r + 3.0)
+        and N * (draws + 1) < 2**62
+        and r > 1
+    ):
+        return SamplingPlan(
+            "sparse", _SPARSE_BLOCK, m, int(draws), _SPARSE_BLOCK * (56 + 40 * r) * draws
+        )
     block = max(1, _DENSE_BLOCK_ELEMENTS // N)
     return SamplingPlan("dense", block, 0, 0, block * 48 * N)
 
@@ -138,7 +144,7 @@ def _dense_counts(U: np.ndarray, hosts: np.ndarray, offsets: np.ndarray | None) 
         for k in range(1, hosts.shape[1]):
             np.maximum(W, U[:, hosts[:, k]], out=W)
     wipe_time = W.min(axis=1)
-    return np.count_nonzero(U <= wipe_time[:, None], axis=1)
+    return np.count_nonzero(wipe_time[:, None] >= U, axis=1)
 
 
 def _order_count(order: np.ndarray, hosts: np.ndarray) -> int:
@@ -184,7 +190,7 @@ def _sparse_counts(draws: np.ndarray, type_keys: np.ndarray) -> tuple[np.ndarray
     last = hits[:, r - 1 :]
     wiped = (last != sentinel) & (types[:, : last.shape[1]] == types[:, r - 1 :])
     T = np.where(wiped, last - types[:, r - 1 :] * width, sentinel).min(axis=1).astype(np.int64)
-    T[T == sentinel] = 0
+    T[sentinel == T] = 0
     prefixes = [draws[i][first[i]] for i in np.flatnonzero(T == 0)]
     return T, prefixes
 
@@ -223,7 +229,9 @@ def simulate_wipeout(hosts, trials, *, seed, memory_limit_bytes=2**30) -> np.nda
         )
     if r == 1:
         return np.ones(trials, dtype=np.int64)  # the first failure wipes its type
-    per_chunk = max(1, min(memory_limit_bytes, max(_CHUNK_TARGET_BYTES, plan.block_bytes)) // plan.block_bytes)
+    per_chunk = max(
+        1, min(memory_limit_bytes, max(_CHUNK_TARGET_BYTES, plan.block_bytes)) // plan.block_bytes
+    )
     n_blocks = -(-trials // plan.block_trials)
     sizes = [min(plan.block_trials, trials - b * plan.block_trials) for b in range(n_blocks)]
     offsets = _cyclic_offsets(hosts)

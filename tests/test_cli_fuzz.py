@@ -23,19 +23,36 @@ COUNT, REAL, FLAG = "count", "real", "flag"
 REPORTS = ("mu", "overhead", "training", "sweep")
 
 # Option specs per subcommand: option -> kind, or a tuple of allowed choices.
-_REPORT_OPTIONS = {"--quick": FLAG, "--no-progress": FLAG, "--seed": COUNT, "--workers": COUNT, "--json": FLAG}
+_REPORT_OPTIONS = {
+    "--quick": FLAG,
+    "--no-progress": FLAG,
+    "--seed": COUNT,
+    "--workers": COUNT,
+    "--json": FLAG,
+}
 COMMANDS = {
     ("mu",): {"--N": COUNT, "--r": COUNT, "--trials": COUNT, "--seed": COUNT, "--json": FLAG},
     ("overhead",): {"--N": COUNT, "--r": COUNT, "--trials": COUNT, "--seed": COUNT, "--json": FLAG},
     ("optimize",): {
-        "--gpus": REAL, "--gpus-per-group": REAL, "--gpu-mtbf-hours": REAL, "--restart-minutes": REAL,
-        "--checkpoint-minutes": REAL, "--work-hours": REAL, "--json": FLAG,
+        "--gpus": REAL,
+        "--gpus-per-group": REAL,
+        "--gpu-mtbf-hours": REAL,
+        "--restart-minutes": REAL,
+        "--checkpoint-minutes": REAL,
+        "--work-hours": REAL,
+        "--json": FLAG,
     },
     ("headline",): {"--json": FLAG},
     ("sweep",): {
-        "--gpus": COUNT, "--gpu-mtbf-hours": REAL, "--gpus-per-group": COUNT,
-        "--restart-model": ("constant", "linear"), "--checkpoint-minutes": REAL, "--work-hours": REAL,
-        "--no-progress": FLAG, "--workers": COUNT, "--json": FLAG,
+        "--gpus": COUNT,
+        "--gpu-mtbf-hours": REAL,
+        "--gpus-per-group": COUNT,
+        "--restart-model": ("constant", "linear"),
+        "--checkpoint-minutes": REAL,
+        "--work-hours": REAL,
+        "--no-progress": FLAG,
+        "--workers": COUNT,
+        "--json": FLAG,
     },
     ("reproduce",): {"--only": REPORTS, **_REPORT_OPTIONS},
     **{("table", name): dict(_REPORT_OPTIONS) for name in ("mu", "overhead", "training")},
@@ -46,12 +63,27 @@ WRITES = {("sweep",), ("reproduce",), ("table", "mu"), ("table", "overhead"), ("
 
 # Values that are invalid for every option of the kind, whatever the other options say.
 BAD = {
-    COUNT: ["abc", "1.5", "nan", "inf", "", "-1", "-7", "1e3", "0x10", "2**3", "9223372036854775808x"],
+    COUNT: [
+        "abc",
+        "1.5",
+        "nan",
+        "inf",
+        "",
+        "-1",
+        "-7",
+        "1e3",
+        "0x10",
+        "2**3",
+        "9223372036854775808x",
+    ],
     REAL: ["nan", "inf", "-inf", "abc", "", "-1", "-0.5", "1,5"],
     "choice": ["bogus", "", "MU"],
 }
 # Harmless values for the other options (they never make a poisoned list valid).
-SOME = {COUNT: ["0", "1", "2", "3", "7", "64", "1000", "600000"], REAL: ["0", "0.5", "1", "60", "50000", "1e9"]}
+SOME = {
+    COUNT: ["0", "1", "2", "3", "7", "64", "1000", "600000"],
+    REAL: ["0", "0.5", "1", "60", "50000", "1e9"],
+}
 # Workers are never drawn valid: a valid value starts a Dask cluster.
 NEVER_VALID = {"--workers"}
 
@@ -60,8 +92,11 @@ def _values(kind, option):
     if isinstance(kind, tuple):
         return st.lists(st.sampled_from(list(kind) + BAD["choice"]), min_size=1, max_size=3)
     pool = BAD[kind] if option in NEVER_VALID else BAD[kind] + SOME[kind]
-    return st.lists(st.sampled_from(pool), min_size=1, max_size=2 if option in ("--gpus", "--gpus-per-group",
-                                                                                "--gpu-mtbf-hours") else 1)
+    return st.lists(
+        st.sampled_from(pool),
+        min_size=1,
+        max_size=2 if option in ("--gpus", "--gpus-per-group", "--gpu-mtbf-hours") else 1,
+    )
 
 
 @st.composite
@@ -88,7 +123,9 @@ def poisoned(draw):
         groups[option] = [option, draw(st.sampled_from(bad))]
     elif poison == "unknown option":
         # None is a prefix of a real option: argparse would expand an abbreviation.
-        groups["--bogus"] = [draw(st.sampled_from(["--bogus", "--R", "--seeds", "-x", "--trial-count"]))]
+        groups["--bogus"] = [
+            draw(st.sampled_from(["--bogus", "--R", "--seeds", "-x", "--trial-count"]))
+        ]
     elif poison == "extra token":
         # Never a token some option could take as a valid value ("1" after --gpus, "mu" after --only).
         groups["extra"] = [draw(st.sampled_from(["extra", "stray.csv"]))]
@@ -130,12 +167,14 @@ def _run(argv):
     with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
         try:
             code = main(argv)
-        except BaseException as exc:  # noqa: BLE001 - the point is that nothing escapes
+        except BaseException as exc:
             raise AssertionError(f"{argv!r} raised {type(exc).__name__}: {exc}") from exc
     return code, out.getvalue(), err.getvalue()
 
 
-@settings(max_examples=500, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=500, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
 @given(case=st.one_of(poisoned(), fast_commands()))
 # Regressions found by this test: MemoryError, OverflowError, a bad seed accepted with --trials 0.
 @example(case=(["mu", "--N", "1000000000000", "--r", "2", "--trials", "1"], True))

@@ -33,13 +33,16 @@ def test_mu_closed_forms_only_at_huge_N(capsys):
     assert data["sharp"] == pytest.approx(endurable_failures(10**12, 20))
 
 
-@pytest.mark.parametrize("argv, word", [
-    (["mu", "--N", "100", "--r", "16"], "N=100"),
-    (["mu", "--N", "4096", "--r", "16", "--trials", "-1"], "trials"),
-    (["mu", "--N", "4096", "--r", "3", "--trials", "0", "--seed", "-1"], "seed"),
-    (["mu", "--N", "4096"], "--r"),
-    (["mu", "--N", "4096", "--r", "3", "--seed", "-1"], "seed"),
-])
+@pytest.mark.parametrize(
+    "argv, word",
+    [
+        (["mu", "--N", "100", "--r", "16"], "N=100"),
+        (["mu", "--N", "4096", "--r", "16", "--trials", "-1"], "trials"),
+        (["mu", "--N", "4096", "--r", "3", "--trials", "0", "--seed", "-1"], "seed"),
+        (["mu", "--N", "4096"], "--r"),
+        (["mu", "--N", "4096", "--r", "3", "--seed", "-1"], "seed"),
+    ],
+)
 def test_bad_arguments_one_line_exit_2(capsys, argv, word):
     assert main(argv) == 2
     err = capsys.readouterr().err.strip()
@@ -47,7 +50,9 @@ def test_bad_arguments_one_line_exit_2(capsys, argv, word):
 
 
 def test_table_mu_quick(tmp_path, capsys):
-    assert main(["table", "mu", "--quick", "--outdir", str(tmp_path), "--no-progress", "--json"]) == 0
+    assert (
+        main(["table", "mu", "--quick", "--outdir", str(tmp_path), "--no-progress", "--json"]) == 0
+    )
     data = json.loads(capsys.readouterr().out)
     assert data["summary"]["published_gamma_mae_pct"] == 1.13
     assert len(data["rows"]) == 9

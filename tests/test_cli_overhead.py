@@ -6,7 +6,9 @@ from spare_theory.cli import main
 
 
 def test_overhead_json(capsys):
-    assert main(["overhead", "--N", "128", "--r", "4", "--trials", "40", "--seed", "3", "--json"]) == 0
+    assert (
+        main(["overhead", "--N", "128", "--r", "4", "--trials", "40", "--seed", "3", "--json"]) == 0
+    )
     data = json.loads(capsys.readouterr().out)
     assert data["trials"] == 40 and 1 < data["closed_form_failure"] <= data["closed_form_time"] < 4
     # The CLI reports what the library computes: simulation within 4 of its own SEs.
@@ -28,7 +30,10 @@ def test_overhead_bad_arguments_exit_2(capsys):
 
 
 def test_table_overhead_quick(tmp_path, capsys):
-    assert main(["table", "overhead", "--quick", "--outdir", str(tmp_path), "--no-progress", "--json"]) == 0
+    assert (
+        main(["table", "overhead", "--quick", "--outdir", str(tmp_path), "--no-progress", "--json"])
+        == 0
+    )
     files = json.loads(capsys.readouterr().out)["files"]
     assert any(f.endswith("overhead_error.csv") for f in files)
     assert (tmp_path / "figures" / "placement_ablation.png").exists()

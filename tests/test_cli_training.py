@@ -4,8 +4,24 @@ from spare_theory.cli import main
 
 
 def test_optimize_json(capsys):
-    rc = main(["optimize", "--gpus", "4096", "--gpus-per-group", "16", "--gpu-mtbf-hours", "5000",
-               "--restart-minutes", "30", "--checkpoint-minutes", "3", "--work-hours", "100", "--json"])
+    rc = main(
+        [
+            "optimize",
+            "--gpus",
+            "4096",
+            "--gpus-per-group",
+            "16",
+            "--gpu-mtbf-hours",
+            "5000",
+            "--restart-minutes",
+            "30",
+            "--checkpoint-minutes",
+            "3",
+            "--work-hours",
+            "100",
+            "--json",
+        ]
+    )
     assert rc == 0
     data = json.loads(capsys.readouterr().out)
     assert set(data["plans"]) == {"ckpt", "rep", "spare"}
@@ -22,6 +38,9 @@ def test_optimize_text_and_bad_input(capsys):
 
 
 def test_table_training_quick(tmp_path, capsys):
-    assert main(["table", "training", "--quick", "--no-progress", "--outdir", str(tmp_path), "--json"]) == 0
+    assert (
+        main(["table", "training", "--quick", "--no-progress", "--outdir", str(tmp_path), "--json"])
+        == 0
+    )
     files = json.loads(capsys.readouterr().out)["files"]
     assert any(f.endswith("headline.png") for f in files)

@@ -12,14 +12,20 @@ import tracemalloc
 import numpy as np
 import pytest
 
+from spare_theory.average_overhead import simulate_overhead
 from spare_theory.placement import cyclic_placement, random_placement
 from spare_theory.scenario import Scenario
 from spare_theory.training_sim import simulate_training
-from spare_theory.average_overhead import simulate_overhead
 from spare_theory.wipeout_sim import sampling_plan, simulate_wipeout
 
-SCENARIO = dict(gpus=64, gpus_per_group=2, gpu_mtbf_hours=400.0, restart_minutes=30.0,
-                checkpoint_minutes=2.0, work_hours=20.0)
+SCENARIO = dict(
+    gpus=64,
+    gpus_per_group=2,
+    gpu_mtbf_hours=400.0,
+    restart_minutes=30.0,
+    checkpoint_minutes=2.0,
+    work_hours=20.0,
+)
 
 
 def _samples(name, seed):
@@ -48,13 +54,17 @@ def test_identical_across_executors_and_runs(pools):
     serial = {name: [_samples(name, s) for s in seeds] for name in SAMPLERS}
     for name in SAMPLERS:
         same_int, same_sequence, other = serial[name]
-        np.testing.assert_array_equal(same_int, same_sequence, err_msg=name)  # int and SeedSequence agree
+        np.testing.assert_array_equal(
+            same_int, same_sequence, err_msg=name
+        )  # int and SeedSequence agree
         np.testing.assert_array_equal(_samples(name, 5), same_int, err_msg=name)  # repeated run
         assert not np.array_equal(same_int, other), f"{name}: seeds 5 and 6 gave the same samples"
         for pool_name, pool in pools.items():
             futures = [pool.submit(_samples, name, s) for s in seeds]
             for future, expected in zip(futures, serial[name]):
-                np.testing.assert_array_equal(future.result(), expected, err_msg=f"{name} on {pool_name}")
+                np.testing.assert_array_equal(
+                    future.result(), expected, err_msg=f"{name} on {pool_name}"
+                )
 
 
 def test_overhead_trials_are_a_prefix_whatever_the_count():

@@ -10,9 +10,9 @@ import concurrent.futures as cf
 import subprocess
 import sys
 
+import distributed
 import numpy as np
 import pandas as pd
-import distributed
 import pytest
 
 from spare_theory import _parallel
@@ -58,7 +58,9 @@ def test_map_tasks_keeps_task_order_when_cells_finish_out_of_order(executors):
     sizes = [200_000, 10, 100_000, 1, 50_000, 5]
     serial = _parallel.map_tasks(_sum_of_range, sizes, progress=False)
     for name, executor in executors.items():
-        assert _parallel.map_tasks(_sum_of_range, sizes, executor=executor, progress=False) == serial, name
+        assert (
+            _parallel.map_tasks(_sum_of_range, sizes, executor=executor, progress=False) == serial
+        ), name
 
 
 def _sum_of_range(n):
@@ -78,7 +80,9 @@ def test_sweep_identical_on_every_executor(executors):
     serial = sweep(**kwargs)
     assert len(serial) == 2 * 2 * 2 * 3
     for name, executor in executors.items():
-        pd.testing.assert_frame_equal(sweep(**kwargs, executor=executor), serial, check_exact=True, obj=name)
+        pd.testing.assert_frame_equal(
+            sweep(**kwargs, executor=executor), serial, check_exact=True, obj=name
+        )
 
 
 def test_importing_the_package_never_imports_dask():
@@ -107,4 +111,6 @@ def test_random_error_tables_identical_on_every_executor(executors, table, kwarg
     # A different seed changes the simulated columns, so the tables are really random.
     assert not serial.equals(build(**kwargs, seed=12, progress=False))
     for name, executor in executors.items():
-        pd.testing.assert_frame_equal(build(**kwargs, seed=11, executor=executor, progress=False), serial, obj=name)
+        pd.testing.assert_frame_equal(
+            build(**kwargs, seed=11, executor=executor, progress=False), serial, obj=name
+        )

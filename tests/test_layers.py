@@ -68,7 +68,9 @@ def _imported(module: str, path: Path):
 def test_no_upward_imports(module, path):
     own = _layer(module)
     for target in _imported(module, path):
-        assert _layer(target) <= own, f"{module} (layer {own}) imports {target} (layer {_layer(target)})"
+        assert _layer(target) <= own, (
+            f"{module} (layer {own}) imports {target} (layer {_layer(target)})"
+        )
 
 
 def test_every_module_has_a_layer():

@@ -21,7 +21,12 @@ from spare_theory.wipeout import endurable_failures, endurable_failures_gamma
 
 def _N_grid(r, large):
     low = r * (r - 1) + 1
-    return np.concatenate([np.arange(low, low + 20), np.unique(np.geomspace(low + 20, 10**12, large).astype(np.int64))])
+    return np.concatenate(
+        [
+            np.arange(low, low + 20),
+            np.unique(np.geomspace(low + 20, 10**12, large).astype(np.int64)),
+        ]
+    )
 
 
 def test_mu_increasing_in_N_for_both_forms():
@@ -35,7 +40,9 @@ def test_mu_increasing_in_N_for_both_forms():
         assert np.all(np.diff(sharp) > 0) if r > 1 else np.all(sharp == 1.0), r
 
 
-placements = st.tuples(st.sampled_from([(13, 3), (21, 4), (31, 3), (40, 5)]), st.integers(0, 10**6), st.booleans())
+placements = st.tuples(
+    st.sampled_from([(13, 3), (21, 4), (31, 3), (40, 5)]), st.integers(0, 10**6), st.booleans()
+)
 
 
 def _hosts(spec):

@@ -32,4 +32,6 @@ def test_notebook_runs_without_error(path, monkeypatch):
     nb = nbformat.read(path, as_version=4)
     # A fresh "python3" kernel (ipykernel in this environment), cwd = notebooks/;
     # any cell that raises fails the test with its traceback.
-    NotebookClient(nb, timeout=120, kernel_name="python3", resources={"metadata": {"path": str(path.parent)}}).execute()
+    NotebookClient(
+        nb, timeout=120, kernel_name="python3", resources={"metadata": {"path": str(path.parent)}}
+    ).execute()

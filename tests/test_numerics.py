@@ -6,15 +6,14 @@ implementation of the overhead sums (written here from the definitions in
 ``docs/theory.md`` section 3) on the grid where the O(N) sum is feasible.
 """
 
-import math
 
 import mpmath as mp
 import numpy as np
 import pytest
 
 import spare_theory.average_overhead as overhead_module
-from spare_theory.optimize import r_star_rule
 from spare_theory.average_overhead import expected_stacks, overhead
+from spare_theory.optimize import r_star_rule
 from spare_theory.stacks import stacks_lower_bound
 from spare_theory.wipeout import (
     _turning_point,
@@ -24,7 +23,12 @@ from spare_theory.wipeout import (
 )
 
 mp.mp.dps = 50
-GRID = [(N, r) for N in (10**3, 10**6, 10**9, 10**12) for r in (1, 2, 3, 5, 8, 20, 64) if N >= r * (r - 1) + 1]
+GRID = [
+    (N, r)
+    for N in (10**3, 10**6, 10**9, 10**12)
+    for r in (1, 2, 3, 5, 8, 20, 64)
+    if r * (r - 1) + 1 <= N
+]
 
 
 def _rel(a, b):
@@ -60,7 +64,9 @@ def _mp_log_survival(f, N, r):
     if r == 2:
         if 2 * f > N:
             return mp.ninf
-        return mp.log(mp.mpf(N) / (N - f)) + mp.log(mp.binomial(N - f, f)) - mp.log(mp.binomial(N, f))
+        return (
+            mp.log(mp.mpf(N) / (N - f)) + mp.log(mp.binomial(N - f, f)) - mp.log(mp.binomial(N, f))
+        )
     turn = _turning_point(N, r)
     if f <= turn:
         return min(_mp_log_expansion(f, N, r), mp.mpf(0))
@@ -109,7 +115,9 @@ def test_ceilings_exact_to_1e12():
 
 def test_r_star_rule_against_mpmath_at_the_jumps():
     # N just below and at each jump of floor(log2 N + 0.833), up to 1e12.
-    Ns = sorted({int(mp.floor(2 ** (k - mp.mpf("0.833")))) + d for k in range(2, 41) for d in (0, 1)})
+    Ns = sorted(
+        {int(mp.floor(2 ** (k - mp.mpf("0.833")))) + d for k in range(2, 41) for d in (0, 1)}
+    )
     expected = [max(1, int(mp.floor(mp.log(n, 2) + mp.mpf("0.833")))) for n in Ns]
     assert r_star_rule(Ns).tolist() == expected
 
@@ -125,7 +133,17 @@ def _reference_overhead(N, r, weighting):
 
 @pytest.mark.parametrize("weighting", ["failure", "time"])
 def test_overhead_equals_its_o_n_definition(weighting):
-    grid = [(1, 1), (7, 3), (13, 4), (100, 2), (128, 8), (1000, 20), (4096, 64), (30_000, 5), (100_000, 3)]
+    grid = [
+        (1, 1),
+        (7, 3),
+        (13, 4),
+        (100, 2),
+        (128, 8),
+        (1000, 20),
+        (4096, 64),
+        (30_000, 5),
+        (100_000, 3),
+    ]
     for N, r in grid:
         ref = _reference_overhead(N, r, weighting)
         assert abs(overhead(N, r, weighting) - ref) <= 1e-12 * ref, (N, r)

@@ -3,13 +3,20 @@ import math
 import numpy as np
 import pytest
 
+from spare_theory import training
 from spare_theory.optimize import optimal_plan, r_star_rule
 from spare_theory.placement import min_groups_for_ruler
 from spare_theory.scenario import Scenario
-from spare_theory import training
 from spare_theory.training import time_to_train
 
-SC = Scenario(gpus=4096, gpus_per_group=16, gpu_mtbf_hours=5000.0, restart_minutes=30, checkpoint_minutes=3, work_hours=200)
+SC = Scenario(
+    gpus=4096,
+    gpus_per_group=16,
+    gpu_mtbf_hours=5000.0,
+    restart_minutes=30,
+    checkpoint_minutes=3,
+    work_hours=200,
+)
 
 
 @pytest.mark.parametrize("strategy", ["ckpt", "rep", "spare"])
@@ -17,19 +24,33 @@ def test_plan_is_the_minimum_of_its_curve(strategy):
     plan = optimal_plan(SC, strategy)
     assert plan.hours == pytest.approx(plan.hours_by_r.min())
     assert plan.r == plan.r_values[np.argmin(plan.hours_by_r)]
-    again = time_to_train(SC, strategy, r=plan.r, checkpoint_interval_minutes=plan.checkpoint_interval_minutes)
+    again = time_to_train(
+        SC, strategy, r=plan.r, checkpoint_interval_minutes=plan.checkpoint_interval_minutes
+    )
     assert again.hours == pytest.approx(plan.hours, rel=1e-12)
     # No neighbouring r and no other interval does better.
     for r in (plan.r - 1, plan.r + 1):
         if strategy != "ckpt" and 1 <= r <= SC.groups and r in plan.r_values:
             assert time_to_train(SC, strategy, r=r).hours >= plan.hours
     for factor in (0.7, 1.4):
-        other = time_to_train(SC, strategy, r=plan.r, checkpoint_interval_minutes=plan.checkpoint_interval_minutes * factor)
+        other = time_to_train(
+            SC,
+            strategy,
+            r=plan.r,
+            checkpoint_interval_minutes=plan.checkpoint_interval_minutes * factor,
+        )
         assert other.hours >= plan.hours
 
 
 def test_spare_only_uses_rulers_that_exist():
-    sc = Scenario(gpus=160, gpus_per_group=8, gpu_mtbf_hours=300.0, restart_minutes=60, checkpoint_minutes=1, work_hours=50)
+    sc = Scenario(
+        gpus=160,
+        gpus_per_group=8,
+        gpu_mtbf_hours=300.0,
+        restart_minutes=60,
+        checkpoint_minutes=1,
+        work_hours=50,
+    )
     plan = optimal_plan(sc, "spare")
     assert all(min_groups_for_ruler(r) <= sc.groups for r in plan.r_values)
 
@@ -76,10 +97,18 @@ REFERENCE_SCENARIOS = (
     # The published headline: 600k H100 GPUs, 60 min restart, N = 75,000 .. 146.
     [Scenario.published_600k(g) for g in (8, 64, 256, 1024, 2048, 4096)]
     # Sweep corners: 10k and 1M GPUs, MTBF x0.5 and x2, 8 and 4096 GPUs per group, linear restart.
-    + [Scenario(g, m, H100 * k, _linear_restart(g), 5.0, 720.0)
-       for g in (10_000, 1_000_000) for k in (0.5, 2.0) for m in (8, 4096)]
+    + [
+        Scenario(g, m, H100 * k, _linear_restart(g), 5.0, 720.0)
+        for g in (10_000, 1_000_000)
+        for k in (0.5, 2.0)
+        for m in (8, 4096)
+    ]
     # Sweep interior.
-    + [Scenario(g, m, H100, _linear_restart(g), 5.0, 720.0) for g in (100_000, 300_000) for m in (16, 128, 512)]
+    + [
+        Scenario(g, m, H100, _linear_restart(g), 5.0, 720.0)
+        for g in (100_000, 300_000)
+        for m in (16, 128, 512)
+    ]
     + [
         Scenario(1_000_000, 64, H100, _linear_restart(1_000_000), 5.0, 720.0),
         Scenario(10_000, 64, H100 * 0.5, _linear_restart(10_000), 5.0, 720.0),
@@ -119,8 +148,12 @@ def _reference_interval_hours(sc, strategy, r):
     hi = math.log(min(young * 100, 600 * sc.work_hours, M / 2 if r > 1 else math.inf))
     grid = np.linspace(lo, hi, int((hi - lo) / 0.01) + 2)
     with np.errstate(over="ignore"):  # restart-dominated runs: hours overflow to inf
-        values = np.concatenate([sc.work_hours * training._hours_grid(sc, strategy, r, chunk)
-                                 for chunk in np.array_split(grid, max(grid.size // 50, 1))])
+        values = np.concatenate(
+            [
+                sc.work_hours * training._hours_grid(sc, strategy, r, chunk)
+                for chunk in np.array_split(grid, max(grid.size // 50, 1))
+            ]
+        )
 
     def hours(x):
         return time_to_train(sc, strategy, r=r, checkpoint_interval_minutes=math.exp(x)).hours
@@ -129,8 +162,12 @@ def _reference_interval_hours(sc, strategy, r):
     minima = np.flatnonzero((padded[1:-1] <= padded[:-2]) & (padded[1:-1] <= padded[2:]))
     best = values.min()
     for i in minima[np.argsort(values[minima])][:5]:
-        res = minimize_scalar(hours, bounds=(grid[max(i - 1, 0)], grid[min(i + 1, grid.size - 1)]),
-                              method="bounded", options={"xatol": 1e-7})
+        res = minimize_scalar(
+            hours,
+            bounds=(grid[max(i - 1, 0)], grid[min(i + 1, grid.size - 1)]),
+            method="bounded",
+            options={"xatol": 1e-7},
+        )
         best = min(best, res.fun)
     return best
 
@@ -154,17 +191,29 @@ def _reference_curve(sc, strategy):
     return curve
 
 
-@pytest.mark.parametrize("sc", REFERENCE_SCENARIOS, ids=lambda sc: f"G{sc.gpus}-M{sc.gpus_per_group}-m{sc.gpu_mtbf_hours:.0f}-R{sc.restart_minutes:g}-d{sc.checkpoint_minutes:g}")
+@pytest.mark.parametrize(
+    "sc",
+    REFERENCE_SCENARIOS,
+    ids=lambda sc: (
+        f"G{sc.gpus}-M{sc.gpus_per_group}-m{sc.gpu_mtbf_hours:.0f}-R{sc.restart_minutes:g}-d{sc.checkpoint_minutes:g}"
+    ),
+)
 def test_optimal_plan_matches_exhaustive_reference(sc):
     for strategy in ("ckpt", "rep", "spare"):
         plan = optimal_plan(sc, strategy)
         curve = _reference_curve(sc, strategy)
         best_r = min(curve, key=curve.get)
         # Same r, or a tie within HOURS_RTOL in the reference's own hours.
-        assert plan.r == best_r or curve[plan.r] <= curve[best_r] * (1 + HOURS_RTOL), (strategy, plan.r, best_r)
+        assert plan.r == best_r or curve[plan.r] <= curve[best_r] * (1 + HOURS_RTOL), (
+            strategy,
+            plan.r,
+            best_r,
+        )
         assert plan.hours == pytest.approx(curve[best_r], rel=HOURS_RTOL), strategy
         # The plan's own numbers are reproducible from the model...
-        again = time_to_train(sc, strategy, r=plan.r, checkpoint_interval_minutes=plan.checkpoint_interval_minutes)
+        again = time_to_train(
+            sc, strategy, r=plan.r, checkpoint_interval_minutes=plan.checkpoint_interval_minutes
+        )
         assert again.hours == pytest.approx(plan.hours, rel=1e-12)
         # ...and its curve is the best hours at every r it reports.
         for r, hours in zip(plan.r_values, plan.hours_by_r):

@@ -3,7 +3,13 @@
 import numpy as np
 import pytest
 
-from spare_theory import OverheadSamples, expected_stacks, overhead, simulate_overhead, stacks_lower_bound
+from spare_theory import (
+    OverheadSamples,
+    expected_stacks,
+    overhead,
+    simulate_overhead,
+    stacks_lower_bound,
+)
 from spare_theory._validation import as_seed_sequence, child_seed
 from spare_theory.average_overhead import overhead_from_survival, stacks_trajectory
 from spare_theory.placement import cyclic_placement
@@ -34,7 +40,9 @@ def test_sample_definitions():
     assert s.per_failure[0] == pytest.approx(traj.mean())
     assert s.time_weighted[0] == pytest.approx(np.sum(traj / (N - f)) / np.sum(1 / (N - f)))
     assert s.max_stacks[0] == traj.max()
-    assert np.all(s.time_weighted >= s.per_failure - 1e-12)  # S* grows with f and so does the weight
+    assert np.all(
+        s.time_weighted >= s.per_failure - 1e-12
+    )  # S* grows with f and so does the weight
     assert np.all((s.T >= 5) & (s.T <= N))
 
 
@@ -58,7 +66,10 @@ def test_sum_over_t_with_independent_wipeout_law(N, r):
     for weighting, samples in [("failure", s.per_failure), ("time", s.time_weighted)]:
         se_sim = samples.std(ddof=1) / np.sqrt(samples.size)
         # Both sides are 300-trial estimates: combine their (comparable) SEs.
-        assert abs(overhead_from_survival(N, r, survival, weighting) - samples.mean()) <= K * np.sqrt(2) * se_sim + 0.001 * samples.mean()
+        assert (
+            abs(overhead_from_survival(N, r, survival, weighting) - samples.mean())
+            <= K * np.sqrt(2) * se_sim + 0.001 * samples.mean()
+        )
 
 
 def test_expected_stacks_is_the_bound_and_broadcasts():

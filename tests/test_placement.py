@@ -8,8 +8,36 @@ import pytest
 from spare_theory import placement as pl
 
 # Optimal lengths as published (OEIS A003022), independent of the ruler table.
-PUBLISHED_LENGTHS = [0, 1, 3, 6, 11, 17, 25, 34, 44, 55, 72, 85, 106, 127, 151, 177,
-                     199, 216, 246, 283, 333, 356, 372, 425, 480, 492, 553, 585]
+PUBLISHED_LENGTHS = [
+    0,
+    1,
+    3,
+    6,
+    11,
+    17,
+    25,
+    34,
+    44,
+    55,
+    72,
+    85,
+    106,
+    127,
+    151,
+    177,
+    199,
+    216,
+    246,
+    283,
+    333,
+    356,
+    372,
+    425,
+    480,
+    492,
+    553,
+    585,
+]
 
 
 def _all_differences_distinct(marks):
@@ -36,7 +64,19 @@ def test_constructed_rulers_are_golomb_and_short(r):
 
 @pytest.mark.parametrize(
     "N,r",
-    [(3, 2), (7, 3), (13, 4), (21, 5), (31, 6), (64, 4), (128, 8), (256, 12), (512, 16), (1024, 20), (75000, 17)],
+    [
+        (3, 2),
+        (7, 3),
+        (13, 4),
+        (21, 5),
+        (31, 6),
+        (64, 4),
+        (128, 8),
+        (256, 12),
+        (512, 16),
+        (1024, 20),
+        (75000, 17),
+    ],
 )
 def test_modular_ruler_differences_distinct_mod_N(N, r):
     marks = pl.modular_ruler(N, r)

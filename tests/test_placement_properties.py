@@ -3,7 +3,8 @@
 import itertools
 
 import numpy as np
-from hypothesis import assume, given, settings, strategies as st
+from hypothesis import assume, given, settings
+from hypothesis import strategies as st
 
 from spare_theory import placement as pl
 
@@ -12,7 +13,9 @@ def _check_is_placement(hosts, N, r):
     assert hosts.shape == (N, r)
     assert all(len(set(row)) == r for row in hosts.tolist())  # r distinct groups per type
     for k in range(r):
-        assert sorted(hosts[:, k].tolist()) == list(range(N))  # each stack layer covers every group once
+        assert sorted(hosts[:, k].tolist()) == list(
+            range(N)
+        )  # each stack layer covers every group once
 
 
 def _max_shared_hosts(hosts):
@@ -41,4 +44,6 @@ def test_random_and_contiguous_placements_are_placements(N, r, seed):
     assume(r <= N)
     _check_is_placement(pl.random_placement(N, r, seed=seed), N, r)
     _check_is_placement(pl.contiguous_placement(N, r), N, r)
-    np.testing.assert_array_equal(pl.random_placement(N, r, seed=seed), pl.random_placement(N, r, seed=seed))
+    np.testing.assert_array_equal(
+        pl.random_placement(N, r, seed=seed), pl.random_placement(N, r, seed=seed)
+    )

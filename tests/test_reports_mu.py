@@ -20,8 +20,12 @@ def test_table_rows_and_no_ruler_cells_are_kept():
     assert np.isnan(no_ruler["mc_mean"])
     ok = table[table["status"] == "ok"]
     assert len(ok) == 3 and (ok["trials"] == 300).all()
-    np.testing.assert_allclose(ok["gamma"], endurable_failures_gamma(ok["N"].to_numpy(), ok["r"].to_numpy()))
-    np.testing.assert_allclose(ok["sharp"], endurable_failures(ok["N"].to_numpy(), ok["r"].to_numpy()))
+    np.testing.assert_allclose(
+        ok["gamma"], endurable_failures_gamma(ok["N"].to_numpy(), ok["r"].to_numpy())
+    )
+    np.testing.assert_allclose(
+        ok["sharp"], endurable_failures(ok["N"].to_numpy(), ok["r"].to_numpy())
+    )
     np.testing.assert_allclose(ok["sharp_err_pct"], 100 * (ok["sharp"] / ok["mc_mean"] - 1))
 
 
@@ -30,8 +34,9 @@ def test_adaptive_trials_reach_the_target_and_do_not_depend_on_the_executor():
     ok = serial[serial["status"] == "ok"]
     assert (ok["mc_rel_se_pct"] <= 1.0).all()
     with ThreadPoolExecutor(2) as pool:
-        threaded = rep.mu_error_table([256, 1024], [3, 8], rel_se_target=0.01, seed=7, executor=pool,
-                                      progress=False)
+        threaded = rep.mu_error_table(
+            [256, 1024], [3, 8], rel_se_target=0.01, seed=7, executor=pool, progress=False
+        )
     pd.testing.assert_frame_equal(serial, threaded)
 
 
@@ -56,7 +61,9 @@ def test_reproduce_quick_writes_table_and_figure(tmp_path):
     assert (tmp_path / "figures" / "endurable_failures.png").stat().st_size > 10_000
 
 
-@pytest.mark.parametrize("kwargs", [dict(rel_se_target=0), dict(rel_se_target=2), dict(trials=1), dict(N_values=[0])])
+@pytest.mark.parametrize(
+    "kwargs", [dict(rel_se_target=0), dict(rel_se_target=2), dict(trials=1), dict(N_values=[0])]
+)
 def test_bad_arguments_name_themselves(kwargs):
     name = next(iter(kwargs))
     with pytest.raises(ValueError, match=name):

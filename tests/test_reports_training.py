@@ -6,7 +6,13 @@ from spare_theory.reports import training as rt
 def test_quick_reproduce_writes_tables_and_figures(tmp_path):
     paths = rt.reproduce(tmp_path, quick=True, progress=False)
     names = {p.name for p in paths}
-    assert {"training_error.csv", "r_star.md", "headline.md", "time_to_train_vs_r.png", "headline.png"} <= names
+    assert {
+        "training_error.csv",
+        "r_star.md",
+        "headline.md",
+        "time_to_train_vs_r.png",
+        "headline.png",
+    } <= names
     assert all(p.exists() and p.stat().st_size > 0 for p in paths)
     err = pd.read_csv(tmp_path / "tables" / "training_error.csv")
     assert set(err.strategy) == {"ckpt", "rep", "spare"}

@@ -4,7 +4,14 @@ import pytest
 
 from spare_theory.scenario import LLAMA3_H100_GPU_MTBF_HOURS, Scenario
 
-BASE = dict(gpus=1024, gpus_per_group=8, gpu_mtbf_hours=2000.0, restart_minutes=20, checkpoint_minutes=5, work_hours=48)
+BASE = dict(
+    gpus=1024,
+    gpus_per_group=8,
+    gpu_mtbf_hours=2000.0,
+    restart_minutes=20,
+    checkpoint_minutes=5,
+    work_hours=48,
+)
 
 
 def test_derived_quantities():
@@ -21,7 +28,7 @@ def test_non_dividing_group_size_floors_groups():
 
 def test_llama3_preset_gives_five_minute_cluster_mtbf():
     # MODEL.md section 6: 419 failures in 54 days on 16,384 GPUs -> ~50,700 GPU-hours.
-    assert LLAMA3_H100_GPU_MTBF_HOURS == pytest.approx(50_700, rel=0.001)
+    assert pytest.approx(50_700, rel=0.001) == LLAMA3_H100_GPU_MTBF_HOURS
     sc = Scenario.published_600k(gpus_per_group=2048)
     assert sc.gpus == 600_000 and sc.restart_minutes == 60
     assert 4.9 < 60 * sc.gpu_mtbf_hours / sc.gpus < 5.2
@@ -35,12 +42,22 @@ def test_integral_floats_normalised():
 @pytest.mark.parametrize(
     "field, value",
     [
-        ("gpus", 0), ("gpus", 10.5), ("gpus", True), ("gpus", "1024"),
-        ("gpus_per_group", 2048), ("gpus_per_group", 0), ("gpus_per_group", False),
-        ("gpu_mtbf_hours", 0.0), ("gpu_mtbf_hours", math.nan), ("gpu_mtbf_hours", math.inf),
-        ("restart_minutes", -1.0), ("restart_minutes", math.nan),
-        ("checkpoint_minutes", -0.1), ("checkpoint_minutes", math.inf),
-        ("work_hours", 0.0), ("work_hours", -5.0),
+        ("gpus", 0),
+        ("gpus", 10.5),
+        ("gpus", True),
+        ("gpus", "1024"),
+        ("gpus_per_group", 2048),
+        ("gpus_per_group", 0),
+        ("gpus_per_group", False),
+        ("gpu_mtbf_hours", 0.0),
+        ("gpu_mtbf_hours", math.nan),
+        ("gpu_mtbf_hours", math.inf),
+        ("restart_minutes", -1.0),
+        ("restart_minutes", math.nan),
+        ("checkpoint_minutes", -0.1),
+        ("checkpoint_minutes", math.inf),
+        ("work_hours", 0.0),
+        ("work_hours", -5.0),
         ("failure_law", "weibull"),
     ],
 )

@@ -54,7 +54,9 @@ def test_literal_cases_above_lower_bound(failed, expected):
     data=st.data(),
 )
 def test_matches_brute_force_and_bounds(N, r, kind, data):
-    hosts = contiguous_placement(N, r) if kind == "contiguous" else random_placement(N, r, seed=N * r)
+    hosts = (
+        contiguous_placement(N, r) if kind == "contiguous" else random_placement(N, r, seed=N * r)
+    )
     failed = data.draw(st.lists(st.integers(0, N - 1), unique=True, max_size=N - 1))
     alive = np.ones(N, dtype=bool)
     alive[failed] = False
@@ -92,7 +94,13 @@ def test_lower_bound_broadcasts():
 
 @pytest.mark.parametrize(
     "failed, match",
-    [([16], "failed"), ([1, 1], "repeat"), ([-1], "failed"), ([0.5], "failed"), ([[1, 2]], "failed")],
+    [
+        ([16], "failed"),
+        ([1, 1], "repeat"),
+        ([-1], "failed"),
+        ([0.5], "failed"),
+        ([[1, 2]], "failed"),
+    ],
 )
 def test_bad_failed_sets(failed, match):
     with pytest.raises(ValueError, match=match):

@@ -27,9 +27,13 @@ def small():
 def test_restart_models_are_anchored_at_60_minutes_for_600k_gpus():
     assert restart_minutes(600_000, "linear") == pytest.approx(60.0)
     assert restart_minutes(600_000, "constant") == 60.0
-    np.testing.assert_allclose(restart_minutes([10_000, 300_000, 1_200_000], "linear"), [1.0, 30.0, 120.0])
+    np.testing.assert_allclose(
+        restart_minutes([10_000, 300_000, 1_200_000], "linear"), [1.0, 30.0, 120.0]
+    )
     np.testing.assert_array_equal(restart_minutes([10_000, 1_200_000], "constant"), [60.0, 60.0])
-    assert restart_minutes(1000, "linear", anchor_minutes=10, anchor_gpus=2000) == pytest.approx(5.0)
+    assert restart_minutes(1000, "linear", anchor_minutes=10, anchor_gpus=2000) == pytest.approx(
+        5.0
+    )
 
 
 @pytest.mark.parametrize(
@@ -47,7 +51,9 @@ def test_restart_models_are_anchored_at_60_minutes_for_600k_gpus():
     ],
 )
 def test_bad_arguments_name_the_argument(kwargs, name):
-    args = dict(gpus=[100_000], gpu_mtbf_hours=[LLAMA3_MTBF_HOURS], gpus_per_group=[2048], progress=False)
+    args = dict(
+        gpus=[100_000], gpu_mtbf_hours=[LLAMA3_MTBF_HOURS], gpus_per_group=[2048], progress=False
+    )
     with pytest.raises(ValueError, match=name):
         sweep(**(args | kwargs))
 
@@ -72,19 +78,30 @@ def test_long_form_labels_every_point_and_strategy_in_grid_order(small):
 def test_each_row_is_the_time_to_train_of_its_plan_and_reduction_is_against_best_rep(small):
     from spare_theory import Scenario
 
-    for _, point in small.groupby(["restart_model", "gpus_per_group", "gpus", "gpu_mtbf_hours"], sort=False):
+    for _, point in small.groupby(
+        ["restart_model", "gpus_per_group", "gpus", "gpu_mtbf_hours"], sort=False
+    ):
         rep_hours = point.loc[point["strategy"] == "rep", "hours"].item()
         for row in point.itertuples():
             scenario = Scenario(
-                gpus=row.gpus, gpus_per_group=row.gpus_per_group, gpu_mtbf_hours=row.gpu_mtbf_hours,
-                restart_minutes=row.restart_minutes, checkpoint_minutes=5.0, work_hours=720.0,
+                gpus=row.gpus,
+                gpus_per_group=row.gpus_per_group,
+                gpu_mtbf_hours=row.gpu_mtbf_hours,
+                restart_minutes=row.restart_minutes,
+                checkpoint_minutes=5.0,
+                work_hours=720.0,
             )
             estimate = time_to_train(
-                scenario, row.strategy, r=row.r, checkpoint_interval_minutes=row.checkpoint_interval_minutes
+                scenario,
+                row.strategy,
+                r=row.r,
+                checkpoint_interval_minutes=row.checkpoint_interval_minutes,
             )
             assert estimate.hours == pytest.approx(row.hours, rel=1e-9)
             assert estimate.availability == pytest.approx(row.availability, rel=1e-9)
-            assert row.reduction_vs_best_rep == pytest.approx(1.0 - row.hours / rep_hours, rel=1e-12)
+            assert row.reduction_vs_best_rep == pytest.approx(
+                1.0 - row.hours / rep_hours, rel=1e-12
+            )
             assert 0.0 < row.availability <= 1.0
             assert row.hours >= 720.0  # never faster than the failure-free run
 
@@ -95,7 +112,9 @@ def test_by_point_puts_strategies_side_by_side(small):
     spare = small[small["strategy"] == "spare"].reset_index(drop=True)
     np.testing.assert_array_equal(wide["hours_spare"], spare["hours"])
     np.testing.assert_array_equal(wide["r_rep"], small.loc[small["strategy"] == "rep", "r"])
-    np.testing.assert_array_equal(wide["spare_reduction_vs_best_rep"], spare["reduction_vs_best_rep"])
+    np.testing.assert_array_equal(
+        wide["spare_reduction_vs_best_rep"], spare["reduction_vs_best_rep"]
+    )
 
 
 def test_linear_restart_never_slower_than_constant_below_the_anchor(small):
@@ -108,7 +127,8 @@ def test_linear_restart_never_slower_than_constant_below_the_anchor(small):
     pd.testing.assert_series_equal(
         at.loc[at["restart_model"] == "linear", "hours"].reset_index(drop=True),
         at.loc[at["restart_model"] == "constant", "hours"].reset_index(drop=True),
-        check_exact=False, rtol=1e-12,
+        check_exact=False,
+        rtol=1e-12,
     )
 
 
@@ -120,7 +140,9 @@ def test_linear_restart_never_slower_than_constant_below_the_anchor(small):
 )
 def test_a_more_reliable_gpu_never_makes_the_best_plan_slower(gpus, mtbf, gpus_per_group):
     # Every plan's hours fall as failures get rarer, so the best plan's must too.
-    frame = sweep([gpus], [mtbf, 2 * mtbf], [gpus_per_group], restart_model="constant", progress=False)
+    frame = sweep(
+        [gpus], [mtbf, 2 * mtbf], [gpus_per_group], restart_model="constant", progress=False
+    )
     for strategy in STRATEGIES:
         worse, better = frame.loc[frame["strategy"] == strategy, "hours"]
         # 1e-6: slack for the optimiser's bounded search over the interval.
@@ -132,15 +154,32 @@ def test_cli_sweep_json_and_tables(tmp_path, capsys):
 
     from spare_theory.cli import main
 
-    argv = ["sweep", "--gpus", "16384", "131072", "--gpus-per-group", "2048", "--gpu-mtbf-hours", "50000",
-            "--restart-model", "linear", "--no-progress", "--json", "--outdir", str(tmp_path)]
+    argv = [
+        "sweep",
+        "--gpus",
+        "16384",
+        "131072",
+        "--gpus-per-group",
+        "2048",
+        "--gpu-mtbf-hours",
+        "50000",
+        "--restart-model",
+        "linear",
+        "--no-progress",
+        "--json",
+        "--outdir",
+        str(tmp_path),
+    ]
     assert main(argv) == 0
     records = json.loads(capsys.readouterr().out)
     assert [(r["gpus"], r["strategy"]) for r in records] == [
         (g, s) for g in (16_384, 131_072) for s in STRATEGIES
     ]
     assert sorted(p.name for p in tmp_path.iterdir()) == [
-        "sweep.csv", "sweep.md", "sweep_by_point.csv", "sweep_by_point.md"
+        "sweep.csv",
+        "sweep.md",
+        "sweep_by_point.csv",
+        "sweep_by_point.md",
     ]
     assert main(["sweep", "--gpus", "100", "--gpus-per-group", "2048", "--no-progress"]) == 2
     assert "gpus_per_group" in capsys.readouterr().err

@@ -2,12 +2,20 @@ import math
 
 import numpy as np
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from spare_theory.scenario import Scenario
 from spare_theory.training import rep_survival_log, time_to_train
 
-BASE = dict(gpus=1024, gpus_per_group=8, gpu_mtbf_hours=2000.0, restart_minutes=20, checkpoint_minutes=5, work_hours=48)
+BASE = dict(
+    gpus=1024,
+    gpus_per_group=8,
+    gpu_mtbf_hours=2000.0,
+    restart_minutes=20,
+    checkpoint_minutes=5,
+    work_hours=48,
+)
 
 
 def daly_hours(sc, tau_minutes):
@@ -24,16 +32,30 @@ def daly_hours(sc, tau_minutes):
 @pytest.mark.parametrize("restart", [0.0, 10.0, 60.0])
 @pytest.mark.parametrize("tau", [5.0, 30.0, 240.0])
 def test_ckpt_agrees_with_daly_within_one_percent(mtbf, restart, tau):
-    sc = Scenario(gpus=8192, gpus_per_group=8, gpu_mtbf_hours=mtbf, restart_minutes=restart,
-                  checkpoint_minutes=4.0, work_hours=100.0)
+    sc = Scenario(
+        gpus=8192,
+        gpus_per_group=8,
+        gpu_mtbf_hours=mtbf,
+        restart_minutes=restart,
+        checkpoint_minutes=4.0,
+        work_hours=100.0,
+    )
     est = time_to_train(sc, "ckpt", checkpoint_interval_minutes=tau)
     assert est.hours == pytest.approx(daly_hours(sc, tau), rel=0.01)
 
 
-@pytest.mark.parametrize("strategy, r", [("ckpt", None), ("rep", 2), ("rep", 3), ("spare", 3), ("spare", 5)])
+@pytest.mark.parametrize(
+    "strategy, r", [("ckpt", None), ("rep", 2), ("rep", 3), ("spare", 3), ("spare", 5)]
+)
 def test_breakdown_adds_up(strategy, r):
     est = time_to_train(Scenario(**BASE), strategy, r=r, checkpoint_interval_minutes=60)
-    parts = est.useful_hours + est.redundancy_hours + est.checkpoint_hours + est.restart_hours + est.lost_hours
+    parts = (
+        est.useful_hours
+        + est.redundancy_hours
+        + est.checkpoint_hours
+        + est.restart_hours
+        + est.lost_hours
+    )
     assert parts == pytest.approx(est.hours, rel=1e-9)
     assert est.useful_hours == pytest.approx(48)
     assert est.availability == pytest.approx(48 / est.hours)
@@ -49,7 +71,9 @@ def test_optimal_interval_is_a_minimum():
     sc = Scenario(**BASE)
     best = time_to_train(sc, "spare", r=3)
     for factor in (0.8, 1.25):
-        other = time_to_train(sc, "spare", r=3, checkpoint_interval_minutes=best.checkpoint_interval_minutes * factor)
+        other = time_to_train(
+            sc, "spare", r=3, checkpoint_interval_minutes=best.checkpoint_interval_minutes * factor
+        )
         assert other.hours >= best.hours
 
 
@@ -75,8 +99,14 @@ def test_rep_survival_matches_direct_count():
 
 
 def test_restart_dominated_regime_is_finite_or_inf_never_nan():
-    sc = Scenario(gpus=600_000, gpus_per_group=8, gpu_mtbf_hours=5000, restart_minutes=120,
-                  checkpoint_minutes=5, work_hours=720)
+    sc = Scenario(
+        gpus=600_000,
+        gpus_per_group=8,
+        gpu_mtbf_hours=5000,
+        restart_minutes=120,
+        checkpoint_minutes=5,
+        work_hours=720,
+    )
     est = time_to_train(sc, "ckpt", checkpoint_interval_minutes=5)
     assert not math.isnan(est.hours) and est.hours > 1e10
     assert not any(math.isnan(v) for v in vars(est).values() if isinstance(v, float))
@@ -90,10 +120,20 @@ def test_restart_dominated_regime_is_finite_or_inf_never_nan():
     tau=st.floats(5, 600),
 )
 def test_property_more_failures_cost_more_time(mtbf, restart, delta, tau):
-    kw = dict(gpus=2048, gpus_per_group=16, restart_minutes=restart, checkpoint_minutes=delta, work_hours=100)
+    kw = dict(
+        gpus=2048,
+        gpus_per_group=16,
+        restart_minutes=restart,
+        checkpoint_minutes=delta,
+        work_hours=100,
+    )
     for strategy, r in (("ckpt", None), ("rep", 2), ("spare", 3)):
-        good = time_to_train(Scenario(gpu_mtbf_hours=2 * mtbf, **kw), strategy, r=r, checkpoint_interval_minutes=tau)
-        bad = time_to_train(Scenario(gpu_mtbf_hours=mtbf, **kw), strategy, r=r, checkpoint_interval_minutes=tau)
+        good = time_to_train(
+            Scenario(gpu_mtbf_hours=2 * mtbf, **kw), strategy, r=r, checkpoint_interval_minutes=tau
+        )
+        bad = time_to_train(
+            Scenario(gpu_mtbf_hours=mtbf, **kw), strategy, r=r, checkpoint_interval_minutes=tau
+        )
         assert bad.hours >= good.hours * (1 - 1e-9)
         assert good.hours >= 100 and 0 <= good.availability <= 1
 
@@ -109,7 +149,10 @@ def test_property_more_failures_cost_more_time(mtbf, restart, delta, tau):
         (dict(strategy="spare", r=2.5), "r"),
         (dict(strategy="spare", r=12), "N"),  # no modular ruler with 12 marks for N = 128
         (dict(strategy="ckpt", checkpoint_interval_minutes=0.0), "checkpoint_interval_minutes"),
-        (dict(strategy="ckpt", checkpoint_interval_minutes=math.nan), "checkpoint_interval_minutes"),
+        (
+            dict(strategy="ckpt", checkpoint_interval_minutes=math.nan),
+            "checkpoint_interval_minutes",
+        ),
     ],
 )
 def test_bad_arguments(kwargs, name):
@@ -138,8 +181,14 @@ def test_vectorised_hours_equal_scalar_estimates(strategy, r):
 def test_spare_beyond_supported_groups_is_a_clear_error():
     from spare_theory.training import MAX_SPARE_GROUPS
 
-    sc = Scenario(gpus=8 * (MAX_SPARE_GROUPS + 1), gpus_per_group=8, gpu_mtbf_hours=50_000.0,
-                  restart_minutes=60, checkpoint_minutes=5, work_hours=720)
+    sc = Scenario(
+        gpus=8 * (MAX_SPARE_GROUPS + 1),
+        gpus_per_group=8,
+        gpu_mtbf_hours=50_000.0,
+        restart_minutes=60,
+        checkpoint_minutes=5,
+        work_hours=720,
+    )
     with pytest.raises(ValueError, match="gpus_per_group"):
         time_to_train(sc, "spare", r=20, checkpoint_interval_minutes=60)
     # Rep and CKPT-only have closed-form survival: any N.
@@ -149,8 +198,14 @@ def test_spare_beyond_supported_groups_is_a_clear_error():
 def test_spare_at_a_million_groups():
     # N = 1.25e6: the survival table is long (spline path); the plan is finite and the
     # interval optimised, without running out of memory or time.
-    sc = Scenario(gpus=10_000_000, gpus_per_group=8, gpu_mtbf_hours=50_000.0,
-                  restart_minutes=60, checkpoint_minutes=5, work_hours=720)
+    sc = Scenario(
+        gpus=10_000_000,
+        gpus_per_group=8,
+        gpu_mtbf_hours=50_000.0,
+        restart_minutes=60,
+        checkpoint_minutes=5,
+        work_hours=720,
+    )
     est = time_to_train(sc, "spare", r=20)
     assert 720 < est.hours < 2 * 720 * 1.2 and 0 < est.availability <= 0.5 + 1e-9
 

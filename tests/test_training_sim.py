@@ -6,7 +6,9 @@ from spare_theory.scenario import Scenario
 from spare_theory.training import time_to_train
 from spare_theory.training_sim import simulate_training
 
-BASE = dict(gpus=1024, gpus_per_group=8, gpu_mtbf_hours=2000.0, restart_minutes=20, checkpoint_minutes=5)
+BASE = dict(
+    gpus=1024, gpus_per_group=8, gpu_mtbf_hours=2000.0, restart_minutes=20, checkpoint_minutes=5
+)
 K = 4  # tolerance in standard errors of the simulated mean
 
 
@@ -38,7 +40,9 @@ def test_model_matches_simulation(strategy, r, over):
     # boundary terms at ~30 cycles (docs/theory.md, section 4).
     tol = max(K * sim.standard_error_hours, 0.01 * sim.mean_hours)
     assert abs(est.hours - sim.mean_hours) <= tol
-    assert abs(est.restarts - sim.restarts.mean()) <= max(K * sim.restarts.std(ddof=1) / np.sqrt(60), 0.05 * est.restarts)
+    assert abs(est.restarts - sim.restarts.mean()) <= max(
+        K * sim.restarts.std(ddof=1) / np.sqrt(60), 0.05 * est.restarts
+    )
 
 
 def test_spare_beats_rep_when_restarts_dominate():
@@ -87,7 +91,6 @@ def test_bad_arguments(kwargs, name):
         simulate_training(Scenario(**BASE, work_hours=5), **args)
 
 
-
 def test_pool_matches_controller():
     """Pool mode reproduces the per-cycle controller's mean hours.
 
@@ -95,12 +98,23 @@ def test_pool_matches_controller():
     pool's own sampling error; the pool-mode standard error is taken from the
     spread of independent calls (independent pools) instead.
     """
-    sc = _with_cycles("spare", 5, cycles=25, gpus=8000, gpu_mtbf_hours=20000.0, restart_minutes=30)  # N = 1000
+    sc = _with_cycles(
+        "spare", 5, cycles=25, gpus=8000, gpu_mtbf_hours=20000.0, restart_minutes=30
+    )  # N = 1000
     tau = time_to_train(sc, "spare", r=5).checkpoint_interval_minutes
     ctrl = simulate_training(sc, "spare", 5, tau, 30, seed=11, overhead_source="controller")
     calls = np.array(
         [
-            simulate_training(sc, "spare", 5, tau, 6, seed=np.random.SeedSequence(12, spawn_key=(j,)), overhead_source="pool", pool_size=16).mean_hours
+            simulate_training(
+                sc,
+                "spare",
+                5,
+                tau,
+                6,
+                seed=np.random.SeedSequence(12, spawn_key=(j,)),
+                overhead_source="pool",
+                pool_size=16,
+            ).mean_hours
             for j in range(10)
         ]
     )
@@ -118,7 +132,9 @@ def test_pool_seeded_and_independent_of_batching():
     np.testing.assert_array_equal(a.restarts[:3], b.restarts)
     assert not np.array_equal(a.hours, c.hours)
     # The pool draws are not the controller's: a different sample from the same seed.
-    assert not np.array_equal(a.hours, simulate_training(sc, *args, 6, seed=3, overhead_source="controller").hours)
+    assert not np.array_equal(
+        a.hours, simulate_training(sc, *args, 6, seed=3, overhead_source="controller").hours
+    )
 
 
 def test_auto_switches_to_pool_above_threshold(monkeypatch):

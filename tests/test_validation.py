@@ -13,8 +13,16 @@ def test_as_count_accepts_integers(good, expected):
 
 @pytest.mark.parametrize(
     "bad,match",
-    [(True, "integer"), (2.5, "integer"), (float("nan"), "integer"), (float("inf"), "integer"),
-     ("3", "integer"), (None, "integer"), (0, ">= 1"), (-4, ">= 1")],
+    [
+        (True, "integer"),
+        (2.5, "integer"),
+        (float("nan"), "integer"),
+        (float("inf"), "integer"),
+        ("3", "integer"),
+        (None, "integer"),
+        (0, ">= 1"),
+        (-4, ">= 1"),
+    ],
 )
 def test_as_count_rejects(bad, match):
     with pytest.raises(ValueError, match=f"trials.*{match}|{match}.*trials|trials must"):
@@ -60,7 +68,9 @@ def test_seed_sequence_and_children():
             v.as_seed_sequence(bad)
     # A child stream is addressable directly and equals the spawned one.
     assert np.array_equal(v.child_seed(ss, 3).generate_state(4), ss.spawn(4)[3].generate_state(4))
-    assert not np.array_equal(v.child_seed(ss, 1).generate_state(4), v.child_seed(ss, 2).generate_state(4))
+    assert not np.array_equal(
+        v.child_seed(ss, 1).generate_state(4), v.child_seed(ss, 2).generate_state(4)
+    )
 
 
 def test_as_choice():

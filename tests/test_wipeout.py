@@ -6,17 +6,19 @@ import math
 import mpmath
 import numpy as np
 import pytest
-from hypothesis import given, settings, strategies as st_
+from hypothesis import given, settings
+from hypothesis import strategies as st_
 
 from spare_theory import placement as pl
 from spare_theory import wipeout as wo
 from spare_theory.wipeout_sim import simulate_wipeout
 
-
 # --- Gamma form ----------------------------------------------------------------
 
 
-@pytest.mark.parametrize("N, r", [(128, 2), (75_000, 17), (10**12, 2), (10**12, 64), (1, 1), (10**9, 33)])
+@pytest.mark.parametrize(
+    "N, r", [(128, 2), (75_000, 17), (10**12, 2), (10**12, 64), (1, 1), (10**9, 33)]
+)
 def test_gamma_form_matches_mpmath(N, r):
     expected = mpmath.gamma(1 + mpmath.mpf(1) / r) * mpmath.mpf(N) ** (1 - mpmath.mpf(1) / r)
     assert wo.endurable_failures_gamma(N, r) == pytest.approx(float(expected), rel=1e-13)
@@ -55,11 +57,17 @@ def _mean_over_all_orders(hosts):
 
 @pytest.mark.parametrize(
     "hosts",
-    [pl.contiguous_placement(6, 2), pl.contiguous_placement(7, 3), pl.random_placement(7, 2, seed=4)],
+    [
+        pl.contiguous_placement(6, 2),
+        pl.contiguous_placement(7, 3),
+        pl.random_placement(7, 2, seed=4),
+    ],
     ids=["contiguous-6-2", "contiguous-7-3", "random-7-2"],
 )
 def test_exact_enumeration_matches_all_orders(hosts):
-    assert wo.exact_endurable_failures(hosts) == pytest.approx(_mean_over_all_orders(hosts), rel=1e-12)
+    assert wo.exact_endurable_failures(hosts) == pytest.approx(
+        _mean_over_all_orders(hosts), rel=1e-12
+    )
 
 
 def test_exact_refuses_large_N():
@@ -74,7 +82,9 @@ def test_exact_refuses_large_N():
 def test_r2_survival_is_exact(N):
     # r = 2: types are the edges of the cycle C_N; compare with enumeration.
     exact = wo.exact_wipeout_survival(pl.cyclic_placement(N, 2))
-    np.testing.assert_allclose(wo.wipeout_survival(N, 2, np.arange(N + 1)), exact, rtol=1e-11, atol=1e-15)
+    np.testing.assert_allclose(
+        wo.wipeout_survival(N, 2, np.arange(N + 1)), exact, rtol=1e-11, atol=1e-15
+    )
 
 
 def test_r1_is_first_failure():
@@ -111,8 +121,10 @@ def test_huge_N_is_finite_and_near_gamma(r):
 # Cells of the published grid where the expansion is hardest (small N, large r)
 # and a sparse-method cell.  Tolerance 4 SE + 0.1 % (acceptance is 3 SE + 0.1 %
 # over the table; 4 keeps this single draw from failing by chance).
-@pytest.mark.parametrize("N, r, trials", [(128, 3, 40_000), (128, 8, 30_000), (256, 12, 20_000),
-                                          (1024, 20, 15_000), (8192, 2, 8_000)])
+@pytest.mark.parametrize(
+    "N, r, trials",
+    [(128, 3, 40_000), (128, 8, 30_000), (256, 12, 20_000), (1024, 20, 15_000), (8192, 2, 8_000)],
+)
 def test_sharp_form_matches_simulation(N, r, trials):
     T = simulate_wipeout(pl.cyclic_placement(N, r), trials, seed=11)
     se = T.std(ddof=1) / math.sqrt(trials)
@@ -121,7 +133,9 @@ def test_sharp_form_matches_simulation(N, r, trials):
 
 def test_sharp_beats_gamma_on_small_cells():
     exact = wo.exact_endurable_failures(pl.cyclic_placement(21, 5))
-    assert abs(wo.endurable_failures(21, 5) - exact) < abs(wo.endurable_failures_gamma(21, 5) - exact)
+    assert abs(wo.endurable_failures(21, 5) - exact) < abs(
+        wo.endurable_failures_gamma(21, 5) - exact
+    )
 
 
 def test_survival_broadcasts_and_validates():

@@ -16,7 +16,7 @@ import sys
 
 from ._common import Output, UsageError
 
-__all__ = ["main", "Output"]
+__all__ = ["Output", "main"]
 
 # Modules that contribute subcommands, in the order ``--help`` lists them.
 _COMMAND_MODULES = ("mu", "overhead", "training", "sweep", "reproduce")
@@ -25,7 +25,7 @@ _COMMAND_MODULES = ("mu", "overhead", "training", "sweep", "reproduce")
 class _Parser(argparse.ArgumentParser):
     """An ArgumentParser whose errors are one line and exit code 2."""
 
-    def error(self, message):  # noqa: D102 - argparse hook
+    def error(self, message):
         raise UsageError(f"{message} (try '{self.prog} --help')")
 
 

@@ -10,11 +10,11 @@ from typing import Any
 __all__ = [
     "Output",
     "UsageError",
-    "add_json",
-    "add_seed",
-    "add_executor_options",
     "add_design_options",
+    "add_executor_options",
+    "add_json",
     "add_report_options",
+    "add_seed",
     "add_table_parser",
     "executor_from_args",
     "run_report",
@@ -38,13 +38,22 @@ def add_json(parser: argparse.ArgumentParser) -> None:
 
 
 def add_seed(parser: argparse.ArgumentParser, default: int = 0) -> None:
-    parser.add_argument("--seed", type=int, default=default, help=f"random seed (default {default})")
+    parser.add_argument(
+        "--seed", type=int, default=default, help=f"random seed (default {default})"
+    )
 
 
 def add_executor_options(parser: argparse.ArgumentParser) -> None:
     group = parser.add_mutually_exclusive_group()
-    group.add_argument("--workers", type=int, default=None, help="run on a local Dask cluster with K worker processes")
-    group.add_argument("--scheduler", default=None, help="address of a running Dask scheduler (tcp://host:port)")
+    group.add_argument(
+        "--workers",
+        type=int,
+        default=None,
+        help="run on a local Dask cluster with K worker processes",
+    )
+    group.add_argument(
+        "--scheduler", default=None, help="address of a running Dask scheduler (tcp://host:port)"
+    )
 
 
 @contextlib.contextmanager
@@ -60,12 +69,17 @@ def executor_from_args(args):
     try:
         from dask.distributed import Client, LocalCluster
     except ImportError as exc:  # pragma: no cover - depends on the extra
-        raise ValueError("--workers/--scheduler need Dask: pip install 'spare-theory[dask]'") from exc
+        raise ValueError(
+            "--workers/--scheduler need Dask: pip install 'spare-theory[dask]'"
+        ) from exc
     if scheduler is not None:
         with Client(scheduler) as client:
             yield client.get_executor()
     else:
-        with LocalCluster(n_workers=workers, threads_per_worker=1, processes=True) as cluster, Client(cluster) as client:
+        with (
+            LocalCluster(n_workers=workers, threads_per_worker=1, processes=True) as cluster,
+            Client(cluster) as client,
+        ):
             yield client.get_executor()
 
 
@@ -73,23 +87,33 @@ def add_design_options(parser: argparse.ArgumentParser, *, trials: int, what: st
     """``--N --r`` of a cyclic ruler placement, ``--trials`` (0 skips the simulation), ``--seed``, ``--json``."""
     parser.add_argument("--N", type=int, required=True, help="number of data-parallel groups")
     parser.add_argument("--r", type=int, required=True, help="redundancy (hosts per shard type)")
-    parser.add_argument("--trials", type=int, default=trials,
-                        help=f"simulated {what} (default {trials}; 0 skips the simulation)")
+    parser.add_argument(
+        "--trials",
+        type=int,
+        default=trials,
+        help=f"simulated {what} (default {trials}; 0 skips the simulation)",
+    )
     add_seed(parser)
     add_json(parser)
 
 
 def add_report_options(parser: argparse.ArgumentParser) -> None:
     """Options shared by every report: --quick, --outdir, --no-progress, --seed, executors, --json."""
-    parser.add_argument("--quick", action="store_true", help="small grids and sample sizes (seconds)")
-    parser.add_argument("--outdir", default=".", help="folder that receives tables/ and figures/ (default .)")
+    parser.add_argument(
+        "--quick", action="store_true", help="small grids and sample sizes (seconds)"
+    )
+    parser.add_argument(
+        "--outdir", default=".", help="folder that receives tables/ and figures/ (default .)"
+    )
     parser.add_argument("--no-progress", action="store_true", help="hide progress bars")
     add_seed(parser)
     add_executor_options(parser)
     add_json(parser)
 
 
-def add_table_parser(tables, name: str, help: str, handler=None, **kwargs) -> argparse.ArgumentParser:
+def add_table_parser(
+    tables, name: str, help: str, handler=None, **kwargs
+) -> argparse.ArgumentParser:
     """``spare-theory table NAME``: the report options, handled by ``run_report`` unless given."""
     parser = tables.add_parser(name, help=help, **kwargs)
     add_report_options(parser)
@@ -103,6 +127,11 @@ def run_report(args) -> Output:
 
     module = importlib.import_module(f"spare_theory.reports.{args.report}")
     with executor_from_args(args) as executor:
-        paths = module.reproduce(args.outdir, quick=args.quick, executor=executor, seed=args.seed,
-                                 progress=not args.no_progress)
+        paths = module.reproduce(
+            args.outdir,
+            quick=args.quick,
+            executor=executor,
+            seed=args.seed,
+            progress=not args.no_progress,
+        )
     return Output("\n".join(f"wrote {p}" for p in paths), {"files": [str(p) for p in paths]})

@@ -9,14 +9,17 @@ from ._common import Output, add_design_options, add_table_parser, executor_from
 
 def register(commands, tables) -> None:
     parser = commands.add_parser(
-        "mu", help="endurable failures mu(N, r): Gamma form, sharp form and Monte Carlo",
+        "mu",
+        help="endurable failures mu(N, r): Gamma form, sharp form and Monte Carlo",
         description="Failures a cyclic modular-ruler placement endures until a shard type is wiped out.",
     )
     add_design_options(parser, trials=2000, what="failure orders")
     parser.set_defaults(handler=_run_mu)
 
     add_table_parser(
-        tables, "mu", help="mu(N, r) error table: simulation against the Gamma and sharp forms",
+        tables,
+        "mu",
+        help="mu(N, r) error table: simulation against the Gamma and sharp forms",
         handler=_run_table,
         description="Writes OUTDIR/tables/mu_error.{csv,md} and OUTDIR/figures/endurable_failures.png.",
     )
@@ -34,7 +37,9 @@ def _run_mu(args) -> Output:
     if args.trials < 0:
         raise ValueError(f"--trials must be >= 0 (0 skips the simulation), got {args.trials}")
     data = {
-        "N": args.N, "r": args.r, "marks": list(marks),
+        "N": args.N,
+        "r": args.r,
+        "marks": list(marks),
         "gamma": float(endurable_failures_gamma(args.N, args.r)),
         "sharp": float(endurable_failures(args.N, args.r)),
     }
@@ -44,25 +49,44 @@ def _run_mu(args) -> Output:
         f"  sharp form  sum_f P(T > f)         = {data['sharp']:.6g}",
     ]
     if args.trials:
-        T = simulate_wipeout(cyclic_placement(args.N, args.r, marks=marks), args.trials, seed=args.seed)
+        T = simulate_wipeout(
+            cyclic_placement(args.N, args.r, marks=marks), args.trials, seed=args.seed
+        )
         se = float(T.std(ddof=1) / math.sqrt(T.size)) if T.size > 1 else math.nan
         data.update(mc_mean=float(T.mean()), mc_se=se, trials=args.trials, seed=args.seed)
-        lines.append(f"  Monte Carlo ({args.trials} trials)      = {data['mc_mean']:.6g} +- {se:.3g} (1 SE)")
+        lines.append(
+            f"  Monte Carlo ({args.trials} trials)      = {data['mc_mean']:.6g} +- {se:.3g} (1 SE)"
+        )
     text = "\n".join(lines)
     return Output(text, data)
 
 
 def _run_table(args) -> Output:
     from ..reports._io import markdown_table
-    from ..reports.mu import (QUICK_N, QUICK_R, QUICK_REL_SE, mu_error_summary, mu_error_table,
-                              mu_summary_text, write_mu_report)
+    from ..reports.mu import (
+        QUICK_N,
+        QUICK_R,
+        QUICK_REL_SE,
+        mu_error_summary,
+        mu_error_table,
+        mu_summary_text,
+        write_mu_report,
+    )
 
-    grid = dict(N_values=QUICK_N, r_values=QUICK_R, rel_se_target=QUICK_REL_SE) if args.quick else {}
+    grid = (
+        dict(N_values=QUICK_N, r_values=QUICK_R, rel_se_target=QUICK_REL_SE) if args.quick else {}
+    )
     with executor_from_args(args) as executor:
-        table = mu_error_table(**grid, seed=args.seed, executor=executor, progress=not args.no_progress)
+        table = mu_error_table(
+            **grid, seed=args.seed, executor=executor, progress=not args.no_progress
+        )
     paths = write_mu_report(table, args.outdir)
     summary = mu_error_summary(table)
     shown = table.drop(columns=["marks"])
     text = markdown_table(shown, mu_summary_text(summary)) + "\n".join(f"wrote {p}" for p in paths)
-    data = {"summary": summary, "rows": table.to_dict(orient="records"), "files": [str(p) for p in paths]}
+    data = {
+        "summary": summary,
+        "rows": table.to_dict(orient="records"),
+        "files": [str(p) for p in paths],
+    }
     return Output(text, data)

@@ -16,12 +16,18 @@ def register(commands, tables) -> None:
 def _run(args) -> Output:
     with executor_from_args(args) as executor:
         done = reproduce(
-            args.outdir, quick=args.quick, executor=executor, seed=args.seed,
-            progress=not args.no_progress, only=args.only,
+            args.outdir,
+            quick=args.quick,
+            executor=executor,
+            seed=args.seed,
+            progress=not args.no_progress,
+            only=args.only,
         )
     lines = []
     for name, (seconds, paths) in done.items():
         lines.append(f"{name}: {len(paths)} files in {seconds:.1f} s")
         lines.extend(f"  {p}" for p in paths)
-    data = {name: {"seconds": s, "files": [str(p) for p in paths]} for name, (s, paths) in done.items()}
+    data = {
+        name: {"seconds": s, "files": [str(p) for p in paths]} for name, (s, paths) in done.items()
+    }
     return Output("\n".join(lines), data)

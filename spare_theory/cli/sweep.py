@@ -13,15 +13,30 @@ def register(commands, tables) -> None:
         "'spare-theory reproduce --quick' (4 GPU counts, H100 MTBF x 0.5/1/2, 2048 GPUs per group, both restart models).",
     )
     parser.add_argument("--gpus", type=int, nargs="+", default=None, help="GPU counts")
-    parser.add_argument("--gpu-mtbf-hours", type=float, nargs="+", default=None, help="per-GPU MTBF values, hours")
-    parser.add_argument("--gpus-per-group", type=int, nargs="+", default=None, help="GPUs per data-parallel group")
     parser.add_argument(
-        "--restart-model", nargs="+", choices=("constant", "linear"), default=None,
+        "--gpu-mtbf-hours", type=float, nargs="+", default=None, help="per-GPU MTBF values, hours"
+    )
+    parser.add_argument(
+        "--gpus-per-group", type=int, nargs="+", default=None, help="GPUs per data-parallel group"
+    )
+    parser.add_argument(
+        "--restart-model",
+        nargs="+",
+        choices=("constant", "linear"),
+        default=None,
         help="restart cost: constant 60 min, or linear in GPUs (60 min at 600,000)",
     )
-    parser.add_argument("--checkpoint-minutes", type=float, default=5.0, help="checkpoint cost, minutes (default 5)")
-    parser.add_argument("--work-hours", type=float, default=720.0, help="failure-free run time, hours (default 720)")
-    parser.add_argument("--outdir", default=None, help="also write tables/sweep.csv|md and sweep_by_point.csv|md here")
+    parser.add_argument(
+        "--checkpoint-minutes", type=float, default=5.0, help="checkpoint cost, minutes (default 5)"
+    )
+    parser.add_argument(
+        "--work-hours", type=float, default=720.0, help="failure-free run time, hours (default 720)"
+    )
+    parser.add_argument(
+        "--outdir",
+        default=None,
+        help="also write tables/sweep.csv|md and sweep_by_point.csv|md here",
+    )
     parser.add_argument("--no-progress", action="store_true", help="hide the progress bar")
     add_executor_options(parser)
     add_json(parser)
@@ -42,12 +57,18 @@ def _run(args) -> Output:
     }
     with executor_from_args(args) as executor:
         frame = sweep(
-            **grid, checkpoint_minutes=args.checkpoint_minutes, work_hours=args.work_hours,
-            executor=executor, progress=not args.no_progress,
+            **grid,
+            checkpoint_minutes=args.checkpoint_minutes,
+            work_hours=args.work_hours,
+            executor=executor,
+            progress=not args.no_progress,
         )
     wide = by_point(frame)
     text = markdown_table(wide)
     if args.outdir is not None:
-        paths = [*write_table(frame, args.outdir, "sweep"), *write_table(wide, args.outdir, "sweep_by_point")]
+        paths = [
+            *write_table(frame, args.outdir, "sweep"),
+            *write_table(wide, args.outdir, "sweep_by_point"),
+        ]
         text += "\n" + "\n".join(f"wrote {p}" for p in paths)
     return Output(text, frame.to_dict(orient="records"))

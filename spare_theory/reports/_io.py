@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pandas as pd
 
-__all__ = ["write_table", "markdown_table", "save_figure"]
+__all__ = ["markdown_table", "save_figure", "write_table"]
 
 
 def _fmt(value) -> str:
@@ -29,7 +29,9 @@ def markdown_table(frame: pd.DataFrame, notes: str = "") -> str:
     return text + ("\n" + notes.strip() + "\n" if notes else "")
 
 
-def write_table(frame: pd.DataFrame, outdir, name: str, *, title: str = "", notes: str = "") -> tuple[Path, Path]:
+def write_table(
+    frame: pd.DataFrame, outdir, name: str, *, title: str = "", notes: str = ""
+) -> tuple[Path, Path]:
     """Write ``frame`` to ``outdir/name.csv`` and ``outdir/name.md``; return both paths."""
     outdir = Path(outdir)
     outdir.mkdir(parents=True, exist_ok=True)

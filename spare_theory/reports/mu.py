@@ -26,12 +26,12 @@ __all__ = [
     "DEFAULT_N",
     "DEFAULT_R",
     "PUBLISHED_GAMMA_MAE_PCT",
-    "mu_error_table",
     "mu_error_summary",
+    "mu_error_table",
     "mu_summary_text",
     "plot_endurable_failures",
-    "write_mu_report",
     "reproduce",
+    "write_mu_report",
 ]
 
 DEFAULT_N = (128, 256, 512, 1024, 2048, 4096, 8192, 16384, 32768, 65536, 75000)
@@ -63,7 +63,9 @@ def _cell(task) -> dict:
         batch = 1
         while T.std(ddof=1) / math.sqrt(T.size) > target * T.mean():
             needed = math.ceil((T.std(ddof=1) / (target * T.mean())) ** 2 * 1.05) - T.size
-            extra = simulate_wipeout(hosts, max(needed, _PILOT_TRIALS), seed=child_seed(seed, batch))
+            extra = simulate_wipeout(
+                hosts, max(needed, _PILOT_TRIALS), seed=child_seed(seed, batch)
+            )
             T, batch = np.concatenate([T, extra]), batch + 1
     mean, se = float(T.mean()), float(T.std(ddof=1) / math.sqrt(T.size))
     gamma, sharp = float(endurable_failures_gamma(N, r)), float(endurable_failures(N, r))
@@ -136,16 +138,30 @@ def mu_error_table(
 
 
 def _cell_columns():
-    return ("N", "r", "status", "marks", "trials", "mc_mean", "mc_se", "mc_rel_se_pct", "gamma",
-            "gamma_err_pct", "sharp", "sharp_err_pct", "sharp_z", "sharp_in_band")
+    return (
+        "N",
+        "r",
+        "status",
+        "marks",
+        "trials",
+        "mc_mean",
+        "mc_se",
+        "mc_rel_se_pct",
+        "gamma",
+        "gamma_err_pct",
+        "sharp",
+        "sharp_err_pct",
+        "sharp_z",
+        "sharp_in_band",
+    )
 
 
 def mu_error_summary(table: pd.DataFrame) -> dict:
     """Mean absolute errors (%) of both forms over the simulated cells, and the band count."""
     ok = table[table["status"] == "ok"]
     return {
-        "cells": int(len(table)),
-        "simulated_cells": int(len(ok)),
+        "cells": len(table),
+        "simulated_cells": len(ok),
         "gamma_mae_pct": float(ok["gamma_err_pct"].abs().mean()),
         "published_gamma_mae_pct": PUBLISHED_GAMMA_MAE_PCT,
         "sharp_mae_pct": float(ok["sharp_err_pct"].abs().mean()),
@@ -179,7 +195,9 @@ def plot_endurable_failures(table: pd.DataFrame, r_values=None):
 
     ok = table[table["status"] == "ok"]
     r_values = sorted(ok["r"].unique()) if r_values is None else list(r_values)
-    fig, (ax, dev) = plt.subplots(2, 1, figsize=(7, 7), sharex=True, gridspec_kw={"height_ratios": [3, 2]})
+    fig, (ax, dev) = plt.subplots(
+        2, 1, figsize=(7, 7), sharex=True, gridspec_kw={"height_ratios": [3, 2]}
+    )
     for i, r in enumerate(r_values):
         cells = ok[ok["r"] == r].sort_values("N")
         if cells.empty:
@@ -189,10 +207,25 @@ def plot_endurable_failures(table: pd.DataFrame, r_values=None):
         sharp, gamma = endurable_failures(grid, r), endurable_failures_gamma(grid, r)
         ax.plot(grid, sharp, color=color, lw=1.2, label=f"r = {r}")
         ax.plot(grid, gamma, color=color, lw=0.8, ls="--")
-        ax.errorbar(cells["N"], cells["mc_mean"], yerr=1.96 * cells["mc_se"], fmt="o", ms=3.5, color=color, capsize=2)
+        ax.errorbar(
+            cells["N"],
+            cells["mc_mean"],
+            yerr=1.96 * cells["mc_se"],
+            fmt="o",
+            ms=3.5,
+            color=color,
+            capsize=2,
+        )
         dev.plot(grid, 100 * (gamma / sharp - 1), color=color, lw=0.8, ls="--")
-        dev.errorbar(cells["N"], 100 * (cells["mc_mean"] / cells["sharp"] - 1),
-                     yerr=196 * cells["mc_se"] / cells["sharp"], fmt="o", ms=3, color=color, capsize=2)
+        dev.errorbar(
+            cells["N"],
+            100 * (cells["mc_mean"] / cells["sharp"] - 1),
+            yerr=196 * cells["mc_se"] / cells["sharp"],
+            fmt="o",
+            ms=3,
+            color=color,
+            capsize=2,
+        )
     ax.set_xscale("log")
     ax.set_yscale("log")
     ax.set_ylabel("endurable failures mu(N, r)")
@@ -209,10 +242,18 @@ def plot_endurable_failures(table: pd.DataFrame, r_values=None):
 def write_mu_report(table: pd.DataFrame, outdir) -> list[Path]:
     """Write ``table`` to ``outdir/tables/mu_error.{csv,md}`` (summary as notes) and the figure."""
     outdir = Path(outdir)
-    paths = list(write_table(table, outdir / "tables", "mu_error",
-                             title="Endurable failures mu(N, r): theory versus simulation",
-                             notes=mu_summary_text(mu_error_summary(table))))
-    paths.append(save_figure(plot_endurable_failures(table), outdir / "figures", "endurable_failures"))
+    paths = list(
+        write_table(
+            table,
+            outdir / "tables",
+            "mu_error",
+            title="Endurable failures mu(N, r): theory versus simulation",
+            notes=mu_summary_text(mu_error_summary(table)),
+        )
+    )
+    paths.append(
+        save_figure(plot_endurable_failures(table), outdir / "figures", "endurable_failures")
+    )
     return paths
 
 

@@ -20,7 +20,12 @@ from ..stacks import stacks_lower_bound
 from ._io import save_figure, write_table
 from .mu import DEFAULT_N, DEFAULT_R
 
-__all__ = ["overhead_error_table", "placement_ablation_table", "reproduce", "PUBLISHED_OVERHEAD_MAE_PCT"]
+__all__ = [
+    "PUBLISHED_OVERHEAD_MAE_PCT",
+    "overhead_error_table",
+    "placement_ablation_table",
+    "reproduce",
+]
 
 #: Mean absolute error of the published closed form against simulation (%).
 PUBLISHED_OVERHEAD_MAE_PCT = 0.60
@@ -38,7 +43,7 @@ def _cell(task) -> dict:
         return {**row, "status": "no modular ruler"}
     for weighting in WEIGHTINGS:
         row[f"cf_{weighting}"] = overhead(N, r, weighting)
-    if N > max_sim_N:
+    if max_sim_N < N:
         return {**row, "status": f"closed form only (N > {max_sim_N})"}
     s = simulate_overhead(cyclic_placement(N, r, marks=marks), trials, seed=seed)
     row.update(status="ok", trials=trials, mc_T=float(s.T.mean()))
@@ -52,8 +57,9 @@ def _cell(task) -> dict:
     return row
 
 
-def overhead_error_table(N=DEFAULT_N, r=DEFAULT_R, *, trials=150, max_sim_N=4096, executor=None, seed=0,
-                         progress=True) -> pd.DataFrame:
+def overhead_error_table(
+    N=DEFAULT_N, r=DEFAULT_R, *, trials=150, max_sim_N=4096, executor=None, seed=0, progress=True
+) -> pd.DataFrame:
     """Closed forms of both weightings against simulation on the grid ``N x r``.
 
     One task per cell with stream ``child_seed(seed, cell_index)``; cells
@@ -67,7 +73,9 @@ def overhead_error_table(N=DEFAULT_N, r=DEFAULT_R, *, trials=150, max_sim_N=4096
     seed = as_seed_sequence(seed)
     cells = [(int(n), int(k)) for n in N for k in r]
     tasks = [(n, k, trials, max_sim_N, child_seed(seed, i)) for i, (n, k) in enumerate(cells)]
-    return pd.DataFrame(map_tasks(_cell, tasks, executor=executor, desc="overhead", progress=progress))
+    return pd.DataFrame(
+        map_tasks(_cell, tasks, executor=executor, desc="overhead", progress=progress)
+    )
 
 
 def _ablation_cell(task) -> dict:
@@ -79,12 +87,22 @@ def _ablation_cell(task) -> dict:
     else:
         hosts = random_placement(N, r, seed=child_seed(seed, 1))
     s = simulate_overhead(hosts, trials, seed=child_seed(seed, 0))
-    return {"N": N, "r": r, "placement": kind, "trials": trials, "mu": float(s.T.mean()),
-            "S_failure": float(s.per_failure.mean()), "S_time": float(s.time_weighted.mean()),
-            "max_S_star": int(s.max_stacks.max()), "mean_final_S_star": float(s.max_stacks.mean())}
+    return {
+        "N": N,
+        "r": r,
+        "placement": kind,
+        "trials": trials,
+        "mu": float(s.T.mean()),
+        "S_failure": float(s.per_failure.mean()),
+        "S_time": float(s.time_weighted.mean()),
+        "max_S_star": int(s.max_stacks.max()),
+        "mean_final_S_star": float(s.max_stacks.mean()),
+    }
 
 
-def placement_ablation_table(N=1024, r=(4, 8, 12), *, trials=40, executor=None, seed=0, progress=True):
+def placement_ablation_table(
+    N=1024, r=(4, 8, 12), *, trials=40, executor=None, seed=0, progress=True
+):
     """Golomb versus contiguous versus random placement at equal ``N, r``.
 
     ``mu`` (mean wipe-out count), both overhead averages, and the largest
@@ -95,7 +113,9 @@ def placement_ablation_table(N=1024, r=(4, 8, 12), *, trials=40, executor=None, 
     seed = as_seed_sequence(seed)
     cells = [(N, int(k), kind) for k in r for kind in ("golomb", "contiguous", "random")]
     tasks = [(*cell, trials, child_seed(seed, i)) for i, cell in enumerate(cells)]
-    return pd.DataFrame(map_tasks(_ablation_cell, tasks, executor=executor, desc="ablation", progress=progress))
+    return pd.DataFrame(
+        map_tasks(_ablation_cell, tasks, executor=executor, desc="ablation", progress=progress)
+    )
 
 
 def _plot_overhead(table: pd.DataFrame, outdir):
@@ -105,15 +125,27 @@ def _plot_overhead(table: pd.DataFrame, outdir):
     sim = table[table["status"] == "ok"]
     for color, n in zip(plt.cm.viridis(np.linspace(0, 0.85, 3)), sorted(sim["N"].unique())[-3:]):
         cells = table[(table["N"] == n) & table["cf_failure"].notna()]
-        ax.plot(cells["r"], cells["cf_failure"], "-", color=color, label=f"N={n} closed form (per failure)")
+        ax.plot(
+            cells["r"],
+            cells["cf_failure"],
+            "-",
+            color=color,
+            label=f"N={n} closed form (per failure)",
+        )
         ax.plot(cells["r"], cells["cf_time"], "--", color=color, label=f"N={n} closed form (time)")
         pts = sim[sim["N"] == n]
         ax.errorbar(pts["r"], pts["mc_failure"], 3 * pts["se_failure"], fmt="o", color=color, ms=4)
-        ax.errorbar(pts["r"], pts["mc_time"], 3 * pts["se_time"], fmt="s", mfc="none", color=color, ms=4)
+        ax.errorbar(
+            pts["r"], pts["mc_time"], 3 * pts["se_time"], fmt="s", mfc="none", color=color, ms=4
+        )
     rs = np.array(sorted(table["r"].unique()))
     ax.plot(rs, rs, ":", color="grey", label="replication (r x)")
-    ax.set(xlabel="redundancy r", ylabel="average stack overhead S (x)", ylim=(0.9, 4),
-           title="SPARe overhead: simulation (markers, ±3 SE) over closed forms")
+    ax.set(
+        xlabel="redundancy r",
+        ylabel="average stack overhead S (x)",
+        ylim=(0.9, 4),
+        title="SPARe overhead: simulation (markers, ±3 SE) over closed forms",
+    )
     ax.legend(fontsize=7)
     return save_figure(fig, outdir, "overhead")
 
@@ -129,7 +161,9 @@ def _plot_trajectories(outdir, seed, N=1024, r=12, runs=4):
         ax.step(np.arange(traj.size), traj, where="post", lw=1, label=f"run {i} (T={traj.size})")
     f = np.arange(int(0.8 * N))
     ax.step(f, stacks_lower_bound(N, f), where="post", color="k", ls=":", label="ceil(N/(N-f))")
-    ax.set(xlabel="failed groups f", ylabel="S*", title=f"S* along seeded failure runs, N={N}, r={r}")
+    ax.set(
+        xlabel="failed groups f", ylabel="S*", title=f"S* along seeded failure runs, N={N}, r={r}"
+    )
     ax.legend(fontsize=7)
     return save_figure(fig, outdir, "overhead_trajectory")
 
@@ -140,7 +174,9 @@ def _plot_ablation(ablation: pd.DataFrame, outdir):
     fig, axes = plt.subplots(1, 3, figsize=(11, 3.5))
     kinds = ("golomb", "contiguous", "random")
     width = 0.25
-    for ax, column, label in zip(axes, ("mu", "S_time", "max_S_star"), ("mu = E[T]", "S (time weighted)", "largest S*")):
+    for ax, column, label in zip(
+        axes, ("mu", "S_time", "max_S_star"), ("mu = E[T]", "S (time weighted)", "largest S*")
+    ):
         for j, kind in enumerate(kinds):
             rows = ablation[ablation["placement"] == kind]
             ax.bar(np.arange(len(rows)) + (j - 1) * width, rows[column], width, label=kind)
@@ -157,11 +193,17 @@ def _summary(table: pd.DataFrame) -> str:
     for weighting in WEIGHTINGS:
         mae = sim[f"err_{weighting}_pct"].abs().mean()
         inside = int(sim[f"ok_{weighting}"].sum())
-        lines.append(f"- {weighting} weighting: MAE {mae:.3f} % over {len(sim)} simulated cells "
-                     f"(published closed form: {PUBLISHED_OVERHEAD_MAE_PCT:.2f} %); "
-                     f"{inside}/{len(sim)} cells within {BAND_SE:g} SE + {100 * BAND_REL:g} %.")
-    skipped = sorted(int(n) for n in table.loc[table["status"].str.startswith("closed"), "N"].unique())
-    lines.append(f"- Closed form only (exact S* trajectories too slow for the budget): N = {skipped}.")
+        lines.append(
+            f"- {weighting} weighting: MAE {mae:.3f} % over {len(sim)} simulated cells "
+            f"(published closed form: {PUBLISHED_OVERHEAD_MAE_PCT:.2f} %); "
+            f"{inside}/{len(sim)} cells within {BAND_SE:g} SE + {100 * BAND_REL:g} %."
+        )
+    skipped = sorted(
+        int(n) for n in table.loc[table["status"].str.startswith("closed"), "N"].unique()
+    )
+    lines.append(
+        f"- Closed form only (exact S* trajectories too slow for the budget): N = {skipped}."
+    )
     return "\n".join(lines)
 
 
@@ -178,14 +220,27 @@ def reproduce(outdir, *, quick=False, executor=None, seed=0, progress=True):
         # ~3 CPU-minutes at 150/40 trials measured; 100/30 keeps the 3-minute budget with margin.
         grid = dict(N=DEFAULT_N, r=DEFAULT_R, trials=100, max_sim_N=4096)
         ablation_args = dict(N=1024, r=(4, 8, 12), trials=30)
-    table = overhead_error_table(**grid, executor=executor, seed=child_seed(seed, 0), progress=progress)
-    ablation = placement_ablation_table(**ablation_args, executor=executor, seed=child_seed(seed, 1),
-                                        progress=progress)
+    table = overhead_error_table(
+        **grid, executor=executor, seed=child_seed(seed, 0), progress=progress
+    )
+    ablation = placement_ablation_table(
+        **ablation_args, executor=executor, seed=child_seed(seed, 1), progress=progress
+    )
     tables, figures = outdir / "tables", outdir / "figures"
     paths = [
-        *write_table(table, tables, "overhead_error", title="Average stack overhead S(N, r): theory vs simulation",
-                     notes=_summary(table)),
-        *write_table(ablation, tables, "placement_ablation", title="Placement ablation: ruler vs contiguous vs random"),
+        *write_table(
+            table,
+            tables,
+            "overhead_error",
+            title="Average stack overhead S(N, r): theory vs simulation",
+            notes=_summary(table),
+        ),
+        *write_table(
+            ablation,
+            tables,
+            "placement_ablation",
+            title="Placement ablation: ruler vs contiguous vs random",
+        ),
         _plot_overhead(table, figures),
         _plot_trajectories(figures, child_seed(seed, 2)),
         _plot_ablation(ablation, figures),

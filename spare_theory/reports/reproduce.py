@@ -13,7 +13,7 @@ import importlib
 import time
 from pathlib import Path
 
-__all__ = ["reproduce", "REPORTS"]
+__all__ = ["REPORTS", "reproduce"]
 
 # Report modules in the order they run; each exposes ``reproduce(outdir, ...)``.
 REPORTS = ("mu", "overhead", "training", "sweep")
@@ -30,6 +30,8 @@ def reproduce(outdir=".", *, quick=False, executor=None, seed=0, progress=True, 
     for name in names:
         module = importlib.import_module(f"{__package__}.{name}")
         start = time.perf_counter()
-        paths = module.reproduce(outdir, quick=quick, executor=executor, seed=seed, progress=progress)
+        paths = module.reproduce(
+            outdir, quick=quick, executor=executor, seed=seed, progress=progress
+        )
         done[name] = (time.perf_counter() - start, [Path(p) for p in paths])
     return done

@@ -27,7 +27,7 @@ from ..scenario import LLAMA3_H100_GPU_MTBF_HOURS
 from ..sweeps import RESTART_MODELS, by_point, sweep
 from ._io import save_figure, write_table
 
-__all__ = ["reproduce", "FULL_GRID", "QUICK_GRID"]
+__all__ = ["FULL_GRID", "QUICK_GRID", "reproduce"]
 
 _MTBF = [f * LLAMA3_H100_GPU_MTBF_HOURS for f in (0.5, 1.0, 2.0)]
 
@@ -53,7 +53,9 @@ def _plot(frame, column, ylabel, strategies):
 
     rows = frame[frame["gpus_per_group"] == _FIGURE_GPUS_PER_GROUP]
     models = list(dict.fromkeys(rows["restart_model"]))
-    fig, axes = plt.subplots(1, len(models), figsize=(5.5 * len(models), 4), sharey=True, squeeze=False)
+    fig, axes = plt.subplots(
+        1, len(models), figsize=(5.5 * len(models), 4), sharey=True, squeeze=False
+    )
     for ax, model in zip(axes[0], models):
         for (mtbf, strategy), line in rows[rows["restart_model"] == model].groupby(
             ["gpu_mtbf_hours", "strategy"], sort=True
@@ -61,7 +63,14 @@ def _plot(frame, column, ylabel, strategies):
             if strategy not in strategies:
                 continue
             style = "-" if strategy == "spare" else "--"
-            ax.plot(line["gpus"], line[column], style, marker="o", ms=3, label=f"{strategy}, MTBF {mtbf:,.0f} h")
+            ax.plot(
+                line["gpus"],
+                line[column],
+                style,
+                marker="o",
+                ms=3,
+                label=f"{strategy}, MTBF {mtbf:,.0f} h",
+            )
         ax.set_xscale("log")
         ax.set_xlabel("GPUs")
         ax.set_title(f"{model} restart cost, {_FIGURE_GPUS_PER_GROUP} GPUs per group")
@@ -81,18 +90,29 @@ def reproduce(outdir, *, quick=False, executor=None, seed=0, progress=True) -> l
         "reduction_vs_best_rep = 1 - hours / hours of the best Rep+CKPT plan."
     )
     paths = [
-        *write_table(frame, outdir / "tables", "sweep", title="Sweep: best plans over GPU scale and MTBF", notes=notes),
         *write_table(
-            by_point(frame), outdir / "tables", "sweep_by_point",
-            title="Sweep: strategies side by side per point", notes=notes,
+            frame,
+            outdir / "tables",
+            "sweep",
+            title="Sweep: best plans over GPU scale and MTBF",
+            notes=notes,
+        ),
+        *write_table(
+            by_point(frame),
+            outdir / "tables",
+            "sweep_by_point",
+            title="Sweep: strategies side by side per point",
+            notes=notes,
         ),
         save_figure(
             _plot(frame, "reduction_vs_best_rep", "SPARe reduction vs best Rep+CKPT", {"spare"}),
-            outdir / "figures", "sweep_reduction",
+            outdir / "figures",
+            "sweep_reduction",
         ),
         save_figure(
             _plot(frame, "availability", "availability of the best plan", {"spare", "rep"}),
-            outdir / "figures", "sweep_availability",
+            outdir / "figures",
+            "sweep_availability",
         ),
     ]
     return paths

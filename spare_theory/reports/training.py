@@ -15,7 +15,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import numpy as np
 import pandas as pd
 
 from .._parallel import map_tasks
@@ -27,8 +26,13 @@ from ..training_sim import simulate_training
 from ._io import save_figure, write_table
 
 __all__ = [
-    "training_error_table", "r_star_table", "headline_table", "sensitivity_table", "reproduce",
-    "HEADLINE_GPUS_PER_GROUP", "headline_verdict",
+    "HEADLINE_GPUS_PER_GROUP",
+    "headline_table",
+    "headline_verdict",
+    "r_star_table",
+    "reproduce",
+    "sensitivity_table",
+    "training_error_table",
 ]
 
 HEADLINE_GPUS_PER_GROUP = (8, 64, 256, 1024, 2048, 4096)
@@ -44,19 +48,39 @@ _ERROR_R = {"ckpt": (None,), "rep": (2, 3), "spare": (3, 5)}
 
 def _error_cell(task) -> dict:
     (gpus, gpg, mtbf, restart, ckpt), strategy, r, cycles, trials, seed = task
-    base = dict(gpus=gpus, gpus_per_group=gpg, gpu_mtbf_hours=mtbf, restart_minutes=restart, checkpoint_minutes=ckpt)
+    base = dict(
+        gpus=gpus,
+        gpus_per_group=gpg,
+        gpu_mtbf_hours=mtbf,
+        restart_minutes=restart,
+        checkpoint_minutes=ckpt,
+    )
     # Work for about `cycles` restarts: the model is a renewal-reward limit.
     probe = time_to_train(Scenario(**base, work_hours=1.0), strategy, r=r)
     sc = Scenario(**base, work_hours=cycles / probe.restarts)
     est = time_to_train(sc, strategy, r=r)
     sim = simulate_training(sc, strategy, r, est.checkpoint_interval_minutes, trials, seed=seed)
     err = est.hours / sim.mean_hours - 1
-    z = (est.hours - sim.mean_hours) / sim.standard_error_hours if sim.standard_error_hours > 0 else 0.0
+    z = (
+        (est.hours - sim.mean_hours) / sim.standard_error_hours
+        if sim.standard_error_hours > 0
+        else 0.0
+    )
     return {
-        "N": sc.groups, "cluster_mtbf_min": sc.cluster_mtbf_minutes, "restart_min": restart, "ckpt_min": ckpt,
-        "strategy": strategy, "r": est.r, "tau_min": est.checkpoint_interval_minutes, "work_h": sc.work_hours,
-        "model_h": est.hours, "sim_h": sim.mean_hours, "se_h": sim.standard_error_hours,
-        "rel_err_pct": 100 * err, "z": z, "pass": bool(abs(err) <= 0.02 or abs(z) <= 3),
+        "N": sc.groups,
+        "cluster_mtbf_min": sc.cluster_mtbf_minutes,
+        "restart_min": restart,
+        "ckpt_min": ckpt,
+        "strategy": strategy,
+        "r": est.r,
+        "tau_min": est.checkpoint_interval_minutes,
+        "work_h": sc.work_hours,
+        "model_h": est.hours,
+        "sim_h": sim.mean_hours,
+        "se_h": sim.standard_error_hours,
+        "rel_err_pct": 100 * err,
+        "z": z,
+        "pass": bool(abs(err) <= 0.02 or abs(z) <= 3),
     }
 
 
@@ -67,7 +91,9 @@ def training_error_table(*, quick=False, executor=None, seed=0, progress=True) -
     cycles, trials = (15, 20) if quick else (30, 80)
     cells = [(g, s, r) for g in grid for s, rs in _ERROR_R.items() for r in rs]
     tasks = [(g, s, r, cycles, trials, child_seed(seed, i)) for i, (g, s, r) in enumerate(cells)]
-    return pd.DataFrame(map_tasks(_error_cell, tasks, executor=executor, desc="training table", progress=progress))
+    return pd.DataFrame(
+        map_tasks(_error_cell, tasks, executor=executor, desc="training table", progress=progress)
+    )
 
 
 def r_star_table(*, quick=False) -> pd.DataFrame:
@@ -79,13 +105,27 @@ def r_star_table(*, quick=False) -> pd.DataFrame:
     exponents = range(6, 17, 2) if quick else range(6, 19, 2)
     rows = []
     for N in [2**k for k in exponents] + ([] if quick else [1_000_000]):
-        sc = Scenario(gpus=8 * N, gpus_per_group=8, gpu_mtbf_hours=5 / 60 * 8 * N, restart_minutes=60,
-                      checkpoint_minutes=5, work_hours=720)
+        sc = Scenario(
+            gpus=8 * N,
+            gpus_per_group=8,
+            gpu_mtbf_hours=5 / 60 * 8 * N,
+            restart_minutes=60,
+            checkpoint_minutes=5,
+            work_hours=720,
+        )
         plan = optimal_plan(sc, "spare")
         rule = int(r_star_rule(N))
         rule_hours = time_to_train(sc, "spare", r=rule).hours
-        rows.append({"N": N, "r_opt": plan.r, "r_rule": rule, "hours_opt": plan.hours, "hours_rule": rule_hours,
-                     "loss_pct": 100 * (rule_hours / plan.hours - 1)})
+        rows.append(
+            {
+                "N": N,
+                "r_opt": plan.r,
+                "r_rule": rule,
+                "hours_opt": plan.hours,
+                "hours_rule": rule_hours,
+                "loss_pct": 100 * (rule_hours / plan.hours - 1),
+            }
+        )
     return pd.DataFrame(rows)
 
 
@@ -93,8 +133,13 @@ def _best(sc: Scenario) -> dict:
     ckpt, rep, spare = (optimal_plan(sc, s) for s in ("ckpt", "rep", "spare"))
     est = spare.estimate
     return {
-        "N": sc.groups, "ckpt_h": ckpt.hours, "rep_r": rep.r, "rep_h": rep.hours, "spare_r": spare.r,
-        "spare_h": spare.hours, "spare_overhead": (est.useful_hours + est.redundancy_hours) / est.useful_hours,
+        "N": sc.groups,
+        "ckpt_h": ckpt.hours,
+        "rep_r": rep.r,
+        "rep_h": rep.hours,
+        "spare_r": spare.r,
+        "spare_h": spare.hours,
+        "spare_overhead": (est.useful_hours + est.redundancy_hours) / est.useful_hours,
         "spare_availability": est.availability,
         "spare_uptime": (est.useful_hours + est.redundancy_hours) / est.hours,
         "reduction_vs_rep_pct": 100 * (1 - spare.hours / rep.hours),
@@ -103,7 +148,12 @@ def _best(sc: Scenario) -> dict:
 
 def headline_table(gpus_per_group=HEADLINE_GPUS_PER_GROUP, **scenario) -> pd.DataFrame:
     """The published comparison at 600k GPUs, one row per group size."""
-    return pd.DataFrame([{"gpus_per_group": g, **_best(Scenario.published_600k(g, **scenario))} for g in gpus_per_group])
+    return pd.DataFrame(
+        [
+            {"gpus_per_group": g, **_best(Scenario.published_600k(g, **scenario))}
+            for g in gpus_per_group
+        ]
+    )
 
 
 def sensitivity_table(gpus_per_group=2048) -> pd.DataFrame:
@@ -111,7 +161,9 @@ def sensitivity_table(gpus_per_group=2048) -> pd.DataFrame:
     rows = []
     for ckpt in (1.0, 5.0, 15.0):
         for restart in (15.0, 60.0, 120.0):
-            sc = Scenario.published_600k(gpus_per_group, checkpoint_minutes=ckpt, restart_minutes=restart)
+            sc = Scenario.published_600k(
+                gpus_per_group, checkpoint_minutes=ckpt, restart_minutes=restart
+            )
             rows.append({"ckpt_min": ckpt, "restart_min": restart, **_best(sc)})
     return pd.DataFrame(rows)
 
@@ -157,10 +209,19 @@ def _figures(outdir: Path) -> list[Path]:
             except ValueError:  # no modular ruler with r marks at this N
                 continue
             r_values.append(r)
-        ax.plot(r_values, hours, marker=marker, label=f"{strategy} (best r={plans[strategy].r}, {plans[strategy].hours:,.0f} h)")
+        ax.plot(
+            r_values,
+            hours,
+            marker=marker,
+            label=f"{strategy} (best r={plans[strategy].r}, {plans[strategy].hours:,.0f} h)",
+        )
     ax.axhline(plans["ckpt"].hours, color="k", ls="--", label=f"ckpt ({plans['ckpt'].hours:.2g} h)")
-    ax.set(yscale="log", xlabel="redundancy r", ylabel="expected hours (interval optimised)",
-           title=f"Time to train 720 h of work, 600k GPUs, N={sc.groups}, R=60 min")
+    ax.set(
+        yscale="log",
+        xlabel="redundancy r",
+        ylabel="expected hours (interval optimised)",
+        title=f"Time to train 720 h of work, 600k GPUs, N={sc.groups}, R=60 min",
+    )
     ax.set_ylim(0.8 * plans["spare"].hours, 30 * plans["rep"].hours)
     ax.legend()
     paths = [save_figure(fig, outdir, "time_to_train_vs_r")]
@@ -185,17 +246,36 @@ def reproduce(outdir, *, quick=False, executor=None, seed=0, progress=True) -> l
     paths: list[Path] = []
     err = training_error_table(quick=quick, executor=executor, seed=seed, progress=progress)
     mae = err.rel_err_pct.abs().mean()
-    paths += write_table(err, tables, "training_error", title="Time to train: model vs simulation",
-                         notes=f"MAE {mae:.2f} %; {int(err['pass'].sum())}/{len(err)} cells within 2 % or 3 SE.")
+    paths += write_table(
+        err,
+        tables,
+        "training_error",
+        title="Time to train: model vs simulation",
+        notes=f"MAE {mae:.2f} %; {int(err['pass'].sum())}/{len(err)} cells within 2 % or 3 SE.",
+    )
     rs = r_star_table(quick=quick)
-    paths += write_table(rs, tables, "r_star", title="SPARe optimal r vs floor(log2 N + 0.833)",
-                         notes="Cluster MTBF 5 min, R = 60 min, delta = 5 min, 720 h, 8 GPUs per group.")
+    paths += write_table(
+        rs,
+        tables,
+        "r_star",
+        title="SPARe optimal r vs floor(log2 N + 0.833)",
+        notes="Cluster MTBF 5 min, R = 60 min, delta = 5 min, 720 h, 8 GPUs per group.",
+    )
     head = headline_table(HEADLINE_GPUS_PER_GROUP[2:] if quick else HEADLINE_GPUS_PER_GROUP)
-    paths += write_table(head, tables, "headline", title="600k GPUs, Llama-3 GPU MTBF, R = 60 min, delta = 5 min, 720 h",
-                         notes=_HEADLINE_NOTES + headline_verdict(head))
+    paths += write_table(
+        head,
+        tables,
+        "headline",
+        title="600k GPUs, Llama-3 GPU MTBF, R = 60 min, delta = 5 min, 720 h",
+        notes=_HEADLINE_NOTES + headline_verdict(head),
+    )
     if not quick:
-        paths += write_table(sensitivity_table(), tables, "training_sensitivity",
-                             title="Headline at 2048 GPUs per group vs checkpoint and restart cost")
+        paths += write_table(
+            sensitivity_table(),
+            tables,
+            "training_sensitivity",
+            title="Headline at 2048 GPUs per group vs checkpoint and restart cost",
+        )
     paths += _figures(figures)
     paths.append(_headline_figure(head, figures))
     return paths
