@@ -63,6 +63,10 @@ _API = {
     "Plan": "optimize",
     "r_star_rule": "optimize",
     "simulate_training": "training_sim",
+    "lifetime_law": "failure_laws",
+    "group_weibull_from_gpu": "failure_laws",
+    "StepScenario": "step_scenario",
+    "paper_scenario": "step_scenario",
     # sweeps
     "sweep": "sweeps",
 }
