@@ -3,16 +3,16 @@
 A sweep evaluates, at every point of the grid
 ``gpus x gpu_mtbf_hours x gpus_per_group x restart_model``, the best plan of
 each strategy (:func:`spare_theory.optimize.optimal_plan` for ``"ckpt"``,
-``"rep"`` and ``"spare"``), the availability of that plan
-(``Plan.estimate``, from :func:`spare_theory.training.time_to_train`) and every strategy's reduction in
-time to train against the best Rep+CKPT plan.  The result is a long-form
-:class:`pandas.DataFrame`: one row per point and strategy.
+``"rep"`` and ``"spare"``), the availability of that plan (``Plan.estimate``,
+from :func:`spare_theory.training.time_to_train`) and every strategy's
+reduction in time to train against the best Rep+CKPT plan.  The result is a
+long-form :class:`pandas.DataFrame`: one row per point and strategy.
 
 Restart cost
 ------------
 A global restart re-initialises the collective communicators of all ``G``
 GPUs.  Two models of its cost ``R`` (minutes) are offered, both anchored at the
-published scenario, 60 min at 600,000 GPUs (MODEL.md section 1):
+SPARe paper's published scenario, a 60 min restart at 600,000 GPUs:
 
 * ``"constant"``: ``R(G) = R_0``;
 * ``"linear"``: ``R(G) = R_0 * G / G_0``, the cost growing with the number of
@@ -30,10 +30,14 @@ so the table is identical wherever the cells run.
 
 from __future__ import annotations
 
+import concurrent.futures
 import itertools
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 import pandas as pd
 
 from ._parallel import map_tasks
@@ -42,36 +46,69 @@ from .optimize import optimal_plan
 from .scenario import Scenario
 from .training import STRATEGIES
 
-__all__ = ["RESTART_MODELS", "STRATEGIES", "SweepPoint", "by_point", "restart_minutes", "sweep"]
+__all__ = [
+    "ANCHOR_GPUS",
+    "ANCHOR_RESTART_MINUTES",
+    "RESTART_MODELS",
+    "STRATEGIES",
+    "SweepPoint",
+    "by_point",
+    "scaled_restart_minutes",
+    "sweep",
+]
 
+#: Restart-cost models understood by :func:`scaled_restart_minutes` and :func:`sweep`.
 RESTART_MODELS = ("constant", "linear")
 
-# The published scenario that anchors both restart-cost models (MODEL.md section 1).
+#: The SPARe paper's published scenario anchors both restart-cost models:
+#: a 60 min global restart at 600,000 GPUs.
 ANCHOR_RESTART_MINUTES = 60.0
 ANCHOR_GPUS = 600_000
 
 
-def restart_minutes(
-    gpus, model="linear", *, anchor_minutes=ANCHOR_RESTART_MINUTES, anchor_gpus=ANCHOR_GPUS
-):
-    """Global restart cost ``R`` in minutes for ``gpus`` GPUs under ``model``.
+def scaled_restart_minutes(
+    gpus: npt.ArrayLike,
+    *,
+    model: str = "linear",
+    anchor_minutes: float = ANCHOR_RESTART_MINUTES,
+    anchor_gpus: int = ANCHOR_GPUS,
+) -> float | np.ndarray:
+    """Global restart cost ``R`` in minutes for ``gpus`` GPUs under a restart-cost ``model``.
+
+    ``"constant"``: ``R(G) = R_0``; ``"linear"``: ``R(G) = R_0 G / G_0``, with
+    ``R_0 = anchor_minutes`` and ``G_0 = anchor_gpus`` (60 min at 600,000
+    GPUs, the SPARe paper's published scenario).
 
     Parameters
     ----------
     gpus : array_like of int
         Number of GPUs ``G`` (>= 1); broadcasts.
     model : {"constant", "linear"}
-        ``"constant"``: ``R = anchor_minutes``; ``"linear"``:
-        ``R = anchor_minutes * G / anchor_gpus``.
+        The restart-cost model.
     anchor_minutes : float
-        Restart cost at ``anchor_gpus`` GPUs, minutes (> 0; default 60).
+        Restart cost ``R_0`` at ``anchor_gpus`` GPUs, minutes (> 0; default 60).
     anchor_gpus : int
-        GPU count of the anchor (default 600,000).
+        GPU count ``G_0`` of the anchor (default 600,000).
 
     Returns
     -------
-    float or ndarray
+    float or numpy.ndarray
         ``R`` in minutes, a float for scalar ``gpus``.
+
+    Raises
+    ------
+    ValueError
+        Naming the argument: ``gpus`` or ``anchor_gpus`` not positive
+        integers, ``anchor_minutes <= 0`` or an unknown ``model``.
+
+    Examples
+    --------
+    >>> scaled_restart_minutes(300_000)
+    30.0
+    >>> scaled_restart_minutes([10_000, 1_200_000], model="constant")
+    array([60., 60.])
+    >>> scaled_restart_minutes(1000, anchor_minutes=10, anchor_gpus=2000)
+    5.0
     """
     g = as_count_array(gpus, "gpus")
     as_choice(model, "model", RESTART_MODELS)
@@ -83,7 +120,23 @@ def restart_minutes(
 
 @dataclass(frozen=True)
 class SweepPoint:
-    """One point of a sweep: a scenario and the label of its restart model."""
+    """One point of a sweep: a scenario and the label of its restart-cost model.
+
+    Attributes
+    ----------
+    scenario : Scenario
+        The cluster, its failure rate and costs at this point.
+    restart_model : str
+        ``"constant"`` or ``"linear"``: how ``scenario.restart_minutes`` was set.
+
+    Examples
+    --------
+    >>> from spare_theory import Scenario
+    >>> sc = Scenario(gpus=16_384, gpus_per_group=2048, gpu_mtbf_hours=50_000.0,
+    ...               restart_minutes=60.0, checkpoint_minutes=5.0, work_hours=720.0)
+    >>> SweepPoint(scenario=sc, restart_model="constant").scenario.groups
+    8
+    """
 
     scenario: Scenario
     restart_model: str
@@ -96,7 +149,7 @@ def _reduction(hours: float, rep_hours: float) -> float:
     return 1.0 - hours / rep_hours
 
 
-def _evaluate(point: SweepPoint) -> list[dict]:
+def _evaluate(point: SweepPoint) -> list[dict[str, Any]]:
     """Rows (one per strategy) for one grid point."""
     sc = point.scenario
     plans = {s: optimal_plan(sc, s) for s in STRATEGIES}
@@ -108,7 +161,7 @@ def _evaluate(point: SweepPoint) -> list[dict]:
                 "gpus": sc.gpus,
                 "gpu_mtbf_hours": sc.gpu_mtbf_hours,
                 "gpus_per_group": sc.gpus_per_group,
-                "groups": sc.groups,
+                "N": sc.groups,
                 "restart_model": point.restart_model,
                 "restart_minutes": sc.restart_minutes,
                 "cluster_mtbf_minutes": sc.cluster_mtbf_minutes,
@@ -123,7 +176,7 @@ def _evaluate(point: SweepPoint) -> list[dict]:
     return rows
 
 
-def _evaluate_cell(points: tuple[SweepPoint, ...]) -> list[list[dict]]:
+def _evaluate_cell(points: tuple[SweepPoint, ...]) -> list[list[dict[str, Any]]]:
     """Rows of the points of one cell, a picklable map_tasks task.
 
     The points of a cell share ``N``: the time-to-train layer caches its
@@ -133,29 +186,41 @@ def _evaluate_cell(points: tuple[SweepPoint, ...]) -> list[list[dict]]:
     return [_evaluate(point) for point in points]
 
 
-def _as_sequence(values, name, kind):
+def _count_list(values: npt.ArrayLike, name: str) -> list[int]:
     arr = np.atleast_1d(values)
     if arr.ndim != 1 or arr.size == 0:
         raise ValueError(f"{name} must be a non-empty sequence, got {values!r}")
-    if kind == "count":
-        return [int(v) for v in as_count_array(arr, name)]
+    return [int(v) for v in as_count_array(arr, name)]
+
+
+def _positive_list(values: npt.ArrayLike, name: str) -> list[float]:
+    arr = np.atleast_1d(values)
+    if arr.ndim != 1 or arr.size == 0:
+        raise ValueError(f"{name} must be a non-empty sequence, got {values!r}")
     return [float(v) for v in as_real_array(arr, name, minimum=0.0, strict_minimum=True)]
 
 
 def sweep(
-    gpus,
-    gpu_mtbf_hours,
-    gpus_per_group,
     *,
-    restart_model="linear",
-    checkpoint_minutes=5.0,
-    work_hours=720.0,
-    restart_anchor_minutes=ANCHOR_RESTART_MINUTES,
-    restart_anchor_gpus=ANCHOR_GPUS,
-    executor=None,
-    progress=True,
+    gpus: Sequence[int] | npt.ArrayLike,
+    gpu_mtbf_hours: Sequence[float] | npt.ArrayLike,
+    gpus_per_group: Sequence[int] | npt.ArrayLike,
+    restart_model: str | Iterable[str] = "linear",
+    checkpoint_minutes: float = 5.0,
+    work_hours: float = 720.0,
+    restart_anchor_minutes: float = ANCHOR_RESTART_MINUTES,
+    restart_anchor_gpus: int = ANCHOR_GPUS,
+    executor: concurrent.futures.Executor | None = None,
+    progress: bool = True,
 ) -> pd.DataFrame:
     """Best plan of every strategy over a grid of cluster scenarios.
+
+    Every argument is keyword-only: the grid axes are easy to swap by position
+    (``Scenario`` orders them ``gpus, gpus_per_group, gpu_mtbf_hours``).  At each
+    point, with ``N = gpus // gpus_per_group`` groups and restart cost
+    ``R = scaled_restart_minutes(gpus, model=restart_model)``, the best plan
+    of each strategy is :func:`~spare_theory.optimize.optimal_plan` and its
+    reduction against Rep+CKPT is ``1 - hours / hours_rep`` (a fraction).
 
     Parameters
     ----------
@@ -164,18 +229,21 @@ def sweep(
         1,000,000.
     gpu_mtbf_hours : sequence of float
         Per-GPU mean time between failures ``m_gpu`` in hours (> 0); the
-        Llama-3-derived H100 figure is about 50,700 h.
+        H100 figure derived from the Llama 3 paper (Dubey et al. 2024: 419
+        unexpected interruptions in 54 days on 16,384 GPUs) is about 50,678 h.
     gpus_per_group : sequence of int
         GPUs per data-parallel group ``M``; ``N = G // M`` groups.
     restart_model : {"constant", "linear"} or sequence of them
-        Restart-cost model(s), see :func:`restart_minutes`; a sequence adds
-        the models as a fourth grid axis.
+        Restart-cost model(s), see :func:`scaled_restart_minutes`; a sequence
+        adds the models as a fourth grid axis.
     checkpoint_minutes : float
-        Cost ``delta`` of one checkpoint, minutes (> 0).
+        Cost ``delta`` of one checkpoint, minutes (>= 0).
     work_hours : float
         Failure-free wall time of the run on all GPUs, hours (> 0).
-    restart_anchor_minutes, restart_anchor_gpus : float, int
-        Anchor of the restart models (60 min at 600,000 GPUs).
+    restart_anchor_minutes : float
+        Restart cost at ``restart_anchor_gpus`` GPUs, minutes (default 60).
+    restart_anchor_gpus : int
+        GPU count of the restart-cost anchor (default 600,000).
     executor : concurrent.futures.Executor, optional
         Where the grid points run (``None``: serially in this process).
     progress : bool
@@ -186,18 +254,46 @@ def sweep(
     pandas.DataFrame
         Long form, one row per point and strategy, in grid order
         (``restart_model``, ``gpus_per_group``, ``gpus``, ``gpu_mtbf_hours``,
-        then strategy ``ckpt``, ``rep``, ``spare``), with columns ``gpus``,
-        ``gpu_mtbf_hours``, ``gpus_per_group``, ``groups``, ``restart_model``,
-        ``restart_minutes``, ``cluster_mtbf_minutes`` (``60 m_gpu / (N M)``),
-        ``strategy``, ``r``, ``checkpoint_interval_minutes``, ``hours``
-        (expected time to train of the best plan), ``availability`` (share of
-        wall time spent on useful training) and ``reduction_vs_best_rep``
-        (``1 - hours / hours_rep``: SPARe's saving against the best Rep+CKPT
-        plan on the ``spare`` rows, zero on the ``rep`` rows).
+        then strategy ``ckpt``, ``rep``, ``spare``), with columns
+
+        - ``gpus``, ``gpu_mtbf_hours``, ``gpus_per_group``: the point;
+        - ``N``: data-parallel groups, ``gpus // gpus_per_group``;
+        - ``restart_model``, ``restart_minutes``: the restart-cost model and
+          its cost ``R`` at this point, minutes;
+        - ``cluster_mtbf_minutes``: ``60 m_gpu / (N M)``, minutes;
+        - ``strategy``, ``r``, ``checkpoint_interval_minutes``: the best plan;
+        - ``hours``: its expected time to train, hours;
+        - ``availability``: ``work_hours / hours``, the fraction of wall time
+          spent on useful training;
+        - ``reduction_vs_best_rep``: ``1 - hours / hours_rep``, the fraction of
+          time saved against the best Rep+CKPT plan (0 on the ``rep`` rows,
+          negative where a strategy is slower).
+
+    Raises
+    ------
+    ValueError
+        Naming the argument: an empty grid axis, counts that are not positive
+        integers, ``gpus_per_group > gpus``, non-positive or NaN MTBFs, an
+        unknown restart model, negative costs, ``work_hours <= 0``.
+    TypeError
+        When the grid is passed by position.
+
+    Examples
+    --------
+    >>> frame = sweep(gpus=[16_384, 131_072], gpu_mtbf_hours=[50_000.0],
+    ...               gpus_per_group=[2048], restart_model="constant", progress=False)
+    >>> frame[["gpus", "N", "strategy", "r", "hours", "reduction_vs_best_rep"]].round(3)
+         gpus   N strategy  r      hours  reduction_vs_best_rep
+    0   16384   8     ckpt  1   1274.226                  0.000
+    1   16384   8      rep  1   1274.226                  0.000
+    2   16384   8    spare  1   1274.226                  0.000
+    3  131072  64     ckpt  1  20811.267                 -7.803
+    4  131072  64      rep  2   2364.011                  0.000
+    5  131072  64    spare  6   1734.300                  0.266
     """
-    g_values = _as_sequence(gpus, "gpus", "count")
-    m_values = _as_sequence(gpu_mtbf_hours, "gpu_mtbf_hours", "real")
-    gpg_values = _as_sequence(gpus_per_group, "gpus_per_group", "count")
+    g_values = _count_list(gpus, "gpus")
+    m_values = _positive_list(gpu_mtbf_hours, "gpu_mtbf_hours")
+    gpg_values = _count_list(gpus_per_group, "gpus_per_group")
     models = [restart_model] if isinstance(restart_model, str) else list(restart_model)
     if not models:
         raise ValueError("restart_model must name at least one model")
@@ -206,17 +302,22 @@ def sweep(
     # Scenario checks the rest (gpus_per_group <= gpus, costs, work) naming the field.
     points = [
         SweepPoint(
-            Scenario(
+            scenario=Scenario(
                 gpus=g,
                 gpus_per_group=gpg,
                 gpu_mtbf_hours=m,
-                restart_minutes=restart_minutes(
-                    g, model, anchor_minutes=restart_anchor_minutes, anchor_gpus=restart_anchor_gpus
+                restart_minutes=float(
+                    scaled_restart_minutes(
+                        g,
+                        model=model,
+                        anchor_minutes=restart_anchor_minutes,
+                        anchor_gpus=restart_anchor_gpus,
+                    )
                 ),
                 checkpoint_minutes=checkpoint_minutes,
                 work_hours=work_hours,
             ),
-            model,
+            restart_model=model,
         )
         for model, gpg, g, m in itertools.product(models, gpg_values, g_values, m_values)
     ]
@@ -232,7 +333,7 @@ def sweep(
         desc="sweep (cells of equal N)",
         progress=progress,
     )
-    rows: list[list[dict]] = [[] for _ in points]
+    rows: list[list[dict[str, Any]]] = [[] for _ in points]
     for cell, cell_rows in zip(cells, results):
         for index, point_rows in zip(cell, cell_rows):
             rows[index] = point_rows
@@ -244,7 +345,7 @@ _POINT_COLUMNS = [
     "gpus_per_group",
     "gpus",
     "gpu_mtbf_hours",
-    "groups",
+    "N",
     "restart_minutes",
     "cluster_mtbf_minutes",
 ]
@@ -253,18 +354,40 @@ _POINT_COLUMNS = [
 def by_point(frame: pd.DataFrame) -> pd.DataFrame:
     """One row per grid point from the long form of :func:`sweep`.
 
-    Columns: the point's labels, then ``hours_<strategy>`` and ``r_<strategy>``
-    for each strategy, ``spare_reduction_vs_best_rep`` and
-    ``spare_availability``; rows in the sweep's grid order.
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+        The long form returned by :func:`sweep`.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Rows in the sweep's grid order.  Columns: the point's labels
+        (``restart_model``, ``gpus_per_group``, ``gpus``, ``gpu_mtbf_hours``,
+        ``N``, ``restart_minutes``, ``cluster_mtbf_minutes``), then
+        ``r_<strategy>`` and ``hours_<strategy>`` for ``ckpt``, ``rep`` and
+        ``spare`` (the best plan's redundancy and hours),
+        ``reduction_vs_best_rep_spare`` (``1 - hours_spare / hours_rep``, a
+        fraction) and ``availability_spare`` (a fraction).
+
+    Examples
+    --------
+    >>> frame = sweep(gpus=[131_072], gpu_mtbf_hours=[50_000.0], gpus_per_group=[2048],
+    ...               restart_model="constant", progress=False)
+    >>> row = by_point(frame).iloc[0]
+    >>> int(row["N"]), int(row["r_rep"]), int(row["r_spare"])
+    (64, 2, 6)
+    >>> print(f"{row['reduction_vs_best_rep_spare']:.3f} {row['availability_spare']:.3f}")
+    0.266 0.415
     """
     per_strategy = {s: frame[frame["strategy"] == s].set_index(_POINT_COLUMNS) for s in STRATEGIES}
     wide = pd.concat(
         [
-            per_strategy[s][["r", "hours"]].rename(columns=lambda c, s=s: f"{c}_{s}")
+            per_strategy[s][["r", "hours"]].rename(columns={"r": f"r_{s}", "hours": f"hours_{s}"})
             for s in STRATEGIES
         ],
         axis=1,
     )
-    wide["spare_reduction_vs_best_rep"] = per_strategy["spare"]["reduction_vs_best_rep"]
-    wide["spare_availability"] = per_strategy["spare"]["availability"]
+    wide["reduction_vs_best_rep_spare"] = per_strategy["spare"]["reduction_vs_best_rep"]
+    wide["availability_spare"] = per_strategy["spare"]["availability"]
     return wide.reset_index()

@@ -7,9 +7,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from spare_theory import sweep, time_to_train
-from spare_theory.sweeps import STRATEGIES, by_point, restart_minutes
+from spare_theory.sweeps import STRATEGIES, by_point, scaled_restart_minutes
 
-# Llama 3: 419 interruptions in 54 days on 16,384 GPUs (MODEL.md section 6).
+# Llama 3 paper (Dubey et al. 2024): 419 unexpected interruptions in 54 days on 16,384 H100s.
 LLAMA3_MTBF_HOURS = 16_384 * 54 * 24 / 419
 
 
@@ -25,15 +25,34 @@ def small():
 
 
 def test_restart_models_are_anchored_at_60_minutes_for_600k_gpus():
-    assert restart_minutes(600_000, "linear") == pytest.approx(60.0)
-    assert restart_minutes(600_000, "constant") == 60.0
+    assert scaled_restart_minutes(600_000, model="linear") == pytest.approx(60.0)
+    assert scaled_restart_minutes(600_000, model="constant") == 60.0
     np.testing.assert_allclose(
-        restart_minutes([10_000, 300_000, 1_200_000], "linear"), [1.0, 30.0, 120.0]
+        scaled_restart_minutes([10_000, 300_000, 1_200_000], model="linear"), [1.0, 30.0, 120.0]
     )
-    np.testing.assert_array_equal(restart_minutes([10_000, 1_200_000], "constant"), [60.0, 60.0])
-    assert restart_minutes(1000, "linear", anchor_minutes=10, anchor_gpus=2000) == pytest.approx(
-        5.0
+    np.testing.assert_array_equal(
+        scaled_restart_minutes([10_000, 1_200_000], model="constant"), [60.0, 60.0]
     )
+    assert scaled_restart_minutes(
+        1000, model="linear", anchor_minutes=10, anchor_gpus=2000
+    ) == pytest.approx(5.0)
+
+
+def test_restart_model_function_is_not_named_like_the_scenario_field():
+    import spare_theory.sweeps as sweeps
+
+    assert not hasattr(sweeps, "restart_minutes")
+    with pytest.raises(TypeError):
+        scaled_restart_minutes(600_000, "linear")  # the model is keyword-only
+
+
+def test_sweep_refuses_positional_arguments():
+    # Scenario orders its fields gpus, gpus_per_group, gpu_mtbf_hours: a positional
+    # sweep(gpus, gpu_mtbf_hours, gpus_per_group) call would silently swap two axes.
+    with pytest.raises(TypeError):
+        sweep([16_384], [50_000.0], [2048], progress=False)
+    with pytest.raises(TypeError):
+        sweep([16_384], gpu_mtbf_hours=[50_000.0], gpus_per_group=[2048], progress=False)
 
 
 @pytest.mark.parametrize(
@@ -64,11 +83,11 @@ def test_long_form_labels_every_point_and_strategy_in_grid_order(small):
     points = small[["restart_model", "gpus_per_group", "gpus", "gpu_mtbf_hours"]].drop_duplicates()
     assert list(points["restart_model"]) == ["constant"] * 8 + ["linear"] * 8
     assert list(points["gpus_per_group"][:8]) == [256] * 4 + [2048] * 4
-    assert (small["groups"] == small["gpus"] // small["gpus_per_group"]).all()
+    assert (small["N"] == small["gpus"] // small["gpus_per_group"]).all()
     assert not small.isna().any().any()
     # The published scenario: a cluster MTBF of about 5.1 min at 600k H100s.
     at_600k = small[(small["gpus"] == 600_000) & (small["gpu_mtbf_hours"] == LLAMA3_MTBF_HOURS)]
-    grouped = at_600k["groups"] * at_600k["gpus_per_group"]
+    grouped = at_600k["N"] * at_600k["gpus_per_group"]
     np.testing.assert_allclose(at_600k["cluster_mtbf_minutes"], 60 * LLAMA3_MTBF_HOURS / grouped)
     assert at_600k["cluster_mtbf_minutes"].between(5.0, 5.2).all()
     linear = small[small["restart_model"] == "linear"]
@@ -113,8 +132,9 @@ def test_by_point_puts_strategies_side_by_side(small):
     np.testing.assert_array_equal(wide["hours_spare"], spare["hours"])
     np.testing.assert_array_equal(wide["r_rep"], small.loc[small["strategy"] == "rep", "r"])
     np.testing.assert_array_equal(
-        wide["spare_reduction_vs_best_rep"], spare["reduction_vs_best_rep"]
+        wide["reduction_vs_best_rep_spare"], spare["reduction_vs_best_rep"]
     )
+    np.testing.assert_array_equal(wide["availability_spare"], spare["availability"])
 
 
 def test_linear_restart_never_slower_than_constant_below_the_anchor(small):
@@ -141,7 +161,11 @@ def test_linear_restart_never_slower_than_constant_below_the_anchor(small):
 def test_a_more_reliable_gpu_never_makes_the_best_plan_slower(gpus, mtbf, gpus_per_group):
     # Every plan's hours fall as failures get rarer, so the best plan's must too.
     frame = sweep(
-        [gpus], [mtbf, 2 * mtbf], [gpus_per_group], restart_model="constant", progress=False
+        gpus=[gpus],
+        gpu_mtbf_hours=[mtbf, 2 * mtbf],
+        gpus_per_group=[gpus_per_group],
+        restart_model="constant",
+        progress=False,
     )
     for strategy in STRATEGIES:
         worse, better = frame.loc[frame["strategy"] == strategy, "hours"]
