@@ -98,7 +98,7 @@ def test_importing_the_package_never_imports_dask():
 @pytest.mark.parametrize(
     "table, kwargs",
     [
-        ("mu_error_table", dict(N_values=[64, 256], r_values=[2, 3], trials=300)),
+        ("mu_error_table", dict(N=[64, 256], r=[2, 3], trials=300)),
         ("overhead_error_table", dict(N=[64, 128], r=[3, 4], trials=20)),
     ],
 )

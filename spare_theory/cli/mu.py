@@ -53,9 +53,9 @@ def _run_mu(args) -> Output:
             cyclic_placement(args.N, args.r, marks=marks), args.trials, seed=args.seed
         )
         se = float(T.std(ddof=1) / math.sqrt(T.size)) if T.size > 1 else math.nan
-        data.update(mc_mean=float(T.mean()), mc_se=se, trials=args.trials, seed=args.seed)
+        data.update(mc_mean_T=float(T.mean()), mc_se_T=se, trials=args.trials, seed=args.seed)
         lines.append(
-            f"  Monte Carlo ({args.trials} trials)      = {data['mc_mean']:.6g} +- {se:.3g} (1 SE)"
+            f"  Monte Carlo ({args.trials} trials)      = {data['mc_mean_T']:.6g} +- {se:.3g} (1 SE)"
         )
     text = "\n".join(lines)
     return Output(text, data)
@@ -73,13 +73,18 @@ def _run_table(args) -> Output:
         write_mu_report,
     )
 
-    grid = (
-        dict(N_values=QUICK_N, r_values=QUICK_R, rel_se_target=QUICK_REL_SE) if args.quick else {}
-    )
     with executor_from_args(args) as executor:
-        table = mu_error_table(
-            **grid, seed=args.seed, executor=executor, progress=not args.no_progress
-        )
+        if args.quick:
+            table = mu_error_table(
+                N=QUICK_N,
+                r=QUICK_R,
+                rel_se_target=QUICK_REL_SE,
+                seed=args.seed,
+                executor=executor,
+                progress=not args.no_progress,
+            )
+        else:
+            table = mu_error_table(seed=args.seed, executor=executor, progress=not args.no_progress)
     paths = write_mu_report(table, args.outdir)
     summary = mu_error_summary(table)
     shown = table.drop(columns=["marks"])

@@ -1,18 +1,26 @@
-"""Endurable failures: theory versus simulation (``tables/mu_error``, ``figures/endurable_failures``).
+"""Endurable failures, theory versus simulation (tables/mu_error, figures/endurable_failures).
 
 For every cell ``(N, r)`` of the grid, the Monte Carlo mean of the wipe-out
 count ``T`` on the cyclic modular-ruler placement (enough trials for a
 standard error of at most ``rel_se_target`` of the mean) against the
 published Gamma form and the sharp form of :mod:`spare_theory.wipeout`.
 Cells without a modular ruler are kept, with ``status`` saying why.
+
+Naming: ``N`` groups, ``r`` redundancy; ``mc_*`` are Monte Carlo estimates;
+relative errors, standard errors and MAEs are fractions (``0.01`` is 1 %).
 """
 
 from __future__ import annotations
 
+import concurrent.futures
 import math
+import os
+from collections.abc import Iterable
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
+import numpy.typing as npt
 import pandas as pd
 
 from .._parallel import map_tasks
@@ -22,10 +30,17 @@ from ..wipeout import endurable_failures, endurable_failures_gamma
 from ..wipeout_sim import simulate_wipeout
 from ._io import save_figure, write_table
 
+if TYPE_CHECKING:  # matplotlib is imported only when a figure is drawn
+    from matplotlib.figure import Figure
+
 __all__ = [
+    "COLUMNS",
     "DEFAULT_N",
     "DEFAULT_R",
-    "PUBLISHED_GAMMA_MAE_PCT",
+    "PUBLISHED_MAE_GAMMA",
+    "QUICK_N",
+    "QUICK_R",
+    "QUICK_REL_SE",
     "mu_error_summary",
     "mu_error_table",
     "mu_summary_text",
@@ -34,21 +49,42 @@ __all__ = [
     "write_mu_report",
 ]
 
+#: Group counts ``N`` of the default grid.
 DEFAULT_N = (128, 256, 512, 1024, 2048, 4096, 8192, 16384, 32768, 65536, 75000)
+#: Redundancies ``r`` of the default grid.
 DEFAULT_R = (2, 3, 4, 6, 8, 12, 16, 20)
-#: Mean absolute error of the Gamma form against simulation, as published (%).
-PUBLISHED_GAMMA_MAE_PCT = 1.13
+#: Mean absolute relative error of the Gamma form against simulation as
+#: published in the SPARe paper (a fraction: 1.13 %).
+PUBLISHED_MAE_GAMMA = 0.0113
 # Acceptance band of the sharp form per cell: k standard errors + a relative floor.
 BAND_SE, BAND_REL = 3.0, 1e-3
 # Pilot run that sizes each cell (its samples are kept).
 _PILOT_TRIALS = 256
+#: The ``quick=True`` grid and its target relative standard error.
 QUICK_N, QUICK_R, QUICK_REL_SE = (128, 1024, 8192), (2, 4, 8), 0.01
+#: Columns of :func:`mu_error_table`, in order.
+COLUMNS = (
+    "N",
+    "r",
+    "status",
+    "marks",
+    "trials",
+    "mc_mean_T",
+    "mc_se_T",
+    "mc_rel_se_T",
+    "gamma",
+    "rel_error_gamma",
+    "sharp",
+    "rel_error_sharp",
+    "z_sharp",
+    "in_band_sharp",
+)
 
 
-def _cell(task) -> dict:
+def _cell(task: tuple[int, int, int | None, float, np.random.SeedSequence]) -> dict[str, Any]:
     """One table row: simulate ``(N, r)`` until SE <= target * mean (or ``trials`` fixed)."""
     N, r, trials, target, seed = task
-    row = {"N": N, "r": r}
+    row: dict[str, Any] = {"N": N, "r": r}
     try:
         marks = modular_ruler(N, r)
     except ValueError as exc:
@@ -74,40 +110,48 @@ def _cell(task) -> dict:
         "status": "ok",
         "marks": " ".join(str(m) for m in marks),
         "trials": int(T.size),
-        "mc_mean": mean,
-        "mc_se": se,
-        "mc_rel_se_pct": 100 * se / mean,
+        "mc_mean_T": mean,
+        "mc_se_T": se,
+        "mc_rel_se_T": se / mean,
         "gamma": gamma,
-        "gamma_err_pct": 100 * (gamma / mean - 1),
+        "rel_error_gamma": gamma / mean - 1,
         "sharp": sharp,
-        "sharp_err_pct": 100 * (sharp / mean - 1),
-        "sharp_z": (sharp - mean) / se,
-        "sharp_in_band": bool(abs(sharp - mean) <= BAND_SE * se + BAND_REL * mean),
+        "rel_error_sharp": sharp / mean - 1,
+        "z_sharp": (sharp - mean) / se,
+        "in_band_sharp": bool(abs(sharp - mean) <= BAND_SE * se + BAND_REL * mean),
     }
 
 
 def mu_error_table(
-    N_values=DEFAULT_N,
-    r_values=DEFAULT_R,
     *,
-    trials=None,
-    rel_se_target=0.0025,
-    seed=0,
-    executor=None,
-    progress=True,
+    N: Iterable[int] | npt.ArrayLike = DEFAULT_N,
+    r: Iterable[int] | npt.ArrayLike = DEFAULT_R,
+    trials: int | None = None,
+    rel_se_target: float = 0.0025,
+    seed: int | np.random.SeedSequence = 0,
+    executor: concurrent.futures.Executor | None = None,
+    progress: bool = True,
 ) -> pd.DataFrame:
     """Theory versus simulation of ``mu(N, r)`` over a grid, one row per cell.
 
+    Each cell simulates the wipe-out count ``T`` on the cyclic modular-ruler
+    placement and compares its mean with the published Gamma form
+    ``Gamma(1 + 1/r) N^(1 - 1/r)`` and this package's sharp form
+    ``sum_f P(T > f)``.
+
     Parameters
     ----------
-    N_values, r_values : sequence of int
-        Grid of groups ``N`` and redundancies ``r`` (all pairs).
+    N : sequence of int
+        Group counts of the grid (keyword-only, like every argument).
+    r : sequence of int
+        Redundancies of the grid; the table has all ``(N, r)`` pairs, ``r``
+        varying slowest.
     trials : int, optional
-        Fixed trials per cell; by default each cell runs a seeded pilot of
-        256 trials and tops up until the standard error is at most
+        Fixed trials per cell (>= 2); by default each cell runs a seeded
+        pilot of 256 trials and tops up until the standard error is at most
         ``rel_se_target`` of the mean.
     rel_se_target : float
-        Target relative standard error, ``0 < rel_se_target < 1``.
+        Target relative standard error, a fraction, ``0 < rel_se_target < 1``.
     seed : int or numpy.random.SeedSequence
         Cell ``i`` uses ``child_seed(seed, i)``: the table is identical on
         any executor.
@@ -119,98 +163,154 @@ def mu_error_table(
     Returns
     -------
     pandas.DataFrame
-        Columns ``N, r, status, marks, trials, mc_mean, mc_se, mc_rel_se_pct,
-        gamma, gamma_err_pct, sharp, sharp_err_pct, sharp_z, sharp_in_band``
-        (errors in % of the simulated mean; ``sharp_in_band``: within
-        3 SE + 0.1 %).  Cells without a modular ruler have ``status``
-        ``"no ruler: ..."`` and NaN elsewhere.
+        Columns :data:`COLUMNS`: ``N``, ``r``, ``status``, ``marks`` (the
+        ruler), ``trials``, ``mc_mean_T`` and ``mc_se_T`` (Monte Carlo mean of
+        ``T`` and its standard error, failures), ``mc_rel_se_T`` (their ratio),
+        ``gamma`` and ``sharp`` (the closed forms, failures),
+        ``rel_error_gamma`` and ``rel_error_sharp`` (``form / mc_mean_T - 1``,
+        fractions), ``z_sharp`` (the sharp form's gap in standard errors) and
+        ``in_band_sharp`` (within 3 SE + 0.1 % of the mean).  Cells without a
+        modular ruler have ``status`` ``"no ruler: ..."`` and NaN elsewhere.
+
+    Raises
+    ------
+    ValueError
+        Naming the argument: counts that are not positive integers,
+        ``trials < 2``, ``rel_se_target`` outside ``(0, 1)``, a bad seed.
+
+    Examples
+    --------
+    >>> table = mu_error_table(N=[128], r=[2, 20], trials=200, seed=1, progress=False)
+    >>> list(table["status"].str[:8])
+    ['ok', 'no ruler']
+    >>> row = table.iloc[0]
+    >>> print(f"mu {row['sharp']:.2f} (sharp), {row['gamma']:.2f} (Gamma), "
+    ...       f"simulated {row['mc_mean_T']:.1f} +- {row['mc_se_T']:.1f}")
+    mu 10.53 (sharp), 10.03 (Gamma), simulated 10.7 +- 0.3
     """
-    N_values = [as_count(n, "N_values") for n in np.atleast_1d(N_values)]
-    r_values = [as_count(r, "r_values") for r in np.atleast_1d(r_values)]
+    N_list = [as_count(n, "N") for n in np.atleast_1d(np.asarray(N, dtype=object))]
+    r_list = [as_count(k, "r") for k in np.atleast_1d(np.asarray(r, dtype=object))]
     if trials is not None:
         trials = as_count(trials, "trials", minimum=2)
     target = as_real(rel_se_target, "rel_se_target", minimum=0, maximum=1, strict_minimum=True)
     seed = as_seed_sequence(seed)
-    cells = [(N, r) for r in r_values for N in N_values]
-    tasks = [(N, r, trials, target, child_seed(seed, i)) for i, (N, r) in enumerate(cells)]
+    cells = [(n, k) for k in r_list for n in N_list]
+    tasks = [(n, k, trials, target, child_seed(seed, i)) for i, (n, k) in enumerate(cells)]
     rows = map_tasks(_cell, tasks, executor=executor, desc="mu table", progress=progress)
-    return pd.DataFrame(rows, columns=list(_cell_columns()))
+    return pd.DataFrame(rows, columns=list(COLUMNS))
 
 
-def _cell_columns():
-    return (
-        "N",
-        "r",
-        "status",
-        "marks",
-        "trials",
-        "mc_mean",
-        "mc_se",
-        "mc_rel_se_pct",
-        "gamma",
-        "gamma_err_pct",
-        "sharp",
-        "sharp_err_pct",
-        "sharp_z",
-        "sharp_in_band",
-    )
+def mu_error_summary(table: pd.DataFrame) -> dict[str, float | int]:
+    """Mean absolute relative errors of both forms over the simulated cells, and the band count.
 
+    Parameters
+    ----------
+    table : pandas.DataFrame
+        A table from :func:`mu_error_table`.
 
-def mu_error_summary(table: pd.DataFrame) -> dict:
-    """Mean absolute errors (%) of both forms over the simulated cells, and the band count."""
+    Returns
+    -------
+    dict
+        ``cells`` and ``simulated_cells`` (counts); ``mae_gamma`` and
+        ``mae_sharp`` (mean of ``|rel_error_*|``, fractions);
+        ``published_mae_gamma`` (:data:`PUBLISHED_MAE_GAMMA`);
+        ``max_abs_rel_error_sharp``; ``cells_in_band_sharp`` (count);
+        ``max_mc_rel_se_T`` (a fraction).
+
+    Examples
+    --------
+    >>> table = mu_error_table(N=[128, 1024], r=[2], trials=200, seed=1, progress=False)
+    >>> summary = mu_error_summary(table)
+    >>> summary["simulated_cells"], summary["published_mae_gamma"]
+    (2, 0.0113)
+    >>> print(f"{summary['mae_sharp']:.4f}")
+    0.0256
+    """
     ok = table[table["status"] == "ok"]
     return {
         "cells": len(table),
         "simulated_cells": len(ok),
-        "gamma_mae_pct": float(ok["gamma_err_pct"].abs().mean()),
-        "published_gamma_mae_pct": PUBLISHED_GAMMA_MAE_PCT,
-        "sharp_mae_pct": float(ok["sharp_err_pct"].abs().mean()),
-        "sharp_max_abs_err_pct": float(ok["sharp_err_pct"].abs().max()),
-        "sharp_cells_in_band": int(ok["sharp_in_band"].sum()),
-        "max_mc_rel_se_pct": float(ok["mc_rel_se_pct"].max()),
+        "mae_gamma": float(ok["rel_error_gamma"].abs().mean()),
+        "published_mae_gamma": PUBLISHED_MAE_GAMMA,
+        "mae_sharp": float(ok["rel_error_sharp"].abs().mean()),
+        "max_abs_rel_error_sharp": float(ok["rel_error_sharp"].abs().max()),
+        "cells_in_band_sharp": int(ok["in_band_sharp"].sum()),
+        "max_mc_rel_se_T": float(ok["mc_rel_se_T"].max()),
     }
 
 
-def mu_summary_text(summary: dict) -> str:
+def mu_summary_text(summary: dict[str, float | int]) -> str:
+    """One sentence stating a :func:`mu_error_summary` (fractions shown in %).
+
+    Examples
+    --------
+    >>> summary = dict(cells=3, simulated_cells=2, mae_gamma=0.0077, published_mae_gamma=0.0113,
+    ...                mae_sharp=0.0022, max_abs_rel_error_sharp=0.0063,
+    ...                cells_in_band_sharp=2, max_mc_rel_se_T=0.0025)
+    >>> print(mu_summary_text(summary))
+    Mean absolute error over 2 simulated cells (1 without a modular ruler): Gamma form
+    0.770 % (published: 1.13 %), sharp form 0.220 % (largest 0.630 %); sharp form within
+    3 SE + 0.1 % in 2 of 2 cells; largest MC relative SE 0.250 %.
+    """
     return (
         f"Mean absolute error over {summary['simulated_cells']} simulated cells "
         f"({summary['cells'] - summary['simulated_cells']} without a modular ruler): "
-        f"Gamma form {summary['gamma_mae_pct']:.3f} % (published: "
-        f"{summary['published_gamma_mae_pct']:.2f} %), sharp form {summary['sharp_mae_pct']:.3f} % "
-        f"(largest {summary['sharp_max_abs_err_pct']:.3f} %); sharp form within "
-        f"{BAND_SE:g} SE + {100 * BAND_REL:g} % in {summary['sharp_cells_in_band']} of "
+        f"Gamma form {100 * summary['mae_gamma']:.3f} % (published: "
+        f"{100 * summary['published_mae_gamma']:.2f} %), sharp form "
+        f"{100 * summary['mae_sharp']:.3f} % "
+        f"(largest {100 * summary['max_abs_rel_error_sharp']:.3f} %); sharp form within "
+        f"{BAND_SE:g} SE + {100 * BAND_REL:g} % in {summary['cells_in_band_sharp']} of "
         f"{summary['simulated_cells']} cells; largest MC relative SE "
-        f"{summary['max_mc_rel_se_pct']:.3f} %."
+        f"{100 * summary['max_mc_rel_se_T']:.3f} %."
     )
 
 
-def plot_endurable_failures(table: pd.DataFrame, r_values=None):
+def plot_endurable_failures(table: pd.DataFrame, *, r: Iterable[int] | None = None) -> Figure:
     """``mu`` against ``N`` (log-log) with simulation points, and each form's deviation below.
 
     Top: sharp form (solid), Gamma form (dashed), Monte Carlo means with
     1.96 SE bars.  Bottom: Gamma form and Monte Carlo relative to the sharp
     form, in %.
+
+    Parameters
+    ----------
+    table : pandas.DataFrame
+        A table from :func:`mu_error_table`.
+    r : sequence of int, optional
+        Redundancies to draw (default: every simulated ``r``).
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+
+    Examples
+    --------
+    >>> table = mu_error_table(N=[128, 1024], r=[2], trials=50, seed=1, progress=False)
+    >>> fig = plot_endurable_failures(table)
+    >>> [ax.get_ylabel() for ax in fig.axes]
+    ['endurable failures mu(N, r)', 'relative to sharp form (%)']
+    >>> import matplotlib.pyplot as plt; plt.close(fig)
     """
     import matplotlib.pyplot as plt
 
     ok = table[table["status"] == "ok"]
-    r_values = sorted(ok["r"].unique()) if r_values is None else list(r_values)
+    r_list = sorted(ok["r"].unique()) if r is None else list(r)
     fig, (ax, dev) = plt.subplots(
         2, 1, figsize=(7, 7), sharex=True, gridspec_kw={"height_ratios": [3, 2]}
     )
-    for i, r in enumerate(r_values):
-        cells = ok[ok["r"] == r].sort_values("N")
+    for i, k in enumerate(r_list):
+        cells = ok[ok["r"] == k].sort_values("N")
         if cells.empty:
             continue
         color = f"C{i % 10}"
         grid = np.unique(np.geomspace(cells["N"].min(), cells["N"].max(), 60).round().astype(int))
-        sharp, gamma = endurable_failures(grid, r), endurable_failures_gamma(grid, r)
-        ax.plot(grid, sharp, color=color, lw=1.2, label=f"r = {r}")
+        sharp, gamma = endurable_failures(grid, k), endurable_failures_gamma(grid, k)
+        ax.plot(grid, sharp, color=color, lw=1.2, label=f"r = {k}")
         ax.plot(grid, gamma, color=color, lw=0.8, ls="--")
         ax.errorbar(
             cells["N"],
-            cells["mc_mean"],
-            yerr=1.96 * cells["mc_se"],
+            cells["mc_mean_T"],
+            yerr=1.96 * cells["mc_se_T"],
             fmt="o",
             ms=3.5,
             color=color,
@@ -219,8 +319,8 @@ def plot_endurable_failures(table: pd.DataFrame, r_values=None):
         dev.plot(grid, 100 * (gamma / sharp - 1), color=color, lw=0.8, ls="--")
         dev.errorbar(
             cells["N"],
-            100 * (cells["mc_mean"] / cells["sharp"] - 1),
-            yerr=196 * cells["mc_se"] / cells["sharp"],
+            100 * (cells["mc_mean_T"] / cells["sharp"] - 1),
+            yerr=196 * cells["mc_se_T"] / cells["sharp"],
             fmt="o",
             ms=3,
             color=color,
@@ -239,8 +339,30 @@ def plot_endurable_failures(table: pd.DataFrame, r_values=None):
     return fig
 
 
-def write_mu_report(table: pd.DataFrame, outdir) -> list[Path]:
-    """Write ``table`` to ``outdir/tables/mu_error.{csv,md}`` (summary as notes) and the figure."""
+def write_mu_report(table: pd.DataFrame, outdir: str | os.PathLike[str]) -> list[Path]:
+    """Write ``outdir/tables/mu_error.{csv,md}`` (summary as notes) and the figure.
+
+    Parameters
+    ----------
+    table : pandas.DataFrame
+        A table from :func:`mu_error_table`.
+    outdir : path
+        Folder that receives ``tables/`` and ``figures/``.
+
+    Returns
+    -------
+    list of pathlib.Path
+        The files written: the CSV, the Markdown table and
+        ``figures/endurable_failures.png``.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> table = mu_error_table(N=[128], r=[2], trials=50, seed=1, progress=False)
+    >>> with tempfile.TemporaryDirectory() as tmp:
+    ...     [p.name for p in write_mu_report(table, tmp)]
+    ['mu_error.csv', 'mu_error.md', 'endurable_failures.png']
+    """
     outdir = Path(outdir)
     paths = list(
         write_table(
@@ -257,11 +379,55 @@ def write_mu_report(table: pd.DataFrame, outdir) -> list[Path]:
     return paths
 
 
-def reproduce(outdir, *, quick=False, executor=None, seed=0, progress=True) -> list[Path]:
+def reproduce(
+    outdir: str | os.PathLike[str],
+    *,
+    quick: bool = False,
+    executor: concurrent.futures.Executor | None = None,
+    seed: int | np.random.SeedSequence = 0,
+    progress: bool = True,
+) -> list[Path]:
     """Write ``tables/mu_error.{csv,md}`` and ``figures/endurable_failures.png`` under ``outdir``.
 
-    ``quick=True`` runs a 3 x 3 grid at 1 % relative SE (a few seconds).
+    The default grid is :data:`DEFAULT_N` x :data:`DEFAULT_R` at 0.25 %
+    relative standard error (about a minute on two cores); ``quick=True``
+    runs :data:`QUICK_N` x :data:`QUICK_R` at 1 % (a few seconds).
+
+    Parameters
+    ----------
+    outdir : path
+        Folder that receives ``tables/`` and ``figures/`` (created if needed).
+    quick : bool
+        Small grid and sample sizes.
+    executor : concurrent.futures.Executor, optional
+        Where the cells run (``None``: serially).
+    seed : int or numpy.random.SeedSequence
+        Seed of the table (cell ``i`` uses ``child_seed(seed, i)``).
+    progress : bool
+        Show a progress bar.
+
+    Returns
+    -------
+    list of pathlib.Path
+        The files written, as every ``reports.*.reproduce`` returns.
+
+    Examples
+    --------
+    Skipped: even ``quick=True`` takes a few seconds and writes files.
+
+    >>> reproduce("out", quick=True, progress=False)  # doctest: +SKIP
+    [PosixPath('out/tables/mu_error.csv'), PosixPath('out/tables/mu_error.md'),
+     PosixPath('out/figures/endurable_failures.png')]
     """
-    grid = dict(N_values=QUICK_N, r_values=QUICK_R, rel_se_target=QUICK_REL_SE) if quick else {}
-    table = mu_error_table(**grid, seed=seed, executor=executor, progress=progress)
+    if quick:
+        table = mu_error_table(
+            N=QUICK_N,
+            r=QUICK_R,
+            rel_se_target=QUICK_REL_SE,
+            seed=seed,
+            executor=executor,
+            progress=progress,
+        )
+    else:
+        table = mu_error_table(seed=seed, executor=executor, progress=progress)
     return write_mu_report(table, outdir)
