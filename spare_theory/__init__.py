@@ -44,6 +44,8 @@ _API = {
     "exact_endurable_failures": "wipeout",
     "exact_wipeout_survival": "wipeout",
     "simulate_wipeout": "wipeout_sim",
+    "wipeout_law": "wipeout",
+    "WipeoutLaw": "wipeout",
     # overhead and reordering
     "WipedOut": "stacks",
     "min_stacks": "stacks",

@@ -58,11 +58,12 @@ def as_count(value, name: str, *, minimum: int = 1, maximum: int | None = None) 
     return out
 
 
-def as_count_array(value, name: str, *, minimum: int = 1) -> np.ndarray:
+def as_count_array(value, name: str, *, minimum: int | None = 1) -> np.ndarray:
     """Array version of :func:`as_count` for broadcasting functions.
 
     Returns an ``int64`` array (0-d for scalars).  Rejects booleans, NaN,
-    infinities, fractions and values below ``minimum``.
+    infinities, fractions, values beyond ``2**62`` in size and values below
+    ``minimum`` (``None``: no lower bound).
     """
     arr = np.asarray(value)
     if arr.dtype == bool or arr.dtype.kind not in "iuf":
@@ -74,7 +75,7 @@ def as_count_array(value, name: str, *, minimum: int = 1) -> np.ndarray:
     if np.any(arr > _COUNT_LIMIT) or np.any(arr < -_COUNT_LIMIT):
         raise ValueError(f"{name} must be <= 2**62, got {_describe(value)}")
     arr = arr.astype(np.int64)
-    if arr.size and arr.min() < minimum:
+    if minimum is not None and arr.size and arr.min() < minimum:
         raise ValueError(f"{name} must be >= {minimum}, got {_describe(value)}")
     return arr
 

@@ -14,11 +14,13 @@ so the states visited without wipe-out are ``f = 0, 1, ..., T - 1`` with
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 
 import numpy as np
 from scipy import special
 
+from ._numerics import DIRECT_SUM_TERMS, smooth_sum
 from ._validation import (
     as_choice,
     as_count,
@@ -30,7 +32,7 @@ from ._validation import (
 from .placement import validate_hosts
 from .reordering import ReorderingController
 from .stacks import WipedOut, stacks_lower_bound
-from .wipeout import _DIRECT_TERMS, _log_survival_sharp, _smooth_sum, _tail_end
+from .wipeout import wipeout_law
 
 __all__ = [
     "OverheadSamples",
@@ -42,6 +44,9 @@ __all__ = [
 ]
 
 WEIGHTINGS = ("failure", "time")
+# Segments of at most this many terms are summed term by term, longer ones by
+# quadrature (a module attribute so that tests can lower it and compare both paths).
+_DIRECT_TERMS = DIRECT_SUM_TERMS
 # Above this argument psi(x + d) - psi(x) is differenced from the asymptotic series.
 _ASYMPTOTIC_FROM = 100.0
 
@@ -178,7 +183,7 @@ def expected_stacks(N, r, failures):
 
 
 def _digamma_shift(x, d) -> np.ndarray:
-    """``psi(x + d) - psi(x)`` for ``x >= 1``, ``d >= 0``; ``= sum_{j<d} 1/(x+j)`` for integer ``d``.
+    """``psi(x + d) - psi(x)`` for ``x >= 1``, ``d >= 0`` (``sum_{j<d} 1/(x+j)`` for integer ``d``).
 
     The plain difference of two digammas loses ``~eps x / d`` relative
     accuracy for large ``x``; above ``_ASYMPTOTIC_FROM`` the asymptotic series
@@ -245,11 +250,14 @@ class _StateModel:
         return np.searchsorted(self.hi, t, side="left")
 
     def average(self, t, seg) -> np.ndarray:
-        """``g(t)``, ``t >= 1``; ``seg`` holds ``t - 1`` or ``t`` (the forms agree at segment ends)."""
+        """``g(t)``, ``t >= 1``; ``seg`` holds ``t - 1`` or ``t`` (the forms agree at the ends)."""
         return self.k[seg] - self.deficit[seg] / self.weight_sum(t)
 
     def increment(self, t, seg) -> np.ndarray:
-        """``g(t+1) - g(t) = (e_t - g(t)) w_t / W(t+1) = D_k w_t / (W(t) W(t+1))`` (``seg`` holds ``t``)."""
+        """``g(t+1) - g(t) = D_k w_t / (W(t) W(t+1))`` (``seg`` holds ``t``).
+
+        From ``g(t+1) - g(t) = (e_t - g(t)) w_t / W(t+1)`` and ``e_t - g(t) = D_k / W(t)``.
+        """
         t = np.asarray(t, dtype=np.float64)
         W = self.weight_sum(t)
         w = 1.0 if self.weighting == "failure" else 1.0 / (self.N - t)
@@ -257,7 +265,7 @@ class _StateModel:
 
 
 def _overhead_sum(model: _StateModel, survival, t_max: int) -> float:
-    """``sum_{t=1}^{t_max} P(T>t) [g(t+1) - g(t)]`` term by term; ``survival(t)`` is ``P(T > t)``."""
+    """``sum_{t=1}^{t_max} P(T>t) [g(t+1) - g(t)]`` term by term (``survival(t) = P(T > t)``)."""
     t = np.arange(1, t_max + 1)
     return float(survival(t) @ model.increment(t, model.segment(t)))
 
@@ -302,31 +310,33 @@ def overhead_from_survival(N: int, r: int, survival, weighting: str = "failure")
 def _overhead_one(N: int, r: int, weighting: str) -> float:
     """``S(N, r)`` for one pair: the by-parts sum over the support of the wipe-out law.
 
-    Terms with ``log P(T > t) < -60`` are dropped; up to ``_DIRECT_TERMS``
-    of them are summed term by term, and the rest segment by segment (``e_f``
-    is constant on a segment, so the summand is smooth there) by
-    Euler-Maclaurin (:func:`spare_theory.wipeout._smooth_sum`), short
-    segments term by term.
+    Terms with ``log P(T > t) < -60`` are dropped (``WipeoutLaw.tail_end``);
+    up to ``_DIRECT_TERMS`` of them are summed term by term, and the rest
+    segment by segment (``e_f`` is constant on a segment, so the summand is
+    smooth there) by Euler-Maclaurin
+    (:func:`spare_theory._numerics.smooth_sum` over
+    ``WipeoutLaw.logsf_smooth``), short segments term by term.
     """
     if r == 1:
         return 1.0
     model = _StateModel(N, r, weighting)
-    end = min(_tail_end(N, r), N - 1)
+    law = wipeout_law(N, r)
+    end = min(law.tail_end(), N - 1)
 
-    def survival(t):
-        return np.exp(_log_survival_sharp(t, N, r))
+    def summand(x: float, seg: int) -> float:
+        return float(np.exp(law.logsf_smooth(x)) * model.increment(x, seg))
 
     head_end = min(end, _DIRECT_TERMS - 1)
-    total = 1.0 + _overhead_sum(model, survival, head_end)
+    total = 1.0 + _overhead_sum(model, law.sf, head_end)
     for seg in range(model.k.size):
         a, b = max(int(model.lo[seg]), head_end + 1), min(int(model.hi[seg]), end)
         if a > b:
             continue
         if b - a < _DIRECT_TERMS:
             t = np.arange(a, b + 1)
-            total += float(survival(t) @ model.increment(t, seg))
+            total += float(law.sf(t) @ model.increment(t, seg))
         else:
-            total += _smooth_sum(lambda x: float(survival(x) * model.increment(x, seg)), a, b)
+            total += smooth_sum(functools.partial(summand, seg=seg), a, b)
     return total
 
 

@@ -32,9 +32,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ._numerics import log_falling_ratio
 from ._validation import as_count, as_seed_sequence, child_seed
 from .placement import group_stacks, validate_hosts
-from .wipeout import _log_falling_ratio
 
 __all__ = ["SamplingPlan", "sampling_plan", "simulate_wipeout"]
 
@@ -85,7 +85,7 @@ def _prefix_failures(N: int, r: int) -> int:
     lo, hi = r - 1, N  # log p_r increases with f: bisect on (lo, hi]
     while hi - lo > 1:
         mid = (lo + hi) // 2
-        if float(_log_falling_ratio(np.array(mid), N, r)) >= target:
+        if float(log_falling_ratio(np.array(mid), N, r)) >= target:
             hi = mid
         else:
             lo = mid

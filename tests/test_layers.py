@@ -30,6 +30,7 @@ PACKAGE = Path(spare_theory.__file__).parent
 LAYERS = {
     "_validation": 0,
     "_parallel": 0,
+    "_numerics": 0,
     "placement": 1,
     "wipeout": 2,
     "wipeout_sim": 2,

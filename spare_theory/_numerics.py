@@ -1,0 +1,101 @@
+"""Numerical kernels shared by the closed forms (lowest layer: imports nothing from the package).
+
+* :func:`log_falling_ratio`: ``log[(f)_k / (N)_k]``, the probability that ``k``
+  given groups are all among ``f`` failed ones, stable for ``N`` up to 1e12.
+* :func:`smooth_sum`: ``sum_{x=a}^{b} P(x)`` for a smooth ``P`` by quadrature
+  and Euler-Maclaurin end terms, for supports too long to sum term by term.
+* :data:`DIRECT_SUM_TERMS`: the support length up to which sums are taken
+  term by term.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import numpy as np
+import numpy.typing as npt
+from scipy import integrate
+
+__all__ = ["DIRECT_SUM_TERMS", "log_falling_ratio", "smooth_sum"]
+
+#: Supports up to this many terms are summed term by term; longer ones by
+#: :func:`smooth_sum` (quadrature plus Euler-Maclaurin end corrections).
+DIRECT_SUM_TERMS = 100_000
+
+
+def log_falling_ratio(f: npt.ArrayLike, N: int, k: int) -> npt.NDArray[np.float64]:
+    """``log p_k(f) = log[(f)_k / (N)_k]``: all of ``k`` given groups are among ``f`` failed.
+
+    ``(f)_k = f (f - 1) ... (f - k + 1)`` is the falling factorial, so
+    ``p_k(f) = prod_{j<k} (f - j) / (N - j)``.  Summed as
+    ``sum_{j<k} log1p((f - N) / (N - j))`` so that it stays exact for ``f``
+    close to ``N`` and for ``N`` up to 1e12; ``-inf`` for ``f <= k - 1``
+    (fewer than ``k`` failures).  ``f`` may be real (the smooth continuation).
+
+    Parameters
+    ----------
+    f : array_like of float
+        Failed groups, ``0 <= f <= N``.
+    N : int
+        Number of groups.
+    k : int
+        Number of given groups, ``k >= 0``.
+
+    Returns
+    -------
+    numpy.ndarray
+        ``float64`` array of the shape of ``f`` (natural log, ``<= 0``).
+
+    Examples
+    --------
+    >>> from spare_theory._numerics import log_falling_ratio
+    >>> import numpy as np
+    >>> print(np.round(np.exp(log_falling_ratio([1, 2, 3], 4, 2)), 4))  # C(f,2)/C(4,2)
+    [0.     0.1667 0.5   ]
+    """
+    f = np.asarray(f, dtype=np.float64)
+    out = np.zeros_like(f)
+    for j in range(k):
+        with np.errstate(divide="ignore", invalid="ignore"):
+            term = np.log1p((f - N) / (N - j))
+        out += np.where(f > j, term, -np.inf)
+    return out
+
+
+def smooth_sum(P: Callable[[float], float], a: int, b: int) -> float:
+    """``sum_{x=a}^{b} P(x)`` for a function ``P`` smooth on ``[a, b]`` varying on scales ``>> 1``.
+
+    Euler-Maclaurin: ``int_a^b P + (P(a) + P(b))/2 + (P'(b) - P'(a))/12``,
+    the integral by adaptive quadrature (relative tolerance 1e-10), the
+    derivatives by central differences with step ``max(1, 1e-4 (b - a))``
+    (the next term, of order ``P'''/720``, is negligible at such scales).
+
+    Parameters
+    ----------
+    P : callable
+        ``P(x) -> float`` for real ``x`` in ``[a - h, b + h]``.
+    a, b : int
+        First and last term, ``a <= b``.
+
+    Returns
+    -------
+    float
+        The sum (units of ``P``).
+
+    Examples
+    --------
+    >>> from spare_theory._numerics import smooth_sum
+    >>> import math
+    >>> exact = sum(math.exp(-x / 1000) for x in range(10, 5001))
+    >>> print(round(smooth_sum(lambda x: math.exp(-x / 1000), 10, 5000) / exact, 9))
+    1.0
+    """
+    lo, hi = float(a), float(b)
+
+    def dP(x: float, h: float) -> float:
+        return (P(x + h) - P(x - h)) / (2 * h)
+
+    points = [lo + (hi - lo) * q for q in (0.25, 0.5, 0.75)]
+    body, _ = integrate.quad(P, lo, hi, points=points, limit=500, epsabs=0.0, epsrel=1e-10)
+    h = max(1.0, 1e-4 * (hi - lo))
+    return float(body + 0.5 * (P(lo) + P(hi)) + (dP(hi, h) - dP(lo, h)) / 12.0)
