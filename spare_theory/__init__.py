@@ -69,6 +69,8 @@ _API = {
     "group_weibull_from_gpu": "failure_laws",
     "StepScenario": "step_scenario",
     "paper_scenario": "step_scenario",
+    "simulate_steps": "step_sim",
+    "StepSimulation": "step_sim",
     # sweeps
     "sweep": "sweeps",
 }
