@@ -1,4 +1,6 @@
+import numpy as np
 import pandas as pd
+import pytest
 
 from spare_theory.reports import training as rt
 
@@ -16,13 +18,33 @@ def test_quick_reproduce_writes_tables_and_figures(tmp_path):
     assert all(p.exists() and p.stat().st_size > 0 for p in paths)
     err = pd.read_csv(tmp_path / "tables" / "training_error.csv")
     assert set(err.strategy) == {"ckpt", "rep", "spare"}
-    assert err["pass"].all()
+    assert err["in_band"].all()
     head = pd.read_csv(tmp_path / "tables" / "headline.csv")
+    assert list(head.columns) == list(rt.HEADLINE_COLUMNS)
     # SPARe beats the best Rep+CKPT and CKPT-only at every group size.
-    assert (head.spare_h < head.rep_h).all() and (head.rep_h < head.ckpt_h).all()
+    assert (head.hours_spare < head.hours_rep).all() and (head.hours_rep < head.hours_ckpt).all()
+    # Ratios are fractions, not percentages.
+    np.testing.assert_allclose(
+        head.reduction_vs_best_rep_spare, 1 - head.hours_spare / head.hours_rep, rtol=1e-9
+    )
+    r_star = pd.read_csv(tmp_path / "tables" / "r_star.csv")
+    np.testing.assert_allclose(
+        r_star.rule_loss, r_star.hours_rule / r_star.hours_optimal - 1, rtol=1e-9, atol=1e-15
+    )
 
 
 def test_error_table_is_seeded():
     a = rt.training_error_table(quick=True, seed=5, progress=False)
     b = rt.training_error_table(quick=True, seed=5, progress=False)
     pd.testing.assert_frame_equal(a, b)
+
+
+def test_table_functions_take_keyword_arguments_only():
+    with pytest.raises(TypeError):
+        rt.headline_table((2048,))
+    with pytest.raises(TypeError):
+        rt.r_star_table(True)
+    with pytest.raises(TypeError):
+        rt.sensitivity_table(2048)
+    with pytest.raises(ValueError, match="N"):
+        rt.r_star_table(N=[0])

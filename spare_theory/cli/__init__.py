@@ -4,7 +4,8 @@ Every subcommand lives in a module of this package that exposes
 ``register(subparsers, table_subparsers)``; its handler returns a
 :class:`Output` (human text plus a JSON-able payload).  ``--json`` prints the
 payload instead of the text.  Bad arguments (argparse's or a ``ValueError``
-from the library) become one line on stderr and exit code 2.
+from the library) become one line on stderr and exit code 2; ``--help`` and
+``--version`` exit 0.
 """
 
 from __future__ import annotations
@@ -13,6 +14,8 @@ import argparse
 import importlib
 import json
 import sys
+from collections.abc import Sequence
+from typing import Any, NoReturn
 
 from ._common import Output, UsageError
 
@@ -25,14 +28,27 @@ _COMMAND_MODULES = ("mu", "overhead", "training", "sweep", "reproduce")
 class _Parser(argparse.ArgumentParser):
     """An ArgumentParser whose errors are one line and exit code 2."""
 
-    def error(self, message):
+    def error(self, message: str) -> NoReturn:
         raise UsageError(f"{message} (try '{self.prog} --help')")
 
 
 def build_parser() -> argparse.ArgumentParser:
+    """The ``spare-theory`` parser with every subcommand registered.
+
+    Examples
+    --------
+    >>> parser = build_parser()
+    >>> parser.parse_args(["mu", "--N", "13", "--r", "3"]).trials
+    2000
+    """
+    import spare_theory  # the package itself, for its version
+
     parser = _Parser(
         prog="spare-theory",
         description="Model, optimise and simulate SPARe fault tolerance for LLM training.",
+    )
+    parser.add_argument(
+        "--version", action="version", version=f"spare-theory {spare_theory.__version__}"
     )
     commands = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
     table = commands.add_parser("table", help="theory-versus-simulation error tables")
@@ -42,11 +58,36 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def main(argv=None) -> int:
-    """Entry point of the ``spare-theory`` console script; returns the exit code."""
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of the ``spare-theory`` console script; returns the exit code.
+
+    Parameters
+    ----------
+    argv : sequence of str, optional
+        The arguments (default: ``sys.argv[1:]``).
+
+    Returns
+    -------
+    int
+        0 on success (and for ``--help``, ``--version``), 2 for bad arguments
+        (one line on stderr), 130 when interrupted.
+
+    Examples
+    --------
+    >>> main(["--version"])
+    spare-theory 0.1.0
+    0
+    >>> main(["mu", "--N", "13", "--r", "3", "--trials", "0"])
+    mu(N=13, r=3), cyclic placement on marks 0 1 3
+      Gamma form  Gamma(1+1/r) N^(1-1/r) = 4.93708
+      sharp form  sum_f P(T > f)         = 5.85573
+    0
+    """
     try:
         args = build_parser().parse_args(argv)
         output = args.handler(args)
+    except SystemExit as exc:  # --help and --version print, then exit 0
+        return exc.code if isinstance(exc.code, int) else 0
     except (UsageError, ValueError) as exc:
         print(f"spare-theory: error: {exc}", file=sys.stderr)
         return 2
@@ -60,7 +101,7 @@ def main(argv=None) -> int:
     return 0
 
 
-def _json_default(value):
+def _json_default(value: Any) -> Any:
     import numpy as np
 
     if isinstance(value, np.generic):

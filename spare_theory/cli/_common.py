@@ -3,12 +3,17 @@
 from __future__ import annotations
 
 import argparse
+import concurrent.futures
 import contextlib
+import importlib
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeAlias
 
 __all__ = [
+    "Handler",
     "Output",
+    "Subparsers",
     "UsageError",
     "add_design_options",
     "add_executor_options",
@@ -33,17 +38,26 @@ class Output:
     data: Any = field(default_factory=dict)
 
 
+#: The ``add_subparsers()`` object that subcommand modules register on.
+Subparsers: TypeAlias = "argparse._SubParsersAction[argparse.ArgumentParser]"
+#: A subcommand's handler: parsed arguments in, :class:`Output` out.
+Handler: TypeAlias = Callable[[argparse.Namespace], Output]
+
+
 def add_json(parser: argparse.ArgumentParser) -> None:
+    """``--json``: print the machine-readable payload instead of the text."""
     parser.add_argument("--json", action="store_true", help="print machine-readable JSON")
 
 
 def add_seed(parser: argparse.ArgumentParser, default: int = 0) -> None:
+    """``--seed``: the random seed (an int; checked by the library)."""
     parser.add_argument(
         "--seed", type=int, default=default, help=f"random seed (default {default})"
     )
 
 
 def add_executor_options(parser: argparse.ArgumentParser) -> None:
+    """``--workers K`` (local Dask cluster) or ``--scheduler ADDR`` (a running one)."""
     group = parser.add_mutually_exclusive_group()
     group.add_argument(
         "--workers",
@@ -57,7 +71,7 @@ def add_executor_options(parser: argparse.ArgumentParser) -> None:
 
 
 @contextlib.contextmanager
-def executor_from_args(args):
+def executor_from_args(args: argparse.Namespace) -> Iterator[concurrent.futures.Executor | None]:
     """Yield ``None`` (serial) or a Dask executor built from ``--workers`` / ``--scheduler``."""
     workers = getattr(args, "workers", None)
     scheduler = getattr(args, "scheduler", None)
@@ -84,7 +98,7 @@ def executor_from_args(args):
 
 
 def add_design_options(parser: argparse.ArgumentParser, *, trials: int, what: str) -> None:
-    """``--N --r`` of a cyclic ruler placement, ``--trials`` (0 skips the simulation), ``--seed``, ``--json``."""
+    """Options ``--N``, ``--r`` (a placement), ``--trials`` (0: none), ``--seed``, ``--json``."""
     parser.add_argument("--N", type=int, required=True, help="number of data-parallel groups")
     parser.add_argument("--r", type=int, required=True, help="redundancy (hosts per shard type)")
     parser.add_argument(
@@ -98,7 +112,7 @@ def add_design_options(parser: argparse.ArgumentParser, *, trials: int, what: st
 
 
 def add_report_options(parser: argparse.ArgumentParser) -> None:
-    """Options shared by every report: --quick, --outdir, --no-progress, --seed, executors, --json."""
+    """Options of every report: --quick, --outdir, --no-progress, --seed, executors, --json."""
     parser.add_argument(
         "--quick", action="store_true", help="small grids and sample sizes (seconds)"
     )
@@ -112,7 +126,7 @@ def add_report_options(parser: argparse.ArgumentParser) -> None:
 
 
 def add_table_parser(
-    tables, name: str, help: str, handler=None, **kwargs
+    tables: Subparsers, name: str, help: str, handler: Handler | None = None, **kwargs: Any
 ) -> argparse.ArgumentParser:
     """``spare-theory table NAME``: the report options, handled by ``run_report`` unless given."""
     parser = tables.add_parser(name, help=help, **kwargs)
@@ -121,10 +135,8 @@ def add_table_parser(
     return parser
 
 
-def run_report(args) -> Output:
+def run_report(args: argparse.Namespace) -> Output:
     """Run ``spare_theory.reports.<args.report>.reproduce`` with the report options."""
-    import importlib
-
     module = importlib.import_module(f"spare_theory.reports.{args.report}")
     with executor_from_args(args) as executor:
         paths = module.reproduce(

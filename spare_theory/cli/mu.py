@@ -2,16 +2,29 @@
 
 from __future__ import annotations
 
+import argparse
 import math
+from typing import Any
 
-from ._common import Output, add_design_options, add_table_parser, executor_from_args
+from ._common import Output, Subparsers, add_design_options, add_table_parser, executor_from_args
+
+_EPILOG = """\
+output (--json keys):
+  marks      the modular Golomb ruler of the placement
+  gamma      published Gamma form Gamma(1+1/r) N^(1-1/r), failures
+  sharp      this package's sharp form sum_f P(T > f), failures
+  mc_mean_T  simulated mean of T, with its standard error mc_se_T"""
 
 
-def register(commands, tables) -> None:
+def register(commands: Subparsers, tables: Subparsers) -> None:
+    """Add ``mu`` to ``commands`` and ``mu`` to ``tables``."""
     parser = commands.add_parser(
         "mu",
         help="endurable failures mu(N, r): Gamma form, sharp form and Monte Carlo",
-        description="Failures a cyclic modular-ruler placement endures until a shard type is wiped out.",
+        description="mu(N, r) = E[T], the failures a cyclic modular-ruler placement of N groups "
+        "with redundancy r endures up to and including the one that wipes out a shard type.",
+        epilog=_EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     add_design_options(parser, trials=2000, what="failure orders")
     parser.set_defaults(handler=_run_mu)
@@ -21,11 +34,12 @@ def register(commands, tables) -> None:
         "mu",
         help="mu(N, r) error table: simulation against the Gamma and sharp forms",
         handler=_run_table,
-        description="Writes OUTDIR/tables/mu_error.{csv,md} and OUTDIR/figures/endurable_failures.png.",
+        description="Writes OUTDIR/tables/mu_error.{csv,md} and "
+        "OUTDIR/figures/endurable_failures.png.",
     )
 
 
-def _run_mu(args) -> Output:
+def _run_mu(args: argparse.Namespace) -> Output:
     # Imported here so that the CLI starts fast and --help works without the model layers.
     from .._validation import as_seed_sequence
     from ..placement import cyclic_placement, modular_ruler
@@ -36,7 +50,7 @@ def _run_mu(args) -> Output:
     as_seed_sequence(args.seed, "--seed")
     if args.trials < 0:
         raise ValueError(f"--trials must be >= 0 (0 skips the simulation), got {args.trials}")
-    data = {
+    data: dict[str, Any] = {
         "N": args.N,
         "r": args.r,
         "marks": list(marks),
@@ -55,13 +69,14 @@ def _run_mu(args) -> Output:
         se = float(T.std(ddof=1) / math.sqrt(T.size)) if T.size > 1 else math.nan
         data.update(mc_mean_T=float(T.mean()), mc_se_T=se, trials=args.trials, seed=args.seed)
         lines.append(
-            f"  Monte Carlo ({args.trials} trials)      = {data['mc_mean_T']:.6g} +- {se:.3g} (1 SE)"
+            f"  Monte Carlo ({args.trials} trials)      = {data['mc_mean_T']:.6g} "
+            f"+- {se:.3g} (1 SE)"
         )
     text = "\n".join(lines)
     return Output(text, data)
 
 
-def _run_table(args) -> Output:
+def _run_table(args: argparse.Namespace) -> Output:
     from ..reports._io import markdown_table
     from ..reports.mu import (
         QUICK_N,

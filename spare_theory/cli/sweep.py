@@ -2,15 +2,33 @@
 
 from __future__ import annotations
 
-from ._common import Output, add_executor_options, add_json, executor_from_args
+import argparse
+
+from ._common import Output, Subparsers, add_executor_options, add_json, executor_from_args
+
+_EPILOG = """\
+output columns (one row per grid point; --json gives the long form, one record per
+point and strategy, with r, checkpoint_interval_minutes, hours, availability and
+reduction_vs_best_rep):
+  N                            data-parallel groups, gpus // gpus_per_group
+  restart_minutes              restart cost R at this point under its restart model
+  cluster_mtbf_minutes         mean minutes between failures of the grouped GPUs
+  r_<strategy>, hours_<strategy>  best redundancy and expected hours of ckpt, rep, spare
+  reduction_vs_best_rep_spare  1 - hours_spare / hours_rep (a fraction)
+  availability_spare           work_hours / hours_spare: useful training / wall time"""
 
 
-def register(commands, tables) -> None:
+def register(commands: Subparsers, tables: Subparsers) -> None:
+    """Add ``sweep`` to ``commands``."""
     parser = commands.add_parser(
         "sweep",
         help="best plan of each strategy over GPUs x MTBF x group size x restart model",
-        description="Each grid axis takes one or more values; the defaults are the quick grid of "
-        "'spare-theory reproduce --quick' (4 GPU counts, H100 MTBF x 0.5/1/2, 2048 GPUs per group, both restart models).",
+        description="Best plan (r, checkpoint interval) of CKPT-only, Rep+CKPT and SPARe+CKPT "
+        "at every point of a grid. Each grid axis takes one or more values; the defaults are "
+        "the quick grid of 'spare-theory reproduce --quick' (4 GPU counts, H100 MTBF x "
+        "0.5/1/2, 2048 GPUs per group, both restart models).",
+        epilog=_EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("--gpus", type=int, nargs="+", default=None, help="GPU counts")
     parser.add_argument(
@@ -43,7 +61,7 @@ def register(commands, tables) -> None:
     parser.set_defaults(handler=_run)
 
 
-def _run(args) -> Output:
+def _run(args: argparse.Namespace) -> Output:
     # Imported here so that the CLI starts fast and --help works without the model layers.
     from ..reports._io import markdown_table, write_table
     from ..reports.sweep import QUICK_GRID

@@ -1,5 +1,21 @@
 """Sweeps, theory-versus-simulation tables and figures (the reporting layer).
 
 Each module builds one family of tables and figures from the model layers
-below; :mod:`spare_theory.reports.reproduce` runs them all.
+below and exposes
+
+``reproduce(outdir, *, quick=False, executor=None, seed=0, progress=True) -> list[pathlib.Path]``
+
+which writes CSV and Markdown tables to ``outdir/tables`` and PNG figures to
+``outdir/figures`` and returns the files it wrote;
+:func:`spare_theory.reports.reproduce.reproduce` runs them all and returns the
+same kind of list.
+
+Names are shared by every table, function and CLI option: ``N`` is a number
+of data-parallel groups and ``r`` a redundancy (grid arguments are
+keyword-only and named ``N=`` and ``r=``); units are in the names
+(``hours``, ``minutes``); ``mc_mean_*`` and ``mc_se_*`` are Monte Carlo
+means and standard errors; ``rel_error_*`` is ``model / simulation - 1``;
+per-strategy columns are ``<quantity>_<strategy>``.  Every ratio (relative
+errors, reductions, availability, MAEs) is a fraction, ``0.01`` meaning 1 %;
+no table column holds a percentage.
 """

@@ -5,11 +5,24 @@ against the closed forms on the mu grid), ``tables/placement_ablation`` and
 the figures ``overhead``, ``overhead_trajectory`` and ``placement_ablation``.
 Exact ``S*`` trajectories cost about ``N r`` per trial, so cells with
 ``N > max_sim_N`` (default 4096) are closed form only (``status`` says so).
+
+Naming, as in :mod:`spare_theory.reports.mu`: ``N`` groups, ``r`` redundancy,
+``mc_*`` Monte Carlo estimates, relative errors and MAEs as fractions.  The
+two weightings of the average overhead ``S(N, r)`` (see
+:func:`spare_theory.average_overhead.overhead`) are the suffixes ``_failure``
+(plain average over the failure index) and ``_time`` (time weighted).
 """
 
 from __future__ import annotations
 
+import concurrent.futures
+import os
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
 import numpy as np
+import numpy.typing as npt
 import pandas as pd
 
 from .._parallel import map_tasks
@@ -21,64 +34,147 @@ from ._io import save_figure, write_table
 from .mu import DEFAULT_N, DEFAULT_R
 
 __all__ = [
-    "PUBLISHED_OVERHEAD_MAE_PCT",
+    "ABLATION_COLUMNS",
+    "COLUMNS",
+    "PUBLISHED_MAE_OVERHEAD",
     "overhead_error_table",
     "placement_ablation_table",
     "reproduce",
 ]
 
-#: Mean absolute error of the published closed form against simulation (%).
-PUBLISHED_OVERHEAD_MAE_PCT = 0.60
+#: Mean absolute relative error of the published overhead closed form against
+#: simulation, as published in the SPARe paper (a fraction: 0.60 %).
+PUBLISHED_MAE_OVERHEAD = 0.0060
 # Acceptance band per cell: BAND_SE standard errors + BAND_REL relative.
 BAND_SE, BAND_REL = 3.0, 1e-3
 WEIGHTINGS = {"failure": "per_failure", "time": "time_weighted"}
+#: Columns of :func:`overhead_error_table`, in order.
+COLUMNS = (
+    "N",
+    "r",
+    "status",
+    "trials",
+    "mc_mean_T",
+    *(
+        f"{quantity}_{weighting}"
+        for weighting in WEIGHTINGS
+        for quantity in ("closed_form", "mc_mean", "mc_se", "rel_error", "in_band")
+    ),
+)
+#: Columns of :func:`placement_ablation_table`, in order.
+ABLATION_COLUMNS = (
+    "N",
+    "r",
+    "placement",
+    "trials",
+    "mc_mean_T",
+    "mc_mean_failure",
+    "mc_mean_time",
+    "max_S_star",
+    "mean_max_S_star",
+)
 
 
-def _cell(task) -> dict:
+def _cell(task: tuple[int, int, int, int, np.random.SeedSequence]) -> dict[str, Any]:
     N, r, trials, max_sim_N, seed = task
-    row = {"N": N, "r": r}
+    row: dict[str, Any] = {"N": N, "r": r}
     try:
         marks = modular_ruler(N, r)
     except ValueError:
         return {**row, "status": "no modular ruler"}
     for weighting in WEIGHTINGS:
-        row[f"cf_{weighting}"] = overhead(N, r, weighting)
+        row[f"closed_form_{weighting}"] = overhead(N, r, weighting)
     if max_sim_N < N:
         return {**row, "status": f"closed form only (N > {max_sim_N})"}
     s = simulate_overhead(cyclic_placement(N, r, marks=marks), trials, seed=seed)
-    row.update(status="ok", trials=trials, mc_T=float(s.T.mean()))
+    row.update(status="ok", trials=trials, mc_mean_T=float(s.T.mean()))
     for weighting, attr in WEIGHTINGS.items():
         samples = getattr(s, attr)
         mean, se = float(samples.mean()), float(samples.std(ddof=1) / np.sqrt(trials))
-        cf = row[f"cf_{weighting}"]
-        row[f"mc_{weighting}"], row[f"se_{weighting}"] = mean, se
-        row[f"err_{weighting}_pct"] = 100 * (cf / mean - 1)
-        row[f"ok_{weighting}"] = bool(abs(cf - mean) <= BAND_SE * se + BAND_REL * mean)
+        closed = row[f"closed_form_{weighting}"]
+        row[f"mc_mean_{weighting}"], row[f"mc_se_{weighting}"] = mean, se
+        row[f"rel_error_{weighting}"] = closed / mean - 1
+        row[f"in_band_{weighting}"] = bool(abs(closed - mean) <= BAND_SE * se + BAND_REL * mean)
     return row
 
 
+def _counts(values: Iterable[int] | npt.ArrayLike, name: str) -> list[int]:
+    return [as_count(v, name) for v in np.atleast_1d(np.asarray(values, dtype=object))]
+
+
 def overhead_error_table(
-    N=DEFAULT_N, r=DEFAULT_R, *, trials=150, max_sim_N=4096, executor=None, seed=0, progress=True
+    *,
+    N: Iterable[int] | npt.ArrayLike = DEFAULT_N,
+    r: Iterable[int] | npt.ArrayLike = DEFAULT_R,
+    trials: int = 150,
+    max_sim_N: int = 4096,
+    executor: concurrent.futures.Executor | None = None,
+    seed: int | np.random.SeedSequence = 0,
+    progress: bool = True,
 ) -> pd.DataFrame:
     """Closed forms of both weightings against simulation on the grid ``N x r``.
 
     One task per cell with stream ``child_seed(seed, cell_index)``; cells
-    without a modular ruler are kept with their ``status``.  Columns
-    ``mc_*``/``se_*`` (Monte Carlo mean, standard error), ``cf_*`` (closed
-    form), ``err_*_pct`` (relative error, %) and ``ok_*`` (within
-    ``3 SE + 0.1 %``) for ``*`` in ``failure``, ``time``.
+    without a modular ruler are kept with their ``status``.
+
+    Parameters
+    ----------
+    N : sequence of int
+        Group counts of the grid (keyword-only, like every argument).
+    r : sequence of int
+        Redundancies of the grid; the table has all pairs, ``N`` varying slowest.
+    trials : int
+        Simulated failure sequences per cell (>= 2).
+    max_sim_N : int
+        Cells with more groups get the closed forms only.
+    executor : concurrent.futures.Executor, optional
+        Where cells run (``None``: serially).
+    seed : int or numpy.random.SeedSequence
+        Seed of the table.
+    progress : bool
+        Show a progress bar.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns :data:`COLUMNS`: ``N``, ``r``, ``status``, ``trials``,
+        ``mc_mean_T`` (simulated mean wipe-out count, failures), then for
+        ``w`` in ``failure``, ``time``: ``closed_form_w`` (the closed form of
+        ``S(N, r)``, times a failure-free step), ``mc_mean_w`` and ``mc_se_w``
+        (simulated mean and standard error), ``rel_error_w``
+        (``closed_form_w / mc_mean_w - 1``, a fraction) and ``in_band_w``
+        (within ``3 SE + 0.1 %``).
+
+    Raises
+    ------
+    ValueError
+        Naming the argument: counts that are not positive integers,
+        ``trials < 2``, a bad seed.
+
+    Examples
+    --------
+    >>> table = overhead_error_table(N=[64, 300], r=[3], trials=20, max_sim_N=200,
+    ...                              progress=False)
+    >>> list(table["status"])
+    ['ok', 'closed form only (N > 200)']
+    >>> row = table.iloc[0]
+    >>> print(f"S = {row['closed_form_failure']:.3f} (closed form), "
+    ...       f"{row['mc_mean_failure']:.3f} +- {row['mc_se_failure']:.3f} (simulated)")
+    S = 1.925 (closed form), 1.934 +- 0.012 (simulated)
     """
+    N_list, r_list = _counts(N, "N"), _counts(r, "r")
     trials = as_count(trials, "trials", minimum=2)
     max_sim_N = as_count(max_sim_N, "max_sim_N")
     seed = as_seed_sequence(seed)
-    cells = [(int(n), int(k)) for n in N for k in r]
+    cells = [(n, k) for n in N_list for k in r_list]
     tasks = [(n, k, trials, max_sim_N, child_seed(seed, i)) for i, (n, k) in enumerate(cells)]
     return pd.DataFrame(
-        map_tasks(_cell, tasks, executor=executor, desc="overhead", progress=progress)
+        map_tasks(_cell, tasks, executor=executor, desc="overhead", progress=progress),
+        columns=list(COLUMNS),
     )
 
 
-def _ablation_cell(task) -> dict:
+def _ablation_cell(task: tuple[int, int, str, int, np.random.SeedSequence]) -> dict[str, Any]:
     N, r, kind, trials, seed = task
     if kind == "golomb":
         hosts = cyclic_placement(N, r)
@@ -92,51 +188,105 @@ def _ablation_cell(task) -> dict:
         "r": r,
         "placement": kind,
         "trials": trials,
-        "mu": float(s.T.mean()),
-        "S_failure": float(s.per_failure.mean()),
-        "S_time": float(s.time_weighted.mean()),
+        "mc_mean_T": float(s.T.mean()),
+        "mc_mean_failure": float(s.per_failure.mean()),
+        "mc_mean_time": float(s.time_weighted.mean()),
         "max_S_star": int(s.max_stacks.max()),
-        "mean_final_S_star": float(s.max_stacks.mean()),
+        "mean_max_S_star": float(s.max_stacks.mean()),
     }
 
 
 def placement_ablation_table(
-    N=1024, r=(4, 8, 12), *, trials=40, executor=None, seed=0, progress=True
-):
+    *,
+    N: int = 1024,
+    r: Iterable[int] | npt.ArrayLike = (4, 8, 12),
+    trials: int = 40,
+    executor: concurrent.futures.Executor | None = None,
+    seed: int | np.random.SeedSequence = 0,
+    progress: bool = True,
+) -> pd.DataFrame:
     """Golomb versus contiguous versus random placement at equal ``N, r``.
 
-    ``mu`` (mean wipe-out count), both overhead averages, and the largest
-    ``S*`` seen before wipe-out (over all trials, and its mean).
+    Parameters
+    ----------
+    N : int
+        Groups (keyword-only, like every argument).
+    r : sequence of int
+        Redundancies; one row per ``r`` and placement.
+    trials : int
+        Simulated failure sequences per row.
+    executor : concurrent.futures.Executor, optional
+        Where cells run (``None``: serially).
+    seed : int or numpy.random.SeedSequence
+        Seed of the table.
+    progress : bool
+        Show a progress bar.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns :data:`ABLATION_COLUMNS`: ``N``, ``r``, ``placement``
+        (``golomb``, ``contiguous``, ``random``), ``trials``, ``mc_mean_T``
+        (mean wipe-out count ``mu``, failures), ``mc_mean_failure`` and
+        ``mc_mean_time`` (both overhead averages, times a failure-free step),
+        ``max_S_star`` (the largest ``S*`` over all trials) and
+        ``mean_max_S_star`` (the mean over trials of each trial's largest
+        ``S*``).
+
+    Examples
+    --------
+    >>> table = placement_ablation_table(N=64, r=[3], trials=10, progress=False)
+    >>> table[["placement", "max_S_star", "mean_max_S_star"]]
+        placement  max_S_star  mean_max_S_star
+    0      golomb           2              2.0
+    1  contiguous           3              2.2
+    2      random           2              2.0
     """
     N = as_count(N, "N")
+    r_list = _counts(r, "r")
     trials = as_count(trials, "trials")
     seed = as_seed_sequence(seed)
-    cells = [(N, int(k), kind) for k in r for kind in ("golomb", "contiguous", "random")]
+    cells = [(N, k, kind) for k in r_list for kind in ("golomb", "contiguous", "random")]
     tasks = [(*cell, trials, child_seed(seed, i)) for i, cell in enumerate(cells)]
     return pd.DataFrame(
-        map_tasks(_ablation_cell, tasks, executor=executor, desc="ablation", progress=progress)
+        map_tasks(_ablation_cell, tasks, executor=executor, desc="ablation", progress=progress),
+        columns=list(ABLATION_COLUMNS),
     )
 
 
-def _plot_overhead(table: pd.DataFrame, outdir):
+def _plot_overhead(table: pd.DataFrame, outdir: Path) -> Path:
     import matplotlib.pyplot as plt
 
     fig, ax = plt.subplots(figsize=(6.5, 4.5))
     sim = table[table["status"] == "ok"]
     for color, n in zip(plt.cm.viridis(np.linspace(0, 0.85, 3)), sorted(sim["N"].unique())[-3:]):
-        cells = table[(table["N"] == n) & table["cf_failure"].notna()]
+        cells = table[(table["N"] == n) & table["closed_form_failure"].notna()]
         ax.plot(
             cells["r"],
-            cells["cf_failure"],
+            cells["closed_form_failure"],
             "-",
             color=color,
             label=f"N={n} closed form (per failure)",
         )
-        ax.plot(cells["r"], cells["cf_time"], "--", color=color, label=f"N={n} closed form (time)")
+        ax.plot(
+            cells["r"],
+            cells["closed_form_time"],
+            "--",
+            color=color,
+            label=f"N={n} closed form (time)",
+        )
         pts = sim[sim["N"] == n]
-        ax.errorbar(pts["r"], pts["mc_failure"], 3 * pts["se_failure"], fmt="o", color=color, ms=4)
         ax.errorbar(
-            pts["r"], pts["mc_time"], 3 * pts["se_time"], fmt="s", mfc="none", color=color, ms=4
+            pts["r"], pts["mc_mean_failure"], 3 * pts["mc_se_failure"], fmt="o", color=color, ms=4
+        )
+        ax.errorbar(
+            pts["r"],
+            pts["mc_mean_time"],
+            3 * pts["mc_se_time"],
+            fmt="s",
+            mfc="none",
+            color=color,
+            ms=4,
         )
     rs = np.array(sorted(table["r"].unique()))
     ax.plot(rs, rs, ":", color="grey", label="replication (r x)")
@@ -150,7 +300,9 @@ def _plot_overhead(table: pd.DataFrame, outdir):
     return save_figure(fig, outdir, "overhead")
 
 
-def _plot_trajectories(outdir, seed, N=1024, r=12, runs=4):
+def _plot_trajectories(
+    outdir: Path, seed: np.random.SeedSequence, N: int = 1024, r: int = 12, runs: int = 4
+) -> Path:
     import matplotlib.pyplot as plt
 
     hosts = cyclic_placement(N, r)
@@ -168,14 +320,16 @@ def _plot_trajectories(outdir, seed, N=1024, r=12, runs=4):
     return save_figure(fig, outdir, "overhead_trajectory")
 
 
-def _plot_ablation(ablation: pd.DataFrame, outdir):
+def _plot_ablation(ablation: pd.DataFrame, outdir: Path) -> Path:
     import matplotlib.pyplot as plt
 
     fig, axes = plt.subplots(1, 3, figsize=(11, 3.5))
     kinds = ("golomb", "contiguous", "random")
     width = 0.25
     for ax, column, label in zip(
-        axes, ("mu", "S_time", "max_S_star"), ("mu = E[T]", "S (time weighted)", "largest S*")
+        axes,
+        ("mc_mean_T", "mc_mean_time", "max_S_star"),
+        ("mu = E[T]", "S (time weighted)", "largest S*"),
     ):
         for j, kind in enumerate(kinds):
             rows = ablation[ablation["placement"] == kind]
@@ -191,11 +345,11 @@ def _summary(table: pd.DataFrame) -> str:
     sim = table[table["status"] == "ok"]
     lines = []
     for weighting in WEIGHTINGS:
-        mae = sim[f"err_{weighting}_pct"].abs().mean()
-        inside = int(sim[f"ok_{weighting}"].sum())
+        mae = sim[f"rel_error_{weighting}"].abs().mean()
+        inside = int(sim[f"in_band_{weighting}"].sum())
         lines.append(
-            f"- {weighting} weighting: MAE {mae:.3f} % over {len(sim)} simulated cells "
-            f"(published closed form: {PUBLISHED_OVERHEAD_MAE_PCT:.2f} %); "
+            f"- {weighting} weighting: MAE {100 * mae:.3f} % over {len(sim)} simulated cells "
+            f"(published closed form: {100 * PUBLISHED_MAE_OVERHEAD:.2f} %); "
             f"{inside}/{len(sim)} cells within {BAND_SE:g} SE + {100 * BAND_REL:g} %."
         )
     skipped = sorted(
@@ -204,30 +358,92 @@ def _summary(table: pd.DataFrame) -> str:
     lines.append(
         f"- Closed form only (exact S* trajectories too slow for the budget): N = {skipped}."
     )
+    lines.append("- rel_error_* = closed_form_* / mc_mean_* - 1, a fraction (0.01 is 1 %).")
     return "\n".join(lines)
 
 
-def reproduce(outdir, *, quick=False, executor=None, seed=0, progress=True):
-    """Write the overhead tables and figures under ``outdir``; return the paths."""
-    from pathlib import Path
+def reproduce(
+    outdir: str | os.PathLike[str],
+    *,
+    quick: bool = False,
+    executor: concurrent.futures.Executor | None = None,
+    seed: int | np.random.SeedSequence = 0,
+    progress: bool = True,
+) -> list[Path]:
+    """Write the overhead tables and figures under ``outdir``.
 
+    ``tables/overhead_error.{csv,md}`` (:func:`overhead_error_table` on the
+    mu grid, 100 trials per cell up to ``N = 4096``),
+    ``tables/placement_ablation.{csv,md}`` and the figures ``overhead``,
+    ``overhead_trajectory`` and ``placement_ablation`` (PNG).
+
+    Parameters
+    ----------
+    outdir : path
+        Folder that receives ``tables/`` and ``figures/`` (created if needed).
+    quick : bool
+        Small grids and sample sizes (seconds).
+    executor : concurrent.futures.Executor, optional
+        Where the cells run (``None``: serially).
+    seed : int or numpy.random.SeedSequence
+        Seed of the tables and of the drawn trajectories.
+    progress : bool
+        Show progress bars.
+
+    Returns
+    -------
+    list of pathlib.Path
+        The files written, as every ``reports.*.reproduce`` returns.
+
+    Examples
+    --------
+    Skipped: even ``quick=True`` takes about two seconds and writes files.
+
+    >>> [p.name for p in reproduce("out", quick=True, progress=False)]  # doctest: +SKIP
+    ['overhead_error.csv', 'overhead_error.md', 'placement_ablation.csv',
+     'placement_ablation.md', 'overhead.png', 'overhead_trajectory.png', 'placement_ablation.png']
+    """
     outdir = Path(outdir)
     seed = as_seed_sequence(seed)
     if quick:
-        grid = dict(N=(128, 256, 1024), r=(2, 4, 8, 12), trials=30, max_sim_N=1024)
-        ablation_args = dict(N=256, r=(4, 8), trials=10)
+        table = overhead_error_table(
+            N=(128, 256, 1024),
+            r=(2, 4, 8, 12),
+            trials=30,
+            max_sim_N=1024,
+            executor=executor,
+            seed=child_seed(seed, 0),
+            progress=progress,
+        )
+        ablation = placement_ablation_table(
+            N=256,
+            r=(4, 8),
+            trials=10,
+            executor=executor,
+            seed=child_seed(seed, 1),
+            progress=progress,
+        )
     else:
         # ~3 CPU-minutes at 150/40 trials measured; 100/30 keeps the 3-minute budget with margin.
-        grid = dict(N=DEFAULT_N, r=DEFAULT_R, trials=100, max_sim_N=4096)
-        ablation_args = dict(N=1024, r=(4, 8, 12), trials=30)
-    table = overhead_error_table(
-        **grid, executor=executor, seed=child_seed(seed, 0), progress=progress
-    )
-    ablation = placement_ablation_table(
-        **ablation_args, executor=executor, seed=child_seed(seed, 1), progress=progress
-    )
+        table = overhead_error_table(
+            N=DEFAULT_N,
+            r=DEFAULT_R,
+            trials=100,
+            max_sim_N=4096,
+            executor=executor,
+            seed=child_seed(seed, 0),
+            progress=progress,
+        )
+        ablation = placement_ablation_table(
+            N=1024,
+            r=(4, 8, 12),
+            trials=30,
+            executor=executor,
+            seed=child_seed(seed, 1),
+            progress=progress,
+        )
     tables, figures = outdir / "tables", outdir / "figures"
-    paths = [
+    return [
         *write_table(
             table,
             tables,
@@ -245,4 +461,3 @@ def reproduce(outdir, *, quick=False, executor=None, seed=0, progress=True):
         _plot_trajectories(figures, child_seed(seed, 2)),
         _plot_ablation(ablation, figures),
     ]
-    return paths

@@ -19,26 +19,38 @@ for the common report signature and does not change anything.
 
 from __future__ import annotations
 
+import concurrent.futures
+import os
+from collections.abc import Collection
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
+import pandas as pd
 
 from ..scenario import LLAMA3_H100_GPU_MTBF_HOURS
 from ..sweeps import RESTART_MODELS, by_point, sweep
 from ._io import save_figure, write_table
 
+if TYPE_CHECKING:  # matplotlib is imported only when a figure is drawn
+    from matplotlib.figure import Figure
+
 __all__ = ["FULL_GRID", "QUICK_GRID", "reproduce"]
 
 _MTBF = [f * LLAMA3_H100_GPU_MTBF_HOURS for f in (0.5, 1.0, 2.0)]
 
-# Log-spaced GPU counts 10k..1M, with the published 600k point added.
-FULL_GRID = dict(
+#: Keyword arguments of :func:`~spare_theory.sweeps.sweep` for the default run:
+#: log-spaced GPU counts 10k..1M with the published 600k point added, the
+#: Llama-3-derived H100 MTBF and 0.5x and 2x of it, three group sizes, both
+#: restart-cost models.
+FULL_GRID: dict[str, Any] = dict(
     gpus=sorted({int(round(g, -3)) for g in np.geomspace(10_000, 1_000_000, 9)} | {600_000}),
     gpu_mtbf_hours=_MTBF,
     gpus_per_group=[64, 512, 2048],
     restart_model=list(RESTART_MODELS),
 )
-QUICK_GRID = dict(
+#: The ``quick=True`` grid (also the defaults of ``spare-theory sweep``).
+QUICK_GRID: dict[str, Any] = dict(
     gpus=[10_000, 100_000, 600_000, 1_000_000],
     gpu_mtbf_hours=_MTBF,
     gpus_per_group=[2048],
@@ -48,7 +60,7 @@ QUICK_GRID = dict(
 _FIGURE_GPUS_PER_GROUP = 2048
 
 
-def _plot(frame, column, ylabel, strategies):
+def _plot(frame: pd.DataFrame, column: str, ylabel: str, strategies: Collection[str]) -> Figure:
     import matplotlib.pyplot as plt
 
     rows = frame[frame["gpus_per_group"] == _FIGURE_GPUS_PER_GROUP]
@@ -80,14 +92,49 @@ def _plot(frame, column, ylabel, strategies):
     return fig
 
 
-def reproduce(outdir, *, quick=False, executor=None, seed=0, progress=True) -> list[Path]:
-    """Run the sweep grid (``QUICK_GRID`` or ``FULL_GRID``); write its tables and figures."""
+def reproduce(
+    outdir: str | os.PathLike[str],
+    *,
+    quick: bool = False,
+    executor: concurrent.futures.Executor | None = None,
+    seed: int | np.random.SeedSequence = 0,
+    progress: bool = True,
+) -> list[Path]:
+    """Run the sweep grid (:data:`QUICK_GRID` or :data:`FULL_GRID`); write its tables and figures.
+
+    Parameters
+    ----------
+    outdir : path
+        Folder that receives ``tables/`` and ``figures/`` (created if needed).
+    quick : bool
+        The small grid (about a second).
+    executor : concurrent.futures.Executor, optional
+        Where the grid points run (``None``: serially).
+    seed : int or numpy.random.SeedSequence
+        Accepted for the common report signature; the sweep is deterministic.
+    progress : bool
+        Show a progress bar.
+
+    Returns
+    -------
+    list of pathlib.Path
+        The files written, as every ``reports.*.reproduce`` returns.
+
+    Examples
+    --------
+    Skipped: about a second even with ``quick=True``, and it writes files.
+
+    >>> [p.name for p in reproduce("out", quick=True, progress=False)]  # doctest: +SKIP
+    ['sweep.csv', 'sweep.md', 'sweep_by_point.csv', 'sweep_by_point.md',
+     'sweep_reduction.png', 'sweep_availability.png']
+    """
     outdir = Path(outdir)
     frame = sweep(**(QUICK_GRID if quick else FULL_GRID), executor=executor, progress=progress)
     notes = (
         "Best plan of each strategy (optimal r and checkpoint interval) per point; "
         "restart cost constant at 60 min or linear in GPUs (60 min at 600,000 GPUs). "
-        "reduction_vs_best_rep = 1 - hours / hours of the best Rep+CKPT plan."
+        "reduction_vs_best_rep = 1 - hours / hours of the best Rep+CKPT plan (a fraction); "
+        "availability = work_hours / hours."
     )
     paths = [
         *write_table(
