@@ -1,6 +1,6 @@
 """Stacked placement of shard types on data-parallel groups.
 
-Vocabulary (MODEL.md section 2):
+Vocabulary (``docs/theory.md`` section 1):
 
 * ``N`` data-parallel groups and ``N`` shard types; redundancy ``r``.
 * A *placement* is an integer array ``hosts`` of shape ``(N, r)``:
@@ -37,6 +37,7 @@ import functools
 import math
 
 import numpy as np
+import numpy.typing as npt
 
 from ._validation import as_count, as_seed_sequence
 
@@ -303,15 +304,52 @@ def _differences(marks: np.ndarray) -> np.ndarray:
     return diff[~np.eye(len(marks), dtype=bool)]
 
 
-def is_golomb_ruler(marks) -> bool:
-    """True if all pairwise differences of ``marks`` are distinct integers."""
+def is_golomb_ruler(marks: npt.ArrayLike) -> bool:
+    """True if all pairwise differences of ``marks`` are distinct integers.
+
+    Parameters
+    ----------
+    marks : array_like of int
+        Ruler marks (distinct integers).
+
+    Returns
+    -------
+    bool
+        ``a - b`` (``a != b`` marks) are pairwise distinct.
+
+    Examples
+    --------
+    >>> from spare_theory.placement import is_golomb_ruler
+    >>> is_golomb_ruler([0, 1, 4, 6]), is_golomb_ruler([0, 1, 2])
+    (True, False)
+    """
     marks = np.asarray(marks, dtype=np.int64)
     diffs = _differences(marks)
     return len(np.unique(marks)) == len(marks) and len(np.unique(diffs)) == len(diffs)
 
 
-def is_modular_ruler(marks, N: int) -> bool:
-    """True if the ``r(r-1)`` differences of ``marks`` are distinct and non-zero mod ``N``."""
+def is_modular_ruler(marks: npt.ArrayLike, N: int) -> bool:
+    """True if the ``r(r-1)`` differences of ``marks`` are distinct and non-zero mod ``N``.
+
+    Then two types of the cyclic placement on ``marks`` share at most one host.
+
+    Parameters
+    ----------
+    marks : array_like of int
+        Ruler marks.
+    N : int
+        Modulus (number of groups), ``N >= 1``.
+
+    Returns
+    -------
+    bool
+
+    Examples
+    --------
+    >>> from spare_theory.placement import is_modular_ruler
+    >>> is_modular_ruler([0, 1, 4, 6], 13), is_modular_ruler([0, 1, 4, 6], 12)
+    (True, False)
+    """
     N = as_count(N, "N")
     marks = np.asarray(marks, dtype=np.int64)
     diffs = _differences(marks) % N
@@ -376,15 +414,15 @@ def _constructed_ruler(r: int) -> tuple[int, ...]:
     if candidates.size > 4 * tries:
         candidates = np.unique(np.linspace(1, modulus // 2, 4 * tries).astype(np.int64))
     units = candidates[np.gcd(candidates, modulus) == 1][:tries]
-    best_span, best = None, None
+    best_span, best = modulus, base[:r] - base[0]  # replaced: multiplier 1 is a unit
     for a in units:
         span, window = _shortest_window((int(a) * base) % modulus, modulus, r)
-        if best_span is None or span < best_span:
+        if span < best_span:
             best_span, best = span, window
     return tuple(int(v) for v in best)
 
 
-def golomb_ruler(r) -> tuple[int, ...]:
+def golomb_ruler(r: int) -> tuple[int, ...]:
     """A Golomb ruler with ``r`` marks, starting at 0.
 
     Parameters
@@ -398,6 +436,14 @@ def golomb_ruler(r) -> tuple[int, ...]:
         Marks ``0 = g_0 < g_1 < ... < g_{r-1}``; the length is ``g_{r-1}``.
         Optimal for ``r <= 28``; for ``r > 28`` the affine-optimised Ruzsa
         construction described in the module docstring.
+
+    Examples
+    --------
+    >>> from spare_theory import golomb_ruler
+    >>> golomb_ruler(5)
+    (0, 1, 4, 9, 11)
+    >>> golomb_ruler(30)[-1]  # constructed: length about 0.8 r**2
+    737
     """
     r = as_count(r, "r", maximum=MAX_CONSTRUCTED_MARKS)
     if r in OPTIMAL_GOLOMB_RULERS:
@@ -417,8 +463,27 @@ def _known_groups(r: int) -> int:
     return 2 * p * (p - 1) - 1
 
 
-def min_groups_for_ruler(r) -> int:
-    """``r(r-1) + 1``: no modular ruler with ``r`` marks exists for fewer groups."""
+def min_groups_for_ruler(r: int) -> int:
+    """``r(r-1) + 1``: no modular ruler with ``r`` marks exists for fewer groups.
+
+    The ``r(r-1)`` differences must be distinct non-zero residues mod ``N``.
+
+    Parameters
+    ----------
+    r : int
+        Number of marks, ``r >= 1``.
+
+    Returns
+    -------
+    int
+        Groups.
+
+    Examples
+    --------
+    >>> from spare_theory import min_groups_for_ruler
+    >>> min_groups_for_ruler(4)
+    13
+    """
     r = as_count(r, "r")
     return r * (r - 1) + 1
 
@@ -468,7 +533,7 @@ def _modular_ruler_cached(N: int, r: int) -> tuple[int, ...] | None:
     return _greedy_search(N, r)
 
 
-def modular_ruler(N, r) -> tuple[int, ...]:
+def modular_ruler(N: int, r: int) -> tuple[int, ...]:
     """Marks whose ``r(r-1)`` pairwise differences are distinct modulo ``N``.
 
     Parameters
@@ -489,6 +554,12 @@ def modular_ruler(N, r) -> tuple[int, ...]:
         If ``N < r(r-1) + 1`` (no such ruler exists), or if the construction
         and the seeded search find none; the message names ``N``, ``r`` and the
         smallest ``N`` known to work.
+
+    Examples
+    --------
+    >>> from spare_theory import modular_ruler
+    >>> modular_ruler(13, 4)  # a perfect difference set: every non-zero residue once
+    (0, 1, 4, 6)
     """
     r = as_count(r, "r")
     N = as_count(N, "N")
@@ -506,7 +577,7 @@ def modular_ruler(N, r) -> tuple[int, ...]:
     return marks
 
 
-def _check_marks(N: int, r: int, marks) -> np.ndarray:
+def _check_marks(N: int, r: int, marks: npt.ArrayLike) -> np.ndarray:
     arr = np.asarray(marks)
     if arr.ndim != 1 or arr.dtype.kind not in "iu" or len(arr) != r:
         raise ValueError(f"marks must be {r} integers, got {marks!r}")
@@ -516,7 +587,9 @@ def _check_marks(N: int, r: int, marks) -> np.ndarray:
     return arr
 
 
-def cyclic_placement(N, r=None, marks=None) -> np.ndarray:
+def cyclic_placement(
+    N: int, r: int | None = None, marks: npt.ArrayLike | None = None
+) -> npt.NDArray[np.int64]:
     """Cyclic placement ``hosts[i, k] = (i + marks[k]) mod N``.
 
     Parameters
@@ -534,31 +607,83 @@ def cyclic_placement(N, r=None, marks=None) -> np.ndarray:
     -------
     numpy.ndarray
         ``int64`` array of shape ``(N, r)``.
+
+    Examples
+    --------
+    >>> from spare_theory import cyclic_placement
+    >>> cyclic_placement(7, 3).tolist()  # marks (0, 1, 3): types share at most one host
+    [[0, 1, 3], [1, 2, 4], [2, 3, 5], [3, 4, 6], [4, 5, 0], [5, 6, 1], [6, 0, 2]]
     """
     N = as_count(N, "N")
-    if r is None and marks is None:
-        raise ValueError("r must be given when marks is omitted")
-    r = as_count(r if r is not None else len(marks), "r", maximum=N)
-    marks = _check_marks(N, r, modular_ruler(N, r) if marks is None else marks)
+    if r is None:
+        if marks is None:
+            raise ValueError("r must be given when marks is omitted")
+        r = len(np.atleast_1d(np.asarray(marks)))
+    r = as_count(r, "r", maximum=N)
+    ruler = _check_marks(N, r, modular_ruler(N, r) if marks is None else marks)
     try:
-        return (np.arange(N, dtype=np.int64)[:, None] + marks[None, :]) % N
+        return (np.arange(N, dtype=np.int64)[:, None] + ruler[None, :]) % N
     except MemoryError:
         raise ValueError(
-            f"N={N} with r={r}: the placement needs {8 * N * r / 2**30:.3g} GiB, more than can be allocated"
+            f"N={N} with r={r}: the placement needs {8 * N * r / 2**30:.3g} GiB, "
+            "more than can be allocated"
         ) from None
 
 
-def contiguous_placement(N, r) -> np.ndarray:
-    """Cyclic placement on marks ``0, 1, ..., r-1`` (neighbours share ``r-1`` hosts)."""
+def contiguous_placement(N: int, r: int) -> npt.NDArray[np.int64]:
+    """Cyclic placement on marks ``0, 1, ..., r-1`` (neighbours share ``r-1`` hosts).
+
+    ``hosts[i, k] = (i + k) mod N``: the ablation baseline against the ruler.
+
+    Parameters
+    ----------
+    N : int
+        Number of groups.
+    r : int
+        Redundancy, ``1 <= r <= N``.
+
+    Returns
+    -------
+    numpy.ndarray
+        ``int64`` array of shape ``(N, r)``.
+
+    Examples
+    --------
+    >>> from spare_theory import contiguous_placement
+    >>> contiguous_placement(5, 2).tolist()
+    [[0, 1], [1, 2], [2, 3], [3, 4], [4, 0]]
+    """
     r = as_count(r, "r")
     return cyclic_placement(N, r, marks=np.arange(r))
 
 
-def random_placement(N, r, *, seed) -> np.ndarray:
+def random_placement(
+    N: int, r: int, *, seed: int | np.random.SeedSequence
+) -> npt.NDArray[np.int64]:
     """A uniformly shuffled valid placement, for ablation against the ruler.
 
     Column ``k`` is a random permutation, repaired by random swaps until no row
     repeats a group.  Seeded and reproducible.
+
+    Parameters
+    ----------
+    N : int
+        Number of groups.
+    r : int
+        Redundancy, ``1 <= r <= N``.
+    seed : int or numpy.random.SeedSequence
+        Seed of the shuffle.
+
+    Returns
+    -------
+    numpy.ndarray
+        ``int64`` array of shape ``(N, r)`` (a valid placement).
+
+    Examples
+    --------
+    >>> from spare_theory import random_placement
+    >>> random_placement(6, 2, seed=0).tolist()
+    [[3, 4], [2, 5], [5, 1], [4, 0], [0, 2], [1, 3]]
     """
     N = as_count(N, "N")
     r = as_count(r, "r", maximum=N)
@@ -578,12 +703,39 @@ def random_placement(N, r, *, seed) -> np.ndarray:
     return hosts
 
 
-def validate_hosts(hosts, name: str = "hosts") -> np.ndarray:
+def validate_hosts(hosts: npt.ArrayLike, name: str = "hosts") -> npt.NDArray[np.int64]:
     """Check that ``hosts`` is a placement and return it as ``int64``.
 
     A placement has shape ``(N, r)`` with ``1 <= r <= N``, integer entries in
     ``[0, N)``, ``r`` distinct groups per row, and every column a permutation
     of ``range(N)``.
+
+    Parameters
+    ----------
+    hosts : array_like of int, shape (N, r)
+        Candidate placement.
+    name : str
+        Argument name used in error messages.
+
+    Returns
+    -------
+    numpy.ndarray
+        ``hosts`` as an ``int64`` array.
+
+    Raises
+    ------
+    ValueError
+        Naming ``name`` and the rule broken.
+
+    Examples
+    --------
+    >>> from spare_theory import validate_hosts
+    >>> validate_hosts([[0, 1], [1, 2], [2, 0]]).shape
+    (3, 2)
+    >>> validate_hosts([[0, 1], [1, 0], [2, 2]])
+    Traceback (most recent call last):
+        ...
+    ValueError: hosts rows must hold r=2 distinct groups
     """
     arr = np.asarray(hosts)
     if arr.ndim != 2 or arr.shape[0] < 1 or arr.shape[1] < 1:
@@ -605,10 +757,28 @@ def validate_hosts(hosts, name: str = "hosts") -> np.ndarray:
     return arr
 
 
-def group_stacks(hosts) -> np.ndarray:
+def group_stacks(hosts: npt.ArrayLike) -> npt.NDArray[np.int64]:
     """Stack of every group: ``stacks[g, k]`` is the type group ``g`` holds at position ``k``.
 
-    The inverse of ``hosts`` column by column (each column is a permutation).
+    The inverse of ``hosts`` column by column (each column is a permutation):
+    ``stacks[hosts[i, k], k] = i``.
+
+    Parameters
+    ----------
+    hosts : array_like of int, shape (N, r)
+        A valid placement.
+
+    Returns
+    -------
+    numpy.ndarray
+        ``int64`` array of shape ``(N, r)``, type ids, top of the stack first.
+
+    Examples
+    --------
+    >>> from spare_theory import cyclic_placement
+    >>> from spare_theory.placement import group_stacks
+    >>> group_stacks(cyclic_placement(7, 3))[:3].tolist()
+    [[0, 6, 4], [1, 0, 5], [2, 1, 6]]
     """
     hosts = validate_hosts(hosts)
     N, r = hosts.shape
@@ -617,11 +787,30 @@ def group_stacks(hosts) -> np.ndarray:
     return stacks
 
 
-def pair_overlap_counts(hosts) -> np.ndarray:
+def pair_overlap_counts(hosts: npt.ArrayLike) -> npt.NDArray[np.int64]:
     """``counts[j]`` = number of unordered type pairs that share exactly ``j`` hosts.
 
     For a modular Golomb ruler ``counts = [C(N,2) - N*C(r,2), N*C(r,2), 0, ...]``.
     Memory and time ``O(N r^2)``.
+
+    Parameters
+    ----------
+    hosts : array_like of int, shape (N, r)
+        A valid placement.
+
+    Returns
+    -------
+    numpy.ndarray
+        ``int64`` array of length ``r + 1``, summing to ``C(N, 2)``.
+
+    Examples
+    --------
+    >>> from spare_theory import contiguous_placement, cyclic_placement
+    >>> from spare_theory.placement import pair_overlap_counts
+    >>> pair_overlap_counts(cyclic_placement(7, 3)).tolist()  # the Fano plane: pairs meet once
+    [0, 21, 0, 0]
+    >>> pair_overlap_counts(contiguous_placement(7, 3)).tolist()
+    [7, 7, 7, 0]
     """
     hosts = validate_hosts(hosts)
     N, r = hosts.shape
