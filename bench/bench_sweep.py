@@ -6,9 +6,9 @@ script runs, in one process:
 1. the whole grid serially with :func:`spare_theory.sweeps.sweep`, and its
    ratio to the 30 s budget;
 2. where that time goes: the same sweep from cold caches under cProfile,
-   with the cumulative time of the ruler search, the cycle models of
-   ``spare_theory.training`` (cached per ``(strategy, N, r)``), the interval
-   search and the optimiser as a whole;
+   with the cumulative time of the ruler search, the cycle laws of
+   ``spare_theory.strategies`` (cached per ``(strategy, N, r)``), the interval
+   search of ``spare_theory.optimize`` and the optimiser as a whole;
 3. the same grid on a two-process pool (cells of equal ``N`` per task), as a
    ratio to the serial run.
 
@@ -23,6 +23,7 @@ import time
 
 import numpy as np
 
+from spare_theory.optimize import clear_caches
 from spare_theory.scenario import LLAMA3_H100_GPU_MTBF_HOURS
 from spare_theory.sweeps import sweep
 
@@ -35,7 +36,12 @@ BUDGET_SECONDS = 30.0
 
 
 def _reset_caches():
-    """Empty every functools cache in the package, so each measurement starts cold."""
+    """Empty every cache in the package, so each measurement starts cold.
+
+    The time-to-train layer's by its public :func:`~spare_theory.optimize.clear_caches`;
+    the lower layers' (rulers) by clearing every functools cache found in a module.
+    """
+    clear_caches()
     import importlib
     import pkgutil
 
@@ -51,8 +57,11 @@ def _reset_caches():
 # Where a cold sweep spends its time: cumulative seconds of these functions.
 _HOTSPOTS = {
     "placement.py:modular_ruler (ruler search)": ("placement.py", "modular_ruler"),
-    "training.py:_cycle (cycle models, built once per (strategy, N, r))": ("training.py", "_cycle"),
-    "training.py:_best_interval (interval search per r)": ("training.py", "_best_interval"),
+    "strategies.py:cycle_law (cycle laws, built once per (strategy, N, r))": (
+        "strategies.py",
+        "cycle_law",
+    ),
+    "optimize.py:optimal_interval (interval search per r)": ("optimize.py", "optimal_interval"),
     "optimize.py:optimal_plan (all of the optimiser)": ("optimize.py", "optimal_plan"),
 }
 
@@ -85,7 +94,8 @@ def main():
     points = np.prod([len(v) for v in GRID.values()])
     print(
         f"grid: {points} points, gpus {GRID['gpus'][0]:,}..{GRID['gpus'][-1]:,}, "
-        f"MTBF x0.5..x2 of {LLAMA3_H100_GPU_MTBF_HOURS:,.0f} h, {GRID['gpus_per_group']} GPUs per group, "
+        f"MTBF x0.5..x2 of {LLAMA3_H100_GPU_MTBF_HOURS:,.0f} h, "
+        f"{GRID['gpus_per_group']} GPUs per group, "
         "linear restart, all three strategies"
     )
 
@@ -94,13 +104,15 @@ def main():
     sweep(**GRID, progress=False)
     serial = time.perf_counter() - start
     print(
-        f"serial sweep: {serial:.1f} s = {serial / BUDGET_SECONDS:.2f} x the {BUDGET_SECONDS:.0f} s budget "
+        f"serial sweep: {serial:.1f} s = {serial / BUDGET_SECONDS:.2f} x the "
+        f"{BUDGET_SECONDS:.0f} s budget "
         f"({1000 * serial / points:.1f} ms per point, from cold caches)"
     )
 
     seconds, total = _profile()
     print(
-        f"cold serial sweep under cProfile: {total:.1f} s; cumulative time (nested, so shares overlap):"
+        f"cold serial sweep under cProfile: {total:.1f} s; "
+        "cumulative time (nested, so shares overlap):"
     )
     for label, value in seconds.items():
         print(f"  {value:6.1f} s ({100 * value / total:4.1f} %)  {label}")

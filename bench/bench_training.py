@@ -7,7 +7,8 @@ either side of Young's interval, one scalar ``time_to_train`` per point.
 Fast: :func:`spare_theory.optimize.optimal_plan` (SPARe's scan starts at the
 ``r*`` rule and walks both ways; vectorised grids over ``tau``; CKPT-only in
 closed form).  Both run on the same model and cycle tables, so the ratio is
-the search alone; "cold" clears the cycle caches before every plan (the
+the search alone; "cold" empties the layer's caches
+(:func:`spare_theory.optimize.clear_caches`) before every plan (the
 tables are then built by whichever runs), "warm" reuses them.
 
 Prints ms per plan for each strategy, the ratio, and how much lower (or
@@ -24,9 +25,9 @@ import time
 import numpy as np
 from scipy.optimize import minimize_scalar
 
-from spare_theory import training
-from spare_theory.optimize import _ruler_exists, optimal_plan
+from spare_theory.optimize import clear_caches, optimal_plan, ruler_exists
 from spare_theory.scenario import Scenario
+from spare_theory.strategies import cycle_law
 from spare_theory.training import time_to_train
 
 GRID = [
@@ -48,7 +49,7 @@ STRATEGIES = ("ckpt", "rep", "spare")
 def _baseline_interval(sc, strategy, r):
     """Bounded Brent in log tau within a factor 100 of Young's interval (and <= M/2 for r > 1)."""
     lam = sc.group_failure_rate_per_hour
-    M = 60 * training._cycle(strategy if r > 1 else "ckpt", sc.groups, r).mean_u / lam
+    M = 60 * cycle_law(strategy, sc.groups, r).mean_u / lam
     young = math.sqrt(2 * sc.checkpoint_minutes * M)
     lo = math.log(max(young / 100, 1 / 60))
     hi = math.log(min(young * 100, 600 * sc.work_hours, M / 2 if r > 1 else math.inf))
@@ -65,7 +66,7 @@ def _baseline_plan(sc, strategy):
     """Upward scan over r with patience 3; the best hours."""
     best, worse = math.inf, 0
     for r in range(1, (1 if strategy == "ckpt" else sc.groups) + 1):
-        if strategy == "spare" and r > 1 and not _ruler_exists(sc.groups, r):
+        if strategy == "spare" and r > 1 and not ruler_exists(sc.groups, r):
             break
         hours = _baseline_interval(sc, strategy, r)
         if hours < best:
@@ -77,18 +78,13 @@ def _baseline_plan(sc, strategy):
     return best
 
 
-def _clear():
-    for cached in (training._cycle, training._restart_part, training._search_interval):
-        cached.cache_clear()
-
-
 def run(plan, cold: bool) -> tuple[dict, dict]:
     seconds = dict.fromkeys(STRATEGIES, 0.0)
     hours = {s: [] for s in STRATEGIES}
     for sc in GRID:
         for s in STRATEGIES:
             if cold:
-                _clear()
+                clear_caches()
             t = time.perf_counter()
             hours[s].append(plan(sc, s))
             seconds[s] += time.perf_counter() - t
@@ -112,7 +108,8 @@ def main():
             )
         total_base, total_fast = sum(base.values()), sum(fast.values())
         print(
-            f"{label} all three strategies: baseline {total_base:.1f} ms, fast {total_fast:.1f} ms per scenario "
+            f"{label} all three strategies: baseline {total_base:.1f} ms, "
+            f"fast {total_fast:.1f} ms per scenario "
             f"({total_base / total_fast:.1f}x)"
         )
 

@@ -15,7 +15,7 @@ use.  Layers, lowest first (a lower layer never imports a higher one):
                                      failure process, wipe-out, endurable failures
 3. ``stacks``, ``reordering``, ``average_overhead``
                                      exact ``S*``, the reordering controller, average overhead
-4. ``scenario``, ``training``, ``optimize``, ``training_sim``
+4. ``scenario``, ``strategies``, ``renewal``, ``optimize``, ``training``, ``training_sim``
                                      time to train and the optimiser
 5. ``sweeps``, ``reports.*``          sweeps, error tables, figures
 6. ``cli``, notebooks
@@ -60,9 +60,10 @@ _API = {
     # time to train
     "Scenario": "scenario",
     "time_to_train": "training",
-    "TrainingEstimate": "training",
+    "TrainingEstimate": "renewal",
     "optimal_plan": "optimize",
     "Plan": "optimize",
+    "clear_caches": "optimize",
     "r_star_rule": "optimize",
     "simulate_training": "training_sim",
     "lifetime_law": "failure_laws",

@@ -10,25 +10,43 @@ A GPU fails at rate ``1 / gpu_mtbf_hours`` (exponential lifetimes, the only
 failure law modelled), so a group of ``M`` GPUs fails at rate
 ``lambda = M / gpu_mtbf_hours`` per hour and the ``N M`` grouped GPUs at
 ``N lambda``.
+
+The argument checks shared by the model (:mod:`spare_theory.training`) and the
+independent simulation (:mod:`spare_theory.training_sim`) live here too:
+:func:`check_plan` (which strategies exist and which redundancy each accepts)
+and :func:`check_checkpoint_interval`.  They are the definition of a plan, not
+part of either model, so the simulation can share them and stay independent.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 from ._validation import as_choice, as_count, as_real
+from .placement import modular_ruler
 
-__all__ = ["FAILURE_LAWS", "LLAMA3_H100_GPU_MTBF_HOURS", "Scenario"]
+__all__ = [
+    "FAILURE_LAWS",
+    "LLAMA3_H100_GPU_MTBF_HOURS",
+    "STRATEGIES",
+    "Scenario",
+    "check_checkpoint_interval",
+    "check_plan",
+]
 
 # Llama 3 405B pre-training: 419 unexpected interruptions in 54 days on 16,384
-# H100 GPUs (Dubey et al. 2024; MODEL.md section 6): 16384 * 54 * 24 / 419
+# H100 GPUs (Dubey et al. 2024, "The Llama 3 Herd of Models"): 16384 * 54 * 24 / 419
 # GPU-hours per failure, about 50,678.
 LLAMA3_H100_GPU_MTBF_HOURS = 16384 * 54 * 24 / 419
 
 FAILURE_LAWS = ("exponential",)
 
+#: Fault-tolerance strategies: CKPT-only, Rep+CKPT and SPARe+CKPT.
+STRATEGIES = ("ckpt", "rep", "spare")
 
-@dataclass(frozen=True)
+
+@dataclass(frozen=True, kw_only=True)
 class Scenario:
     """One training run on a cluster.
 
@@ -57,6 +75,15 @@ class Scenario:
         Naming the field: non-integer or boolean counts, ``gpus_per_group``
         larger than ``gpus``, NaN or infinite values, ``gpu_mtbf_hours <= 0``,
         negative costs, ``work_hours <= 0``, an unknown failure law.
+    TypeError
+        On positional arguments: every field is a keyword.
+
+    Examples
+    --------
+    >>> sc = Scenario(gpus=1024, gpus_per_group=8, gpu_mtbf_hours=2000.0,
+    ...               restart_minutes=20, checkpoint_minutes=5, work_hours=48)
+    >>> sc.groups, round(sc.group_failure_rate_per_hour, 6), round(sc.cluster_mtbf_minutes, 2)
+    (128, 0.004, 117.19)
     """
 
     gpus: int
@@ -67,7 +94,7 @@ class Scenario:
     work_hours: float
     failure_law: str = "exponential"
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         gpus = as_count(self.gpus, "gpus")
         per_group = as_count(self.gpus_per_group, "gpus_per_group", maximum=gpus)
         checked = {
@@ -116,6 +143,12 @@ class Scenario:
         The cluster MTBF is ``60 * 50,678 / 600,000 = 5.07`` minutes.  The
         checkpoint cost and the work are not published; the defaults (5 min,
         720 h = 30 days) are this package's choice.
+
+        Examples
+        --------
+        >>> sc = Scenario.published_600k()
+        >>> sc.groups, round(sc.cluster_mtbf_minutes, 2)
+        (292, 5.07)
         """
         return cls(
             gpus=600_000,
@@ -133,3 +166,81 @@ class Scenario:
             f"R={self.restart_minutes:g} min, delta={self.checkpoint_minutes:g} min, "
             f"work {self.work_hours:g} h"
         )
+
+
+def check_plan(scenario: Any, strategy: Any, r: Any) -> tuple[str, int]:
+    """Check a plan's scenario, strategy and redundancy; return ``(strategy, r)``.
+
+    The rules that define a plan, shared by the model and the event
+    simulation: ``"ckpt"`` takes ``r = None`` or ``1``; ``"rep"`` any integer
+    ``1 <= r <= N``; ``"spare"`` any ``1 <= r <= N`` for which a modular
+    Golomb ruler with ``r`` marks exists at ``N`` (checked with
+    :func:`spare_theory.placement.modular_ruler`).
+
+    Parameters
+    ----------
+    scenario : Scenario
+        The run (``N = scenario.groups``).
+    strategy : {"ckpt", "rep", "spare"}
+        Fault-tolerance strategy.
+    r : int or None
+        Redundancy.
+
+    Returns
+    -------
+    tuple of (str, int)
+        The strategy and ``r`` as an ``int`` (1 for ``"ckpt"``).
+
+    Raises
+    ------
+    ValueError
+        Naming the argument: not a Scenario, unknown strategy, ``r`` missing,
+        out of range or not 1 for ``"ckpt"``, no modular ruler for ``(N, r)``.
+
+    Examples
+    --------
+    >>> sc = Scenario(gpus=1024, gpus_per_group=8, gpu_mtbf_hours=2000.0,
+    ...               restart_minutes=20, checkpoint_minutes=5, work_hours=48)
+    >>> check_plan(sc, "ckpt", None), check_plan(sc, "spare", 4.0)
+    (('ckpt', 1), ('spare', 4))
+    """
+    if not isinstance(scenario, Scenario):
+        raise ValueError(f"scenario must be a Scenario, got {type(scenario).__name__}")
+    strategy = as_choice(strategy, "strategy", STRATEGIES)
+    N = scenario.groups
+    if strategy == "ckpt":
+        if r is not None and as_count(r, "r") != 1:
+            raise ValueError(f"r must be 1 (or None) for strategy 'ckpt', got {r}")
+        return strategy, 1
+    if r is None:
+        raise ValueError(f"r is required for strategy {strategy!r} (an integer >= 1)")
+    r = as_count(r, "r", maximum=N)
+    if strategy == "spare" and r > 1:
+        modular_ruler(N, r)  # raises ValueError naming N and r if no ruler exists
+    return strategy, r
+
+
+def check_checkpoint_interval(minutes: Any) -> float:
+    """Check a checkpoint interval (compute minutes between checkpoints, ``> 0``).
+
+    Parameters
+    ----------
+    minutes : float
+        Compute time ``tau`` between checkpoints, minutes.
+
+    Returns
+    -------
+    float
+        ``minutes`` as a float.
+
+    Raises
+    ------
+    ValueError
+        Naming ``checkpoint_interval_minutes`` if not a finite number ``> 0``.
+
+    Examples
+    --------
+    >>> check_checkpoint_interval(30)
+    30.0
+    """
+    return as_real(minutes, "checkpoint_interval_minutes", minimum=0.0, strict_minimum=True)

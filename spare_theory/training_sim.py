@@ -37,8 +37,14 @@ so the mean is unbiased, but cycles share the pool: with a small
 ``pool_size`` the spread between runs under-represents the trajectory
 variance (and all runs of one call share the pool's sampling error).
 
-Nothing here uses ``wipeout_survival``, ``expected_stacks`` or
-:mod:`spare_theory.training`.
+**Independence.**  Nothing here uses the model it checks: this module
+imports only the scenario and its argument checks
+(:func:`~spare_theory.scenario.check_plan`, shared so that both accept the
+same plans), the placement, the reordering controller and its trajectory
+helper, and the argument validators; never :mod:`~spare_theory.training`,
+:mod:`~spare_theory.strategies`, :mod:`~spare_theory.renewal`,
+:mod:`~spare_theory.optimize`, ``wipeout_survival`` or ``expected_stacks``
+(``tests/test_training_sim.py`` checks the imports).
 """
 
 from __future__ import annotations
@@ -48,13 +54,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ._validation import as_choice, as_count, as_real, as_seed_sequence, child_seed
+from ._validation import as_choice, as_count, as_seed_sequence, child_seed
 from .average_overhead import stacks_trajectory
 from .placement import cyclic_placement
 from .reordering import ReorderingController
-from .scenario import Scenario
+from .scenario import Scenario, check_checkpoint_interval, check_plan
 from .stacks import WipedOut
-from .training import _validate_plan
 
 __all__ = ["CONTROLLER_MAX_GROUPS", "TrainingSamples", "simulate_training"]
 
@@ -77,6 +82,13 @@ class TrainingSamples:
         Wall-clock hours of each run.
     restarts : numpy.ndarray
         Global restarts (wipe-outs) in each run.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> runs = TrainingSamples(hours=np.array([10.0, 12.0]), restarts=np.array([1, 2]))
+    >>> runs.mean_hours, round(runs.standard_error_hours, 3)
+    (11.0, 1.0)
     """
 
     hours: np.ndarray
@@ -84,6 +96,7 @@ class TrainingSamples:
 
     @property
     def mean_hours(self) -> float:
+        """Mean wall-clock hours over the runs."""
         return float(self.hours.mean())
 
     @property
@@ -228,15 +241,15 @@ def _trajectory_pool(hosts, size: int, seed) -> list[np.ndarray]:
 
 
 def simulate_training(
-    scenario,
-    strategy,
-    r,
-    checkpoint_interval_minutes,
-    trials,
+    scenario: Scenario,
+    strategy: str,
+    r: int | None,
+    checkpoint_interval_minutes: float,
+    trials: int,
     *,
-    seed,
-    overhead_source="auto",
-    pool_size=64,
+    seed: int | np.random.SeedSequence,
+    overhead_source: str = "auto",
+    pool_size: int = 64,
 ) -> TrainingSamples:
     """Simulate ``trials`` whole training runs event by event.
 
@@ -280,19 +293,20 @@ def simulate_training(
     ``work_hours`` to a few dozen cycles.  SPARe in controller mode runs the
     exact online controller on every failure of every cycle; the pool mode
     runs it for ``pool_size`` trajectories only.
+
+    Examples
+    --------
+    >>> from spare_theory import Scenario
+    >>> sc = Scenario(gpus=1024, gpus_per_group=8, gpu_mtbf_hours=2000.0,
+    ...               restart_minutes=20, checkpoint_minutes=5, work_hours=10)
+    >>> runs = simulate_training(sc, "spare", 4, 60.0, 8, seed=0)
+    >>> runs.hours.shape, round(runs.mean_hours, 1), round(runs.standard_error_hours, 1)
+    ((8,), 19.4, 0.7)
     """
     # The same checks as the model it is compared with (strategy, r, ruler at N).
-    strategy, r = _validate_plan(scenario, strategy, r)
+    strategy, r = check_plan(scenario, strategy, r)
     N = scenario.groups
-    tau = (
-        as_real(
-            checkpoint_interval_minutes,
-            "checkpoint_interval_minutes",
-            minimum=0.0,
-            strict_minimum=True,
-        )
-        / 60
-    )
+    tau = check_checkpoint_interval(checkpoint_interval_minutes) / 60
     trials = as_count(trials, "trials")
     seed = as_seed_sequence(seed)
     overhead_source = as_choice(overhead_source, "overhead_source", OVERHEAD_SOURCES)

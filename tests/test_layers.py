@@ -42,6 +42,8 @@ LAYERS = {
     "scenario": 4,
     "training": 4,
     "optimize": 4,
+    "strategies": 4,
+    "renewal": 4,
     "training_sim": 4,
     "step_scenario": 4,
     "step_sim": 4,

@@ -3,10 +3,11 @@ import math
 import numpy as np
 import pytest
 
-from spare_theory import training
 from spare_theory.optimize import optimal_plan, r_star_rule
 from spare_theory.placement import min_groups_for_ruler
+from spare_theory.renewal import hours_grid
 from spare_theory.scenario import Scenario
+from spare_theory.strategies import cycle_law
 from spare_theory.training import time_to_train
 
 SC = Scenario(
@@ -89,6 +90,18 @@ def test_optimal_plan_bad():
 H100 = Scenario.published_600k().gpu_mtbf_hours
 
 
+def S(gpus, per_group, mtbf, restart, checkpoint, work):
+    """A Scenario from its six fields in their documented order (keywords only)."""
+    return Scenario(
+        gpus=gpus,
+        gpus_per_group=per_group,
+        gpu_mtbf_hours=mtbf,
+        restart_minutes=restart,
+        checkpoint_minutes=checkpoint,
+        work_hours=work,
+    )
+
+
 def _linear_restart(gpus):
     return 60.0 * gpus / 600_000
 
@@ -98,29 +111,29 @@ REFERENCE_SCENARIOS = (
     [Scenario.published_600k(g) for g in (8, 64, 256, 1024, 2048, 4096)]
     # Sweep corners: 10k and 1M GPUs, MTBF x0.5 and x2, 8 and 4096 GPUs per group, linear restart.
     + [
-        Scenario(g, m, H100 * k, _linear_restart(g), 5.0, 720.0)
+        S(g, m, H100 * k, _linear_restart(g), 5.0, 720.0)
         for g in (10_000, 1_000_000)
         for k in (0.5, 2.0)
         for m in (8, 4096)
     ]
     # Sweep interior.
     + [
-        Scenario(g, m, H100, _linear_restart(g), 5.0, 720.0)
+        S(g, m, H100, _linear_restart(g), 5.0, 720.0)
         for g in (100_000, 300_000)
         for m in (16, 128, 512)
     ]
     + [
-        Scenario(1_000_000, 64, H100, _linear_restart(1_000_000), 5.0, 720.0),
-        Scenario(10_000, 64, H100 * 0.5, _linear_restart(10_000), 5.0, 720.0),
-        Scenario(600_000, 512, H100 * 0.5, 60.0, 5.0, 720.0),
+        S(1_000_000, 64, H100, _linear_restart(1_000_000), 5.0, 720.0),
+        S(10_000, 64, H100 * 0.5, _linear_restart(10_000), 5.0, 720.0),
+        S(600_000, 512, H100 * 0.5, 60.0, 5.0, 720.0),
         # Free checkpoints, costly checkpoints, free restarts, other rates, small N.
-        Scenario(600_000, 256, H100, 60.0, 0.0, 720.0),
-        Scenario(600_000, 256, H100, 60.0, 30.0, 720.0),
-        Scenario(600_000, 1024, H100, 0.0, 5.0, 720.0),
-        Scenario(100_000, 256, 20_000.0, 15.0, 5.0, 720.0),
-        Scenario(160, 8, 300.0, 60.0, 1.0, 50.0),
-        Scenario(4096, 16, 5000.0, 30.0, 3.0, 200.0),
-        Scenario(1024, 8, 2000.0, 20.0, 5.0, 48.0),
+        S(600_000, 256, H100, 60.0, 0.0, 720.0),
+        S(600_000, 256, H100, 60.0, 30.0, 720.0),
+        S(600_000, 1024, H100, 0.0, 5.0, 720.0),
+        S(100_000, 256, 20_000.0, 15.0, 5.0, 720.0),
+        S(160, 8, 300.0, 60.0, 1.0, 50.0),
+        S(4096, 16, 5000.0, 30.0, 3.0, 200.0),
+        S(1024, 8, 2000.0, 20.0, 5.0, 48.0),
     ]
 )
 
@@ -131,18 +144,19 @@ HOURS_RTOL = 1e-4
 def _reference_interval_hours(sc, strategy, r):
     """Best hours at ``r`` over the documented search range, tau within a factor 100 of
     Young's ``sqrt(2 delta M)``, in [1 s, 600 W] and, for r > 1, at most M / 2 (M: time
-    to Q = 1/e; see training._search_interval): every point of a grid of step 0.01
+    to Q = 1/e; see optimize.optimal_interval): every point of a grid of step 0.01
     in log tau (2.5x finer than the optimiser's finest first grid; hours against tau can
     have many local minima), then bounded Brent (xatol 1e-7) around the five best local
     minima of the grid.  The grid is evaluated with the model's vectorised form
-    (``training._hours_grid``, checked equal to ``time_to_train`` in test_training.py),
+    (``renewal.hours_grid``, checked equal to ``time_to_train`` in test_training.py),
     Brent with ``time_to_train`` itself; ``delta = 0`` uses 1 s, as documented."""
     from scipy.optimize import minimize_scalar
 
     if sc.checkpoint_minutes == 0:
         return time_to_train(sc, strategy, r=r, checkpoint_interval_minutes=1 / 60).hours
     lam = sc.group_failure_rate_per_hour
-    M = 60 * training._cycle(strategy if r > 1 else "ckpt", sc.groups, r).mean_u / lam
+    law = cycle_law(strategy, sc.groups, r)
+    M = 60 * law.mean_u / lam
     young = math.sqrt(2 * sc.checkpoint_minutes * M)
     lo = math.log(max(young / 100, 1 / 60))
     hi = math.log(min(young * 100, 600 * sc.work_hours, M / 2 if r > 1 else math.inf))
@@ -150,7 +164,7 @@ def _reference_interval_hours(sc, strategy, r):
     with np.errstate(over="ignore"):  # restart-dominated runs: hours overflow to inf
         values = np.concatenate(
             [
-                sc.work_hours * training._hours_grid(sc, strategy, r, chunk)
+                sc.work_hours * hours_grid(sc, law, chunk)[1]
                 for chunk in np.array_split(grid, max(grid.size // 50, 1))
             ]
         )
@@ -219,3 +233,35 @@ def test_optimal_plan_matches_exhaustive_reference(sc):
         for r, hours in zip(plan.r_values, plan.hours_by_r):
             if r in curve:
                 assert hours == pytest.approx(curve[r], rel=HOURS_RTOL), (strategy, r)
+
+
+def test_plan_does_not_repeat_its_estimate():
+    import dataclasses
+
+    plan = optimal_plan(SC, "spare")
+    assert [f.name for f in dataclasses.fields(plan)] == ["estimate", "r_values", "hours_by_r"]
+    est = plan.estimate
+    assert (plan.strategy, plan.r, plan.checkpoint_interval_minutes, plan.hours) == (
+        est.strategy,
+        est.r,
+        est.checkpoint_interval_minutes,
+        est.hours,
+    )
+    assert plan.hours == plan.hours_by_r[list(plan.r_values).index(plan.r)]
+
+
+def test_clear_caches_empties_them_and_changes_no_number():
+    from spare_theory.optimize import clear_caches
+
+    before = optimal_plan(SC, "spare")
+    assert cycle_law.cache_info().currsize > 0
+    clear_caches()
+    assert cycle_law.cache_info().currsize == 0
+    after = optimal_plan(SC, "spare")
+    assert after.estimate == before.estimate
+    np.testing.assert_array_equal(after.hours_by_r, before.hours_by_r)
+
+
+def test_non_scenario_goes_to_the_dispatch_point():
+    with pytest.raises(ValueError, match="scenario must be a Scenario, got dict"):
+        optimal_plan({"gpus": 8}, "spare")

@@ -2,7 +2,12 @@ import math
 
 import pytest
 
-from spare_theory.scenario import LLAMA3_H100_GPU_MTBF_HOURS, Scenario
+from spare_theory.scenario import (
+    LLAMA3_H100_GPU_MTBF_HOURS,
+    Scenario,
+    check_checkpoint_interval,
+    check_plan,
+)
 
 BASE = dict(
     gpus=1024,
@@ -27,7 +32,8 @@ def test_non_dividing_group_size_floors_groups():
 
 
 def test_llama3_preset_gives_five_minute_cluster_mtbf():
-    # MODEL.md section 6: 419 failures in 54 days on 16,384 GPUs -> ~50,700 GPU-hours.
+    # Llama 3 paper (Dubey et al. 2024): 419 failures in 54 days on 16,384 GPUs,
+    # ~50,700 GPU-hours per failure.
     assert pytest.approx(50_700, rel=0.001) == LLAMA3_H100_GPU_MTBF_HOURS
     sc = Scenario.published_600k(gpus_per_group=2048)
     assert sc.gpus == 600_000 and sc.restart_minutes == 60
@@ -70,3 +76,46 @@ def test_frozen():
     sc = Scenario(**BASE)
     with pytest.raises(AttributeError):
         sc.gpus = 5
+
+
+def test_fields_are_keyword_only():
+    # Six numbers in a row are easy to swap silently: a positional call is a TypeError.
+    with pytest.raises(TypeError):
+        Scenario(1024, 8, 2000.0, 20, 5, 48)
+
+
+@pytest.mark.parametrize(
+    "strategy, r, expected",
+    [
+        ("ckpt", None, ("ckpt", 1)),
+        ("ckpt", 1, ("ckpt", 1)),
+        ("rep", 7, ("rep", 7)),
+        ("spare", 4, ("spare", 4)),
+    ],
+)
+def test_check_plan_accepts(strategy, r, expected):
+    assert check_plan(Scenario(**BASE), strategy, r) == expected
+
+
+@pytest.mark.parametrize(
+    "strategy, r, name",
+    [
+        ("raid", 2, "strategy"),
+        ("ckpt", 2, r"\br\b"),
+        ("rep", None, r"\br\b"),
+        ("rep", 129, r"\br\b"),  # N = 128
+        ("spare", 0, r"\br\b"),
+        ("spare", 12, r"N=128.*r=12"),  # no modular ruler with 12 marks at N = 128
+    ],
+)
+def test_check_plan_rejects(strategy, r, name):
+    with pytest.raises(ValueError, match=name):
+        check_plan(Scenario(**BASE), strategy, r)
+    with pytest.raises(ValueError, match="scenario"):
+        check_plan(dict(BASE), "rep", 2)
+
+
+@pytest.mark.parametrize("bad", [0, -1.0, math.nan, math.inf, "5"])
+def test_check_checkpoint_interval_rejects(bad):
+    with pytest.raises(ValueError, match="checkpoint_interval_minutes"):
+        check_checkpoint_interval(bad)

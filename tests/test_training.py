@@ -5,8 +5,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from spare_theory.renewal import hours_grid
 from spare_theory.scenario import Scenario
-from spare_theory.training import rep_survival_log, time_to_train
+from spare_theory.strategies import Spare, cycle_law, rep_survival_log
+from spare_theory.training import time_to_train
 
 BASE = dict(
     gpus=1024,
@@ -169,11 +171,10 @@ def test_scenario_type_checked():
 def test_vectorised_hours_equal_scalar_estimates(strategy, r):
     # The optimiser evaluates whole grids of intervals at once; each entry must be the
     # scalar estimate at that interval (segments laid end to end must not mix).
-    from spare_theory.training import _hours_grid
-
     sc = Scenario(**BASE)
     taus = np.array([0.5, 7.0, 60.0, 900.0, 20000.0])
-    grid = sc.work_hours * _hours_grid(sc, strategy, r, np.log(taus))
+    law = cycle_law(strategy, sc.groups, r)
+    grid = sc.work_hours * hours_grid(sc, law, np.log(taus))[1]
     single = [time_to_train(sc, strategy, r=r, checkpoint_interval_minutes=t).hours for t in taus]
     np.testing.assert_allclose(grid, single, rtol=1e-12)
 
@@ -214,10 +215,9 @@ def test_spare_at_a_million_groups():
 def test_long_survival_table_matches_the_exact_form(N, r):
     # Tables beyond 2 * _EXACT_F terms come from a spline through exact nodes; every
     # entry must match the sharp form evaluated directly (absolute error in log P).
-    from spare_theory import training
     from spare_theory.wipeout import wipeout_survival
 
-    table = training._log_survival_table(N, r)
+    table = Spare.log_survival_table(N, r)
     f = np.arange(table.size)
     with np.errstate(divide="ignore"):
         exact = np.log(wipeout_survival(N, r, f))
@@ -234,11 +234,10 @@ def test_spare_cycle_survival_matches_a_direct_binomial_sum(N, r):
     # (its effect on hours is below 2e-5 against an 8192-point grid).
     from scipy.stats import binom
 
-    from spare_theory import training
     from spare_theory.average_overhead import expected_stacks
     from spare_theory.wipeout import wipeout_survival
 
-    cycle = training._SpareCycle(N, r)
+    cycle = Spare(N, r)
     f = np.arange(N + 1)
     survival = wipeout_survival(N, r, f)
     possible = np.ceil(N / np.maximum(N - f, 1)) <= r
@@ -258,3 +257,68 @@ def test_spare_cycle_survival_matches_a_direct_binomial_sum(N, r):
         log_q, theta = direct(u)
         assert cycle.logq(u) == pytest.approx(log_q, abs=2e-3)
         assert cycle.theta(u) == pytest.approx(theta, rel=1e-3)
+
+
+# ---------------------------------------------------------------------------
+# The layer's seams: strategies, the renewal evaluation, uptime, dispatch.
+# ---------------------------------------------------------------------------
+
+
+def test_every_strategy_has_one_cycle_law():
+    from spare_theory.scenario import STRATEGIES
+    from spare_theory.strategies import CYCLE_LAWS, CycleLaw
+
+    assert tuple(CYCLE_LAWS) == STRATEGIES
+    for name, law in CYCLE_LAWS.items():
+        assert issubclass(law, CycleLaw) and law.name == name
+
+
+def test_a_new_cycle_law_is_one_class():
+    # CKPT-only written from scratch on the interface alone (log Q = -N u, theta = 1,
+    # the generic u_at): the renewal evaluation needs nothing else, and it agrees with
+    # the built-in law to rounding (the built-in computes N log(1 - p), not -N u).
+    from spare_theory.renewal import evaluate
+    from spare_theory.strategies import CycleLaw
+
+    class Plain(CycleLaw):
+        name = "plain"
+
+        def logq(self, u):
+            return -self.N * np.asarray(u, dtype=float)
+
+        def theta(self, u):
+            return np.ones(np.shape(u))
+
+    sc = Scenario(**BASE)
+    for tau in (5.0, 60.0, 600.0):
+        mine = evaluate(sc, Plain(sc.groups, 1), tau)
+        ref = time_to_train(sc, "ckpt", checkpoint_interval_minutes=tau)
+        assert mine.strategy == "plain"
+        assert mine.hours == pytest.approx(ref.hours, rel=1e-9)
+        assert mine.restarts == pytest.approx(ref.restarts, rel=1e-9)
+
+
+@pytest.mark.parametrize("strategy, r", [("ckpt", None), ("rep", 3), ("spare", 5)])
+def test_uptime_is_the_share_outside_restarts(strategy, r):
+    est = time_to_train(Scenario(**BASE), strategy, r=r, checkpoint_interval_minutes=60)
+    assert est.uptime == pytest.approx(1 - est.restart_hours / est.hours, rel=1e-12)
+    # Checkpoints and lost work are up-time: uptime exceeds the useful share.
+    assert est.availability < est.uptime < 1
+    free = time_to_train(
+        Scenario(**{**BASE, "restart_minutes": 0}), strategy, r=r, checkpoint_interval_minutes=60
+    )
+    assert free.uptime == 1.0 and free.restart_hours == 0.0
+
+
+def test_uptime_when_the_run_never_ends():
+    # Restarts far longer than the cluster MTBF: hours overflow to inf, uptime stays
+    # defined (restart share of the cycle) and is tiny, never NaN.
+    sc = Scenario(**{**BASE, "gpu_mtbf_hours": 5.0, "restart_minutes": 600.0})
+    est = time_to_train(sc, "ckpt", checkpoint_interval_minutes=5)
+    assert math.isinf(est.hours) and est.availability == 0.0
+    assert 0.0 <= est.uptime < 1e-3
+
+
+def test_step_level_keyword_is_rejected_for_an_hour_level_scenario():
+    with pytest.raises(ValueError, match="checkpoint_every_steps"):
+        time_to_train(Scenario(**BASE), "spare", r=3, checkpoint_every_steps=100)

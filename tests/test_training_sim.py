@@ -145,3 +145,22 @@ def test_auto_switches_to_pool_above_threshold(monkeypatch):
     monkeypatch.setattr(training_sim, "CONTROLLER_MAX_GROUPS", 127)
     np.testing.assert_array_equal(run(), run(overhead_source="pool"))
     assert not np.array_equal(run(), run(overhead_source="controller"))
+
+
+def test_simulation_does_not_import_the_model():
+    # The event simulation is the independent check of the closed-form model: importing
+    # it must load none of the model's modules (nor the closed forms it rests on).
+    import subprocess
+    import sys
+
+    model = [
+        "spare_theory.training",
+        "spare_theory.strategies",
+        "spare_theory.renewal",
+        "spare_theory.optimize",
+    ]
+    code = (
+        f"import sys, spare_theory.training_sim; print([m for m in {model!r} if m in sys.modules])"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"
