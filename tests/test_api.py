@@ -25,7 +25,8 @@ def test_no_module_is_named_like_a_public_name():
 def test_functions_survive_importing_every_submodule():
     code = (
         "import pkgutil, importlib, spare_theory as st\n"
-        "for m in pkgutil.walk_packages(st.__path__, 'spare_theory.'): importlib.import_module(m.name)\n"
+        "for m in pkgutil.walk_packages(st.__path__, 'spare_theory.'):\n"
+        "    importlib.import_module(m.name)\n"
         "assert callable(st.overhead) and callable(st.reorder) and callable(st.sweep)\n"
         "assert st.overhead(1000, 3) > 1\n"
     )

@@ -127,7 +127,8 @@ def poisoned(draw):
             draw(st.sampled_from(["--bogus", "--R", "--seeds", "-x", "--trial-count"]))
         ]
     elif poison == "extra token":
-        # Never a token some option could take as a valid value ("1" after --gpus, "mu" after --only).
+        # Never a token some option could take as a valid value
+        # ("1" after --gpus, "mu" after --only).
         groups["extra"] = [draw(st.sampled_from(["extra", "stray.csv"]))]
     if command in REQUIRED and poison != "missing required":
         for option in REQUIRED[command]:
@@ -145,7 +146,7 @@ def poisoned(draw):
 
 @st.composite
 def fast_commands(draw):
-    """``mu`` or ``overhead`` with small values (some of them invalid); returns ``(argv, False)``."""
+    """``mu`` or ``overhead`` with small values (some invalid); returns ``(argv, False)``."""
     command = draw(st.sampled_from(["mu", "overhead"]))
     trials = ["1", "2", "5", "20"] if command == "mu" else ["0", "1", "2"]
     groups = [

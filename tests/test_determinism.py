@@ -1,4 +1,4 @@
-"""Same seed, same samples: in any executor, on repeated runs, under any memory cap; other seeds differ.
+"""Same seed, same samples (any executor, repeated runs, any memory cap); other seeds differ.
 
 Complements tests/test_executors.py (tables and sweeps on Dask, thread and
 process pools), test_wipeout_sim.py (memory caps) and test_training_sim.py
