@@ -15,9 +15,11 @@ so the states visited without wipe-out are ``f = 0, 1, ..., T - 1`` with
 from __future__ import annotations
 
 import functools
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 import numpy as np
+import numpy.typing as npt
 from scipy import special
 
 from ._numerics import DIRECT_SUM_TERMS, smooth_sum
@@ -66,6 +68,13 @@ class OverheadSamples:
         ``sum_{f<T} S*_f/(N-f) / sum_{f<T} 1/(N-f)`` (same unit).
     max_stacks : numpy.ndarray
         Largest ``S*`` seen before the wipe-out (``S*_{T-1}``).
+
+    Examples
+    --------
+    >>> from spare_theory import cyclic_placement, simulate_overhead
+    >>> s = simulate_overhead(cyclic_placement(100, 3), 4, seed=0)
+    >>> s.T.tolist(), s.per_failure.round(4).tolist(), s.max_stacks.tolist()
+    ([22, 22, 20, 24], [1.9545, 1.9545, 1.95, 1.9583], [2, 2, 2, 2])
     """
 
     T: np.ndarray
@@ -74,7 +83,7 @@ class OverheadSamples:
     max_stacks: np.ndarray
 
 
-def stacks_trajectory(hosts, order) -> np.ndarray:
+def stacks_trajectory(hosts: npt.ArrayLike, order: Iterable[int]) -> npt.NDArray[np.int64]:
     """``S*_f`` for ``f = 0, ..., T-1`` when groups fail in ``order`` (until the wipe-out).
 
     Parameters
@@ -89,6 +98,13 @@ def stacks_trajectory(hosts, order) -> np.ndarray:
     -------
     numpy.ndarray
         ``int64`` array of length ``T`` (``T`` = index of the wiping failure + 1).
+
+    Examples
+    --------
+    >>> from spare_theory import cyclic_placement
+    >>> from spare_theory.average_overhead import stacks_trajectory
+    >>> stacks_trajectory(cyclic_placement(7, 3), range(7)).tolist()  # 4th failure wipes type 0
+    [1, 2, 2, 2]
     """
     controller = ReorderingController(hosts)
     out = [1]
@@ -105,7 +121,9 @@ def _averages(trajectory: np.ndarray, N: int) -> tuple[float, float]:
     return float(trajectory.mean()), float(weights @ trajectory / weights.sum())
 
 
-def simulate_overhead(hosts, trials, *, seed) -> OverheadSamples:
+def simulate_overhead(
+    hosts: npt.ArrayLike, trials: int, *, seed: int | np.random.SeedSequence
+) -> OverheadSamples:
     """Monte Carlo of the overhead: one failure trajectory to wipe-out per trial.
 
     Parameters
@@ -121,6 +139,13 @@ def simulate_overhead(hosts, trials, *, seed) -> OverheadSamples:
     Returns
     -------
     OverheadSamples
+
+    Examples
+    --------
+    >>> from spare_theory import cyclic_placement, simulate_overhead
+    >>> s = simulate_overhead(cyclic_placement(100, 3), 200, seed=1)
+    >>> print(round(s.per_failure.mean(), 3), round(s.time_weighted.mean(), 3))
+    1.945 1.951
     """
     hosts = validate_hosts(hosts)
     trials = as_count(trials, "trials")
@@ -139,7 +164,9 @@ def simulate_overhead(hosts, trials, *, seed) -> OverheadSamples:
     return OverheadSamples(T, per_failure, time_weighted, max_stacks)
 
 
-def expected_stacks(N, r, failures):
+def expected_stacks(
+    N: npt.ArrayLike, r: npt.ArrayLike, failures: npt.ArrayLike
+) -> float | npt.NDArray[np.float64]:
     """Model of ``E[S* | f failures, no wipe-out yet]`` for the cyclic ruler placement.
 
     ``E[S*_f] = ceil(N / (N - f))`` (the lower bound ``stacks_lower_bound``).
@@ -164,6 +191,12 @@ def expected_stacks(N, r, failures):
     -------
     float or numpy.ndarray
         Stack layers (step cost relative to a failure-free step).
+
+    Examples
+    --------
+    >>> from spare_theory import expected_stacks
+    >>> expected_stacks(100, 3, [0, 49, 50, 60]).tolist()
+    [1.0, 2.0, 2.0, 3.0]
     """
     N_arr, r_arr, f_arr = np.broadcast_arrays(
         as_count_array(N, "N"),
@@ -182,7 +215,7 @@ def expected_stacks(N, r, failures):
     return float(out) if out.ndim == 0 else out
 
 
-def _digamma_shift(x, d) -> np.ndarray:
+def _digamma_shift(x: npt.ArrayLike, d: npt.ArrayLike) -> np.ndarray:
     """``psi(x + d) - psi(x)`` for ``x >= 1``, ``d >= 0`` (``sum_{j<d} 1/(x+j)`` for integer ``d``).
 
     The plain difference of two digammas loses ``~eps x / d`` relative
@@ -197,7 +230,7 @@ def _digamma_shift(x, d) -> np.ndarray:
     xs = np.maximum(x, _ASYMPTOTIC_FROM)
     y = xs + d
 
-    def tail(z):
+    def tail(z: np.ndarray) -> np.ndarray:
         z2 = 1.0 / (z * z)
         return z2 * (-1.0 / 12 + z2 * (1.0 / 120 + z2 * (-1.0 / 252 + z2 / 240)))
 
@@ -238,22 +271,22 @@ class _StateModel:
         gap = np.tril(k[:, None] - k[None, :], -1).astype(float)  # k - e_f on earlier segments
         self.deficit = gap @ seg_weight
 
-    def weight_sum(self, t) -> np.ndarray:
+    def weight_sum(self, t: npt.ArrayLike) -> np.ndarray:
         """``W(t) = sum_{f<t} w_f`` (real ``t`` in ``[0, N]``)."""
         t = np.asarray(t, dtype=np.float64)
         if self.weighting == "failure":
             return t
         return _digamma_shift(self.N - t + 1.0, t)
 
-    def segment(self, t) -> np.ndarray:
+    def segment(self, t: npt.ArrayLike) -> np.ndarray:
         """Index of the segment holding state ``f = t`` (integer ``t`` in ``[0, N)``)."""
         return np.searchsorted(self.hi, t, side="left")
 
-    def average(self, t, seg) -> np.ndarray:
+    def average(self, t: npt.ArrayLike, seg: int | np.ndarray) -> np.ndarray:
         """``g(t)``, ``t >= 1``; ``seg`` holds ``t - 1`` or ``t`` (the forms agree at the ends)."""
         return self.k[seg] - self.deficit[seg] / self.weight_sum(t)
 
-    def increment(self, t, seg) -> np.ndarray:
+    def increment(self, t: npt.ArrayLike, seg: int | np.ndarray) -> np.ndarray:
         """``g(t+1) - g(t) = D_k w_t / (W(t) W(t+1))`` (``seg`` holds ``t``).
 
         From ``g(t+1) - g(t) = (e_t - g(t)) w_t / W(t+1)`` and ``e_t - g(t) = D_k / W(t)``.
@@ -264,13 +297,17 @@ class _StateModel:
         return self.deficit[seg] * w / (W * (W + w))
 
 
-def _overhead_sum(model: _StateModel, survival, t_max: int) -> float:
+def _overhead_sum(
+    model: _StateModel, survival: Callable[[np.ndarray], npt.ArrayLike], t_max: int
+) -> float:
     """``sum_{t=1}^{t_max} P(T>t) [g(t+1) - g(t)]`` term by term (``survival(t) = P(T > t)``)."""
     t = np.arange(1, t_max + 1)
     return float(survival(t) @ model.increment(t, model.segment(t)))
 
 
-def overhead_from_survival(N: int, r: int, survival, weighting: str = "failure") -> float:
+def overhead_from_survival(
+    N: int, r: int, survival: npt.ArrayLike, weighting: str = "failure"
+) -> float:
     """Average overhead for a given wipe-out law ``survival[f] = P(T > f)``, ``f = 0..N``.
 
     ``P(T = t) = P(T > t-1) - P(T > t)`` and, with ``e_f`` from
@@ -295,16 +332,25 @@ def overhead_from_survival(N: int, r: int, survival, weighting: str = "failure")
     -------
     float
         Stack layers.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from spare_theory import wipeout_law
+    >>> from spare_theory.average_overhead import overhead_from_survival
+    >>> law = wipeout_law(1000, 3)
+    >>> print(round(overhead_from_survival(1000, 3, law.sf(np.arange(1001))), 4))
+    1.9868
     """
     weighting = as_choice(weighting, "weighting", WEIGHTINGS)
     N = as_count(N, "N")
     r = as_count(r, "r", maximum=N)
-    survival = as_real_array(survival, "survival", minimum=0.0, maximum=1.0)
-    if survival.shape != (N + 1,):
-        raise ValueError(f"survival must have length N + 1 = {N + 1}, got shape {survival.shape}")
+    table = as_real_array(survival, "survival", minimum=0.0, maximum=1.0)
+    if table.shape != (N + 1,):
+        raise ValueError(f"survival must have length N + 1 = {N + 1}, got shape {table.shape}")
     model = _StateModel(N, r, weighting)
-    inner = _overhead_sum(model, lambda t: survival[t], N - 1)
-    return float(survival[0] + inner - survival[N] * model.average(float(N), model.segment(N - 1)))
+    inner = _overhead_sum(model, lambda t: table[t], N - 1)
+    return float(table[0] + inner - table[N] * model.average(float(N), model.segment(N - 1)))
 
 
 def _overhead_one(N: int, r: int, weighting: str) -> float:
@@ -340,7 +386,9 @@ def _overhead_one(N: int, r: int, weighting: str) -> float:
     return total
 
 
-def overhead(N, r, weighting="failure"):
+def overhead(
+    N: npt.ArrayLike, r: npt.ArrayLike, weighting: str = "failure"
+) -> float | npt.NDArray[np.float64]:
     """Closed-form average overhead ``S(N, r)`` from a fresh start to wipe-out.
 
     Parameters
@@ -362,6 +410,14 @@ def overhead(N, r, weighting="failure"):
         Memory and time do not grow with ``N`` (``O(r)`` closed forms for
         the running averages, quadrature over long supports): accurate for
         ``N`` up to 1e12 and ``r`` up to 64.
+
+    Examples
+    --------
+    >>> from spare_theory import overhead
+    >>> print(round(overhead(1000, 3), 4), round(overhead(1000, 3, "time"), 4))
+    1.9868 1.9873
+    >>> overhead([1000, 10**6], 2).round(4).tolist()
+    [1.9501, 1.9982]
     """
     weighting = as_choice(weighting, "weighting", WEIGHTINGS)
     N_arr, r_arr = np.broadcast_arrays(as_count_array(N, "N"), as_count_array(r, "r"))
