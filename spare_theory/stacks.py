@@ -23,7 +23,10 @@ lower bound: a few hosts that are the only survivors of many types.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 import numpy as np
+import numpy.typing as npt
 from scipy.sparse import csr_matrix
 from scipy.sparse.csgraph import maximum_flow
 
@@ -37,15 +40,52 @@ class WipedOut(ValueError):
     """Some shard type has lost all of its ``r`` hosts: a global restart is unavoidable.
 
     ``types`` holds the ids of the wiped-out types.
+
+    Examples
+    --------
+    >>> from spare_theory import WipedOut, cyclic_placement, min_stacks
+    >>> try:
+    ...     min_stacks(cyclic_placement(7, 3), [0, 1, 3])  # the hosts of type 0
+    ... except WipedOut as err:
+    ...     print(err, err.types)
+    types [0] have no surviving host (0,)
     """
 
-    def __init__(self, message: str, types=()):
+    def __init__(self, message: str, types: Iterable[int] = ()) -> None:
         super().__init__(message)
         self.types = tuple(int(t) for t in types)
 
 
-def validate_failed(failed, N: int, name: str = "failed") -> np.ndarray:
-    """``failed`` as a sorted ``int64`` array of distinct group ids in ``[0, N)``."""
+def validate_failed(
+    failed: npt.ArrayLike | set[int] | frozenset[int], N: int, name: str = "failed"
+) -> npt.NDArray[np.int64]:
+    """``failed`` as a sorted ``int64`` array of distinct group ids in ``[0, N)``.
+
+    Parameters
+    ----------
+    failed : sequence or set of int
+        Failed group ids.
+    N : int
+        Number of groups.
+    name : str
+        Argument name used in error messages.
+
+    Returns
+    -------
+    numpy.ndarray
+        Sorted ``int64`` ids.
+
+    Raises
+    ------
+    ValueError
+        Naming ``name`` if an id is out of range, repeated or not an integer.
+
+    Examples
+    --------
+    >>> from spare_theory.stacks import validate_failed
+    >>> validate_failed({3, 1}, 7).tolist()
+    [1, 3]
+    """
     arr = np.asarray(list(failed) if isinstance(failed, (set, frozenset)) else failed)
     if arr.size == 0:
         return np.zeros(0, dtype=np.int64)
@@ -60,7 +100,7 @@ def validate_failed(failed, N: int, name: str = "failed") -> np.ndarray:
     return out
 
 
-def stacks_lower_bound(N, failures):
+def stacks_lower_bound(N: npt.ArrayLike, failures: npt.ArrayLike) -> int | npt.NDArray[np.int64]:
     """Lower bound ``ceil(N / (N - f))`` on ``S*`` after ``f`` failures.
 
     ``N`` types must be computed by ``N - f`` surviving groups, so the busiest
@@ -77,6 +117,12 @@ def stacks_lower_bound(N, failures):
     -------
     int or numpy.ndarray
         The bound (``int64`` array for array input).
+
+    Examples
+    --------
+    >>> from spare_theory import stacks_lower_bound
+    >>> stacks_lower_bound(100, [0, 50, 51]).tolist(), stacks_lower_bound(7, 3)
+    ([1, 2, 3], 2)
     """
     N_arr = as_count_array(N, "N", minimum=1)
     f_arr = as_count_array(failures, "failures", minimum=0)
@@ -87,9 +133,9 @@ def stacks_lower_bound(N, failures):
     return int(out) if out.ndim == 0 else out
 
 
-def _surviving_edges(hosts: np.ndarray, failed: np.ndarray):
+def _surviving_edges(hosts: np.ndarray, failed: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Type/host pairs of surviving hosts; raise :class:`WipedOut` if a type has none."""
-    N, r = hosts.shape
+    N = hosts.shape[0]
     alive = np.ones(N, dtype=bool)
     alive[failed] = False
     keep = alive[hosts]
@@ -108,10 +154,10 @@ def _feasible(N: int, types: np.ndarray, groups: np.ndarray, S: int) -> bool:
     heads = np.concatenate([1 + np.arange(N), N + 1 + groups, np.full(N, sink)])
     caps = np.concatenate([np.ones(N + types.size, dtype=np.int32), np.full(N, S, dtype=np.int32)])
     graph = csr_matrix((caps, (tails, heads)), shape=(2 * N + 2, 2 * N + 2))
-    return maximum_flow(graph, source, sink, method="dinic").flow_value == N
+    return bool(maximum_flow(graph, source, sink, method="dinic").flow_value == N)
 
 
-def min_stacks(hosts, failed) -> int:
+def min_stacks(hosts: npt.ArrayLike, failed: npt.ArrayLike | set[int] | frozenset[int]) -> int:
     """Exact ``S*(F)``: the fewest stack layers that cover every type after failures ``F``.
 
     Parameters
@@ -134,12 +180,19 @@ def min_stacks(hosts, failed) -> int:
         If some type has no surviving host.
     ValueError
         If ``hosts`` is not a placement or ``failed`` is out of range or repeats.
+
+    Examples
+    --------
+    >>> from spare_theory import cyclic_placement, min_stacks
+    >>> hosts = cyclic_placement(7, 3)
+    >>> min_stacks(hosts, []), min_stacks(hosts, [0]), min_stacks(hosts, [0, 1])
+    (1, 2, 2)
     """
-    hosts = validate_hosts(hosts)
-    N, r = hosts.shape
-    failed = validate_failed(failed, N)
-    types, groups = _surviving_edges(hosts, failed)
-    S = stacks_lower_bound(N, failed.size)
+    placement = validate_hosts(hosts)
+    N, r = placement.shape
+    failed_ids = validate_failed(failed, N)
+    types, groups = _surviving_edges(placement, failed_ids)
+    S = int(stacks_lower_bound(N, failed_ids.size))
     while r > S and not _feasible(N, types, groups, S):
         S += 1
     return S
