@@ -27,6 +27,7 @@ from collections import deque
 from dataclasses import dataclass
 
 import numpy as np
+import numpy.typing as npt
 from scipy.sparse import csr_matrix
 from scipy.sparse.csgraph import min_weight_full_bipartite_matching
 
@@ -54,6 +55,13 @@ class ReorderPlan:
     moves : int
         Number of shards (on surviving groups) whose stack position differs
         from the input ``order``; minimal over all valid plans.
+
+    Examples
+    --------
+    >>> from spare_theory import cyclic_placement, reorder
+    >>> plan = reorder(cyclic_placement(7, 3), [0])
+    >>> plan.stacks, plan.moves, plan.order[0].tolist()  # group 0's row is masked
+    (2, 0, [-1, -1, -1])
     """
 
     stacks: int
@@ -62,7 +70,7 @@ class ReorderPlan:
     moves: int
 
 
-def _validate_order(order, hosts: np.ndarray) -> np.ndarray:
+def _validate_order(order: npt.ArrayLike | None, hosts: np.ndarray) -> np.ndarray:
     """``order`` must give every group a permutation of the types it holds."""
     stacks = group_stacks(hosts)
     if order is None:
@@ -76,7 +84,11 @@ def _validate_order(order, hosts: np.ndarray) -> np.ndarray:
     return arr
 
 
-def reorder(hosts, failed, order=None) -> ReorderPlan:
+def reorder(
+    hosts: npt.ArrayLike,
+    failed: npt.ArrayLike | set[int] | frozenset[int],
+    order: npt.ArrayLike | None = None,
+) -> ReorderPlan:
     """Minimal-move reordering of the stacks after failures ``failed``.
 
     Parameters
@@ -100,14 +112,21 @@ def reorder(hosts, failed, order=None) -> ReorderPlan:
     ------
     WipedOut
         If some type has no surviving host.
+
+    Examples
+    --------
+    >>> from spare_theory import cyclic_placement, reorder
+    >>> plan = reorder(cyclic_placement(13, 4), [0, 1, 2])
+    >>> plan.stacks, plan.moves  # two types are left below position 2: 2 swaps
+    (2, 4)
     """
-    hosts = validate_hosts(hosts)
-    N, r = hosts.shape
-    failed = validate_failed(failed, N)
-    current = _validate_order(order, hosts)
-    S = min_stacks(hosts, failed)
+    placement = validate_hosts(hosts)
+    N, r = placement.shape
+    failed_ids = validate_failed(failed, N)
+    current = _validate_order(order, placement)
+    S = min_stacks(placement, failed_ids)
     alive = np.ones(N, dtype=bool)
-    alive[failed] = False
+    alive[failed_ids] = False
     # Edges type t -> slot (host h, copy c); weight 1 if t is already in the
     # top S of h, else 2 (weights must be non-zero to be stored edges).
     groups, positions = np.nonzero(current >= 0)
@@ -163,14 +182,23 @@ class ReorderingController:
         Current ``S*``.
     failed : set of int
         Failed groups so far.
+
+    Examples
+    --------
+    >>> from spare_theory import ReorderingController, cyclic_placement
+    >>> controller = ReorderingController(cyclic_placement(7, 3))
+    >>> controller.fail(0), controller.fail(2), sorted(controller.failed)
+    (2, 2, [0, 2])
+    >>> controller.assignment.tolist()  # the surviving group computing each type
+    [1, 1, 3, 3, 4, 5, 6]
     """
 
-    def __init__(self, hosts):
-        hosts = validate_hosts(hosts)
-        self.N, self.r = hosts.shape
-        self._hosts = hosts.tolist()
-        self._on_group = group_stacks(hosts).tolist()
-        self._assigned = hosts[:, 0].tolist()
+    def __init__(self, hosts: npt.ArrayLike) -> None:
+        placement = validate_hosts(hosts)
+        self.N, self.r = placement.shape
+        self._hosts: list[list[int]] = placement.tolist()
+        self._on_group: list[list[int]] = group_stacks(placement).tolist()
+        self._assigned: list[int] = placement[:, 0].tolist()
         self._members = [{stack[0]} for stack in self._on_group]
         self._load = [1] * self.N
         self._alive_hosts = [self.r] * self.N
@@ -179,11 +207,11 @@ class ReorderingController:
         self.failed: set[int] = set()
 
     @property
-    def assignment(self) -> np.ndarray:
-        """``assignment[t]``: the surviving group computing type ``t``."""
+    def assignment(self) -> npt.NDArray[np.int64]:
+        """``assignment[t]``: the surviving group computing type ``t`` (``int64`` array)."""
         return np.array(self._assigned, dtype=np.int64)
 
-    def fail(self, group) -> int:
+    def fail(self, group: int) -> int:
         """Fail ``group``; return the new ``S*``.
 
         Raises
@@ -223,7 +251,7 @@ class ReorderingController:
             self._place(t, best)
             return True
         # parent[h] = (type that would move onto h, host it leaves or None).
-        parent = {h: (t, None) for h in hosts[t] if not dead[h]}
+        parent: dict[int, tuple[int, int | None]] = {h: (t, None) for h in hosts[t] if not dead[h]}
         queue = deque(parent)
         members = self._members
         while queue:
@@ -244,7 +272,7 @@ class ReorderingController:
         self._members[h].add(t)
         self._load[h] += 1
 
-    def _shift(self, end: int, parent: dict) -> None:
+    def _shift(self, end: int, parent: dict[int, tuple[int, int | None]]) -> None:
         """Apply the augmenting path ending at ``end`` (which gains one type)."""
         self._load[end] += 1
         h = end
