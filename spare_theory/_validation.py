@@ -11,8 +11,10 @@ from __future__ import annotations
 
 import math
 import numbers
+from collections.abc import Collection
 
 import numpy as np
+import numpy.typing as npt
 
 __all__ = [
     "as_choice",
@@ -29,16 +31,44 @@ __all__ = [
 _COUNT_LIMIT = 2**62
 
 
-def _describe(value) -> str:
+def _describe(value: object) -> str:
     text = repr(value)
     return text if len(text) <= 60 else text[:57] + "..."
 
 
-def as_count(value, name: str, *, minimum: int = 1, maximum: int | None = None) -> int:
+def as_count(value: object, name: str, *, minimum: int = 1, maximum: int | None = None) -> int:
     """Return ``value`` as a Python ``int`` in ``[minimum, maximum]``.
 
     Integral floats (``4096.0``, as spreadsheets write them) are accepted;
     booleans, fractions, NaN, infinities and strings are not.
+
+    Parameters
+    ----------
+    value : object
+        The user's value.
+    name : str
+        Argument name for the error message.
+    minimum, maximum : int, optional
+        Inclusive bounds (``maximum=None``: none above; always ``<= 2**62``).
+
+    Returns
+    -------
+    int
+
+    Raises
+    ------
+    ValueError
+        Naming ``name`` and the allowed range.
+
+    Examples
+    --------
+    >>> from spare_theory._validation import as_count
+    >>> as_count(4096.0, "gpus")
+    4096
+    >>> as_count(2.5, "gpus")
+    Traceback (most recent call last):
+        ...
+    ValueError: gpus must be an integer, got 2.5
     """
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
         raise ValueError(f"{name} must be an integer, got {_describe(value)}")
@@ -58,19 +88,44 @@ def as_count(value, name: str, *, minimum: int = 1, maximum: int | None = None) 
     return out
 
 
-def as_count_array(value, name: str, *, minimum: int | None = 1) -> np.ndarray:
+def as_count_array(
+    value: npt.ArrayLike, name: str, *, minimum: int | None = 1
+) -> npt.NDArray[np.int64]:
     """Array version of :func:`as_count` for broadcasting functions.
 
     Returns an ``int64`` array (0-d for scalars).  Rejects booleans, NaN,
     infinities, fractions, values beyond ``2**62`` in size and values below
     ``minimum`` (``None``: no lower bound).
+
+    Parameters
+    ----------
+    value : array_like
+        The user's value(s).
+    name : str
+        Argument name for the error message.
+    minimum : int or None
+        Inclusive lower bound.
+
+    Returns
+    -------
+    numpy.ndarray
+        ``int64``, the shape of ``value``.
+
+    Examples
+    --------
+    >>> from spare_theory._validation import as_count_array
+    >>> as_count_array([1, 2.0], "N").tolist()
+    [1, 2]
+    >>> as_count_array([3, 0], "N")
+    Traceback (most recent call last):
+        ...
+    ValueError: N must be >= 1, got [3, 0]
     """
     arr = np.asarray(value)
     if arr.dtype == bool or arr.dtype.kind not in "iuf":
         raise ValueError(f"{name} must hold integers, got {_describe(value)}")
-    if arr.dtype.kind == "f":
-        if not np.all(np.isfinite(arr)) or np.any(arr != np.floor(arr)):
-            raise ValueError(f"{name} must hold finite integers, got {_describe(value)}")
+    if arr.dtype.kind == "f" and (not np.all(np.isfinite(arr)) or np.any(arr != np.floor(arr))):
+        raise ValueError(f"{name} must hold finite integers, got {_describe(value)}")
     # uint64 values above 2**63 would wrap to negatives in the int64 cast.
     if np.any(arr > _COUNT_LIMIT) or np.any(arr < -_COUNT_LIMIT):
         raise ValueError(f"{name} must be <= 2**62, got {_describe(value)}")
@@ -81,7 +136,7 @@ def as_count_array(value, name: str, *, minimum: int | None = 1) -> np.ndarray:
 
 
 def as_real(
-    value,
+    value: object,
     name: str,
     *,
     minimum: float | None = None,
@@ -93,6 +148,33 @@ def as_real(
 
     ``strict_minimum=True`` makes the lower bound exclusive (``> minimum``),
     as for an MTBF that must be positive.
+
+    Parameters
+    ----------
+    value : object
+        The user's value.
+    name : str
+        Argument name for the error message.
+    minimum, maximum : float, optional
+        Bounds (``None``: unbounded on that side).
+    strict_minimum : bool
+        Exclusive lower bound.
+    allow_inf : bool
+        Accept ``inf`` (``nan`` never).
+
+    Returns
+    -------
+    float
+
+    Examples
+    --------
+    >>> from spare_theory._validation import as_real
+    >>> as_real(1.5, "mtbf_hours", minimum=0.0, strict_minimum=True)
+    1.5
+    >>> as_real(0, "mtbf_hours", minimum=0.0, strict_minimum=True)
+    Traceback (most recent call last):
+        ...
+    ValueError: mtbf_hours must be > 0.0, got 0.0
     """
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
         raise ValueError(f"{name} must be a real number, got {_describe(value)}")
@@ -104,14 +186,37 @@ def as_real(
 
 
 def as_real_array(
-    value,
+    value: npt.ArrayLike,
     name: str,
     *,
     minimum: float | None = None,
     maximum: float | None = None,
     strict_minimum: bool = False,
-) -> np.ndarray:
-    """Array version of :func:`as_real`: a finite ``float64`` array."""
+) -> npt.NDArray[np.float64]:
+    """Array version of :func:`as_real`: a finite ``float64`` array.
+
+    Parameters
+    ----------
+    value : array_like
+        The user's value(s).
+    name : str
+        Argument name for the error message.
+    minimum, maximum : float, optional
+        Bounds (``None``: unbounded on that side).
+    strict_minimum : bool
+        Exclusive lower bound.
+
+    Returns
+    -------
+    numpy.ndarray
+        ``float64``, the shape of ``value``.
+
+    Examples
+    --------
+    >>> from spare_theory._validation import as_real_array
+    >>> as_real_array([0.5, 1], "q", minimum=0, maximum=1).tolist()
+    [0.5, 1.0]
+    """
     arr = np.asarray(value)
     if arr.dtype == bool or arr.dtype.kind not in "iuf":
         raise ValueError(f"{name} must hold real numbers, got {_describe(value)}")
@@ -122,7 +227,13 @@ def as_real_array(
     return arr
 
 
-def _check_bounds(arr, name, minimum, maximum, strict_minimum) -> None:
+def _check_bounds(
+    arr: np.ndarray,
+    name: str,
+    minimum: float | None,
+    maximum: float | None,
+    strict_minimum: bool,
+) -> None:
     if minimum is not None:
         bad = arr <= minimum if strict_minimum else arr < minimum
         if np.any(bad):
@@ -132,13 +243,34 @@ def _check_bounds(arr, name, minimum, maximum, strict_minimum) -> None:
         raise ValueError(f"{name} must be <= {maximum}, got {_describe(arr.tolist())}")
 
 
-def as_seed_sequence(seed, name: str = "seed") -> np.random.SeedSequence:
+def as_seed_sequence(seed: object, name: str = "seed") -> np.random.SeedSequence:
     """Turn a user seed into a :class:`numpy.random.SeedSequence`.
 
     Accepts a non-negative integer or a ``SeedSequence``; child streams are
     then derived with ``spawn_key`` so that results do not depend on how the
     work is chunked or spread over workers.  ``None`` is refused on purpose:
     every random result in this package is reproducible.
+
+    Parameters
+    ----------
+    seed : int or numpy.random.SeedSequence
+        The user's seed.
+    name : str
+        Argument name for the error message.
+
+    Returns
+    -------
+    numpy.random.SeedSequence
+
+    Examples
+    --------
+    >>> from spare_theory._validation import as_seed_sequence
+    >>> as_seed_sequence(7).entropy
+    7
+    >>> as_seed_sequence(None)
+    Traceback (most recent call last):
+        ...
+    ValueError: seed must be a non-negative integer or numpy.random.SeedSequence, got None
     """
     if isinstance(seed, np.random.SeedSequence):
         return seed
@@ -157,6 +289,25 @@ def child_seed(seed: np.random.SeedSequence, *key: int) -> np.random.SeedSequenc
 
     Equivalent to ``seed.spawn(...)[key]`` but addressable directly, so a block
     of trials or a table cell gets the same stream on any worker.
+
+    Parameters
+    ----------
+    seed : numpy.random.SeedSequence
+        Parent stream.
+    *key : int
+        Child index (several for nested children).
+
+    Returns
+    -------
+    numpy.random.SeedSequence
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from spare_theory._validation import child_seed
+    >>> parent = np.random.SeedSequence(7)
+    >>> child_seed(parent, 3).spawn_key == parent.spawn(4)[3].spawn_key
+    True
     """
     return np.random.SeedSequence(
         entropy=seed.entropy,
@@ -165,8 +316,33 @@ def child_seed(seed: np.random.SeedSequence, *key: int) -> np.random.SeedSequenc
     )
 
 
-def as_choice(value, name: str, choices) -> str:
-    """Check that ``value`` is one of ``choices`` (strings)."""
-    if value not in choices:
+def as_choice(value: object, name: str, choices: Collection[str]) -> str:
+    """Check that ``value`` is one of ``choices`` (strings).
+
+    Parameters
+    ----------
+    value : object
+        The user's value.
+    name : str
+        Argument name for the error message.
+    choices : collection of str
+        Allowed values.
+
+    Returns
+    -------
+    str
+        ``value``.
+
+    Examples
+    --------
+    >>> from spare_theory._validation import as_choice
+    >>> as_choice("time", "weighting", ("failure", "time"))
+    'time'
+    >>> as_choice("x", "weighting", ("failure", "time"))
+    Traceback (most recent call last):
+        ...
+    ValueError: weighting must be one of ['failure', 'time'], got 'x'
+    """
+    if not isinstance(value, str) or value not in choices:
         raise ValueError(f"{name} must be one of {sorted(choices)}, got {_describe(value)}")
     return value
