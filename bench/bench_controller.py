@@ -44,7 +44,8 @@ def main() -> None:
     assert np.array_equal(online, baseline), "controller disagrees with min_stacks"
     print(f"N=4096 r=12: T={online.size} failures, max S*={online.max()}")
     print(
-        f"  from scratch {t_base:.2f} s, controller {t_online:.3f} s, ratio {t_base / t_online:.0f}x (target >= 20x)"
+        f"  from scratch {t_base:.2f} s, controller {t_online:.3f} s, "
+        f"ratio {t_base / t_online:.0f}x (target >= 20x)"
     )
 
     hosts = cyclic_placement(75_000, 17)

@@ -24,7 +24,8 @@ start = time.perf_counter()
 T = st.simulate_wipeout(hosts, trials, seed=1, memory_limit_bytes=cap)
 seconds = time.perf_counter() - start
 peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-print(json.dumps({"seconds": seconds, "peak_kib": peak, "before_kib": base, "mean_T": float(T.mean())}))
+summary = {"seconds": seconds, "peak_kib": peak, "before_kib": base, "mean_T": float(T.mean())}
+print(json.dumps(summary))
 """
 
 
@@ -49,7 +50,8 @@ def main() -> None:
         extra = (res["peak_kib"] - res["before_kib"]) * 1024
         print(
             f"N={args.N:,} r={args.r} trials={args.trials} cap={cap / 2**20:.0f} MiB: "
-            f"peak RSS {res['peak_kib'] / 1024:.0f} MiB (placement+interpreter {res['before_kib'] / 1024:.0f} MiB, "
+            f"peak RSS {res['peak_kib'] / 1024:.0f} MiB "
+            f"(placement+interpreter {res['before_kib'] / 1024:.0f} MiB, "
             f"simulation adds {extra / 2**20:.0f} MiB = {extra / cap:.2f} of the cap), "
             f"{args.trials / res['seconds']:.1f} trials/s, mean T = {res['mean_T']:,.0f}"
         )

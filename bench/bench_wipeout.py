@@ -46,8 +46,10 @@ def per_trial_seconds(run, trials: int, repeats: int = 3) -> float:
 def main() -> None:
     for N, r, fast_trials, base_trials in CASES:
         hosts = cyclic_placement(N, r)
-        fast = per_trial_seconds(lambda t: simulate_wipeout(hosts, t, seed=1), fast_trials)
-        base = per_trial_seconds(lambda t: baseline(hosts, t, seed=1), base_trials)
+        fast = per_trial_seconds(
+            lambda t, hosts=hosts: simulate_wipeout(hosts, t, seed=1), fast_trials
+        )
+        base = per_trial_seconds(lambda t, hosts=hosts: baseline(hosts, t, seed=1), base_trials)
         # Same distribution: the means should agree within a few standard errors.
         a, b = simulate_wipeout(hosts, 2000, seed=2), baseline(hosts, 2000, seed=3)
         z = (a.mean() - b.mean()) / np.sqrt(a.var() / a.size + b.var() / b.size)
