@@ -19,8 +19,32 @@ from tqdm.auto import tqdm
 __all__ = ["map_tasks", "progress_bar"]
 
 
-def progress_bar(total: int, desc: str, progress: bool = True):
-    """A tqdm bar on stderr, hidden when ``progress`` is false or stderr is not a terminal-like stream."""
+def progress_bar(total: int, desc: str, progress: bool = True) -> tqdm:
+    """A tqdm bar on stderr that disappears when done; hidden when ``progress`` is false.
+
+    Parameters
+    ----------
+    total : int
+        Number of steps.
+    desc : str
+        Label.
+    progress : bool
+        Show the bar.
+
+    Returns
+    -------
+    tqdm.auto.tqdm
+        A context manager; call ``.update(1)`` per step.
+
+    Examples
+    --------
+    >>> from spare_theory._parallel import progress_bar
+    >>> with progress_bar(3, "cells", progress=False) as bar:
+    ...     for _ in range(3):
+    ...         _ = bar.update(1)
+    >>> bar.total, bar.disable
+    (3, True)
+    """
     return tqdm(total=total, desc=desc, disable=not progress, file=sys.stderr, leave=False)
 
 
@@ -46,6 +70,21 @@ def map_tasks(
         Label of the progress bar.
     progress : bool
         Show a progress bar on stderr.
+
+    Returns
+    -------
+    list
+        ``func(task)`` for every task, in task order.
+
+    Examples
+    --------
+    >>> from concurrent.futures import ThreadPoolExecutor
+    >>> from spare_theory._parallel import map_tasks
+    >>> map_tasks(abs, [-2, 3, -5], progress=False)
+    [2, 3, 5]
+    >>> with ThreadPoolExecutor(2) as pool:
+    ...     map_tasks(abs, [-2, 3, -5], executor=pool, progress=False)
+    [2, 3, 5]
     """
     tasks = list(tasks)
     results: list[Any] = [None] * len(tasks)
