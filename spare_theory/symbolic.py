@@ -11,6 +11,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import mpmath
@@ -39,9 +40,16 @@ class GammaDerivation:
         ``Gamma(1 + 1/r) N^(1 - 1/r)``.
     symbolic_check : bool
         ``simplify(result - target) == 0`` for symbolic positive ``r`` and ``N``.
-    concrete_checks : dict
+    concrete_checks : dict of int to bool
         ``{r: bool}``: ``N int_0^oo exp(-N x^r) dx`` integrated afresh for
         concrete ``r`` equals the target.
+
+    Examples
+    --------
+    >>> from spare_theory.symbolic import derive_gamma_form
+    >>> derivation = derive_gamma_form(concrete_r=())
+    >>> derivation.target, derivation.verified
+    (N**(1 - 1/r)*gamma(1 + 1/r), True)
     """
 
     series: sp.Expr
@@ -50,7 +58,7 @@ class GammaDerivation:
     result: sp.Expr
     target: sp.Expr
     symbolic_check: bool
-    concrete_checks: dict = field(default_factory=dict)
+    concrete_checks: dict[int, bool] = field(default_factory=dict)
 
     @property
     def verified(self) -> bool:
@@ -58,7 +66,7 @@ class GammaDerivation:
         return self.symbolic_check and all(self.concrete_checks.values())
 
 
-def derive_gamma_form(concrete_r=(1, 2, 3, 4, 8)) -> GammaDerivation:
+def derive_gamma_form(concrete_r: Sequence[int] = (1, 2, 3, 4, 8)) -> GammaDerivation:
     """Turn ``sum_f exp(-N (f/N)^r)`` into ``Gamma(1 + 1/r) N^(1 - 1/r)`` and check it.
 
     Parameters
@@ -69,6 +77,13 @@ def derive_gamma_form(concrete_r=(1, 2, 3, 4, 8)) -> GammaDerivation:
     Returns
     -------
     GammaDerivation
+
+    Examples
+    --------
+    >>> from spare_theory.symbolic import derive_gamma_form
+    >>> derivation = derive_gamma_form(concrete_r=(2,))
+    >>> derivation.result, derivation.concrete_checks
+    (N**((r - 1)/r)*gamma(1 + 1/r), {2: True})
     """
     f, N, r, x, u = sp.symbols("f N r x u", positive=True)
     series = sp.Sum(sp.exp(-N * (f / N) ** r), (f, 0, sp.oo))
@@ -107,9 +122,16 @@ class RStarDerivation:
         ``EulerGamma / log(2)``.
     constant_value : float
         ``0.8327...``.
-    numeric_checks : dict
+    numeric_checks : dict of int to (float, float)
         ``{N: (r_exact, log2 N + gamma/ln 2)}`` with ``r_exact`` the root of
         the exact condition (mpmath).
+
+    Examples
+    --------
+    >>> from spare_theory.symbolic import derive_r_star_constant
+    >>> derivation = derive_r_star_constant(check_N=(2**20,))
+    >>> derivation.constant, round(derivation.constant_value, 4), derivation.verified
+    (EulerGamma/log(2), 0.8327, True)
     """
 
     equation: sp.Expr
@@ -117,7 +139,7 @@ class RStarDerivation:
     asymptotic_r: sp.Expr
     constant: sp.Expr
     constant_value: float
-    numeric_checks: dict = field(default_factory=dict)
+    numeric_checks: dict[int, tuple[float, float]] = field(default_factory=dict)
 
     @property
     def verified(self) -> bool:
@@ -130,8 +152,10 @@ class RStarDerivation:
         )
 
 
-def derive_r_star_constant(check_N=(2**10, 2**20, 2**40, 2**80)) -> RStarDerivation:
-    """Solve ``Gamma(1 + 1/r) N^(-1/r) = 1/2`` asymptotically: ``r = log2 N + gamma/ln 2 + O(1/r)``.
+def derive_r_star_constant(
+    check_N: Sequence[int] = (2**10, 2**20, 2**40, 2**80),
+) -> RStarDerivation:
+    """Solve ``Gamma(1 + 1/r) N^(-1/r) = 1/2``: ``r = log2 N + gamma/ln 2 + O(1/r)``.
 
     Taking logarithms and multiplying by ``r``:
     ``r ln 2 = ln N - r lnGamma(1 + 1/r)``.  With ``eps = 1/r``,
@@ -147,6 +171,16 @@ def derive_r_star_constant(check_N=(2**10, 2**20, 2**40, 2**80)) -> RStarDerivat
     Returns
     -------
     RStarDerivation
+
+    Examples
+    --------
+    >>> from spare_theory.symbolic import derive_r_star_constant
+    >>> derivation = derive_r_star_constant(check_N=(2**20,))
+    >>> derivation.asymptotic_r
+    log(N)/log(2) + EulerGamma/log(2) - pi**2/(12*r*log(2))
+    >>> r_exact, r_approx = derivation.numeric_checks[2**20]
+    >>> print(round(r_exact, 3), round(r_approx, 3))
+    20.777 20.833
     """
     r, N, eps = sp.symbols("r N epsilon", positive=True)
     equation = sp.Eq(r * sp.log(2), sp.log(N) - r * sp.loggamma(1 + 1 / r))
@@ -159,7 +193,7 @@ def derive_r_star_constant(check_N=(2**10, 2**20, 2**40, 2**80)) -> RStarDerivat
     for n in check_N:
         ln_n = mpmath.log(n)
         exact = mpmath.findroot(
-            lambda s: s * mpmath.log(2) - ln_n + s * mpmath.loggamma(1 + 1 / s),
+            lambda s, ln_n=ln_n: s * mpmath.log(2) - ln_n + s * mpmath.loggamma(1 + 1 / s),
             ln_n / mpmath.log(2) + 1,
         )
         checks[int(n)] = (float(exact), float(ln_n / mpmath.log(2) + mpmath.euler / mpmath.log(2)))
