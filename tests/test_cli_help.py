@@ -39,6 +39,7 @@ HELP_WORDS = {
         "Llama 3",
         "availability_spare",
         "uptime_spare",
+        "kept_compute_share_spare",
         "reduction_vs_best_rep_spare",
         "overhead_spare",
         "hours_ckpt",

@@ -27,6 +27,9 @@ def test_quick_reproduce_writes_tables_and_figures(tmp_path):
     np.testing.assert_allclose(
         head.reduction_vs_best_rep_spare, 1 - head.hours_spare / head.hours_rep, rtol=1e-9
     )
+    # Uptime counts checkpoints and lost compute as up, the kept-compute share does not.
+    assert (head.uptime_spare >= head.kept_compute_share_spare).all()
+    assert (head.uptime_spare <= 1).all() and (head.availability_spare < head.uptime_spare).all()
     r_star = pd.read_csv(tmp_path / "tables" / "r_star.csv")
     np.testing.assert_allclose(
         r_star.rule_loss, r_star.hours_rule / r_star.hours_optimal - 1, rtol=1e-9, atol=1e-15

@@ -46,7 +46,9 @@ output columns (hours are expected wall-clock hours, ratios are fractions):
   r_spare, hours_spare         redundancy and expected hours of the best SPARe+CKPT plan
   overhead_spare               mean step cost S* over kept compute (x a failure-free step)
   availability_spare           useful training / wall time (ETTR)
-  uptime_spare                 time computing kept work, redundant layers included / wall time
+  uptime_spare                 wall time outside global restarts / wall time (the paper's
+                               "availability")
+  kept_compute_share_spare     time computing kept work, redundant layers included / wall time
   reduction_vs_best_rep_spare  1 - hours_spare / hours_rep"""
 
 
