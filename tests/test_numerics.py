@@ -6,7 +6,6 @@ implementation of the overhead sums (written here from the definitions in
 ``docs/theory.md`` section 3) on the grid where the O(N) sum is feasible.
 """
 
-
 import mpmath as mp
 import numpy as np
 import pytest
@@ -56,7 +55,10 @@ def _mp_log_expansion(f, N, r):
 
 
 def _mp_log_survival(f, N, r):
-    """The sharp form's defining expression: exact cycle law for r = 2, continuation past the turning point."""
+    """The sharp form's defining expression.
+
+    Exact cycle law for r = 2, first-order continuation past the turning point.
+    """
     if r == 1:
         return mp.mpf(0) if f < 1 else mp.ninf
     if f >= N:

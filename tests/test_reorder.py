@@ -17,7 +17,7 @@ def brute_force_moves(hosts, failed, order, S):
     For a fixed assignment the new stack of host h is searched over all
     permutations of its r shards that put its assigned types in the top S.
     """
-    N, r = hosts.shape
+    N = hosts.shape[0]
     alive = [h not in set(failed) for h in range(N)]
     choices = [[h for h in row if alive[h]] for row in hosts.tolist()]
     best = None
@@ -39,7 +39,7 @@ def brute_force_moves(hosts, failed, order, S):
 
 
 def check_plan(plan, hosts, failed, order):
-    N, r = hosts.shape
+    N = hosts.shape[0]
     dead = np.zeros(N, dtype=bool)
     dead[list(failed)] = True
     assert np.all(plan.order[dead] == -1)

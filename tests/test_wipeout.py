@@ -71,7 +71,7 @@ def test_exact_enumeration_matches_all_orders(hosts):
 
 
 def test_exact_refuses_large_N():
-    with pytest.raises(ValueError, match="N=25.*24"):
+    with pytest.raises(ValueError, match=r"N=25.*24"):
         wo.exact_wipeout_survival(pl.cyclic_placement(25, 2))
 
 
