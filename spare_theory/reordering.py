@@ -221,6 +221,18 @@ class ReorderingController:
             controller is then left unchanged.
         ValueError
             If ``group`` is out of range or already failed.
+
+        Examples
+        --------
+        >>> from spare_theory import ReorderingController, WipedOut, cyclic_placement
+        >>> controller = ReorderingController(cyclic_placement(7, 3))  # type 0 on 0, 1, 3
+        >>> controller.fail(0), controller.fail(1)
+        (2, 2)
+        >>> try:
+        ...     controller.fail(3)
+        ... except WipedOut as err:
+        ...     print(err.types, controller.stacks, sorted(controller.failed))
+        (0,) 2 [0, 1]
         """
         g = as_count(group, "group", minimum=0, maximum=self.N - 1)
         if self._dead[g]:
