@@ -34,7 +34,8 @@ survival ``sf``; ``lambda = 1/m``.
    ``F_e(x) = int_0^x sf / m`` for the others (clocks are never reset);
    after a failure the clock is fresh (``G_fresh`` solves the same renewal
    equation with ``F = 1 - sf``).  Solved by the trapezoid rule on a grid of
-   ``R/400``; ``E[D] = int_0^inf [1 - (1 - G_e)^(N-1) (1 - G_fresh)] dt``
+   ``R/400`` (second order: the jump of ``G`` at ``R`` is taken with its
+   left limit); ``E[D] = int_0^inf [1 - (1 - G_e)^(N-1) (1 - G_fresh)] dt``
    (the restart waits for the slowest worker), with an exponential tail
    beyond the grid.  Exponential law: ``G_e = G_fresh`` and
    ``E[W] = (e^{lambda R} - 1)/lambda``.  ``"fixed"``: ``E[D] = R``.
@@ -131,6 +132,8 @@ _CYCLE_POINTS = 1000
 # Equal-probability classes of the restart length D over which the burst of
 # failures noticed at the resume is mixed.
 _BURST_NODES = 5
+# Rows of the SPARe cycle table summed at once.
+_BLOCK_ROWS = 64
 
 
 # ---------------------------------------------------------------------------
@@ -235,7 +238,7 @@ def expected_step_seconds(scenario: StepScenario, stacks, *, workers=None):
     --------
     >>> from spare_theory.step_scenario import paper_scenario
     >>> print(round(expected_step_seconds(paper_scenario(200), 2), 2))
-    141.94
+    142.43
     """
     if not isinstance(scenario, StepScenario):
         raise ValueError(f"scenario must be a StepScenario, got {type(scenario).__name__}")
@@ -294,15 +297,18 @@ def _hazard_e(law, t: np.ndarray, cdf_e: np.ndarray) -> np.ndarray:
 def _window_survival(dF: np.ndarray, K: int, fresh: np.ndarray) -> np.ndarray:
     """``P(W > t_i)`` on the grid for a first-failure law with increments ``dF``.
 
-    ``G(t) = sum_j dF_j (G_fresh(t - t_j) + G_fresh(t - t_{j-1}))/2`` for
+    ``G(t) = sum_j dF_j (G_fresh(t - t_j) + G_fresh(t - t_{j-1}-))/2`` for
     ``t >= R = K h`` (the window completes at ``R`` with no failure; a
     failure at ``x < R`` restarts it with a fresh clock), ``G = 1`` below.
+    ``G_fresh`` jumps at ``R``; its left limit there is 1, so the trapezoid
+    pieces ending at ``R`` use 1 (first order in ``h`` otherwise).
     """
     M = fresh.size
     G = np.ones(M)
     if M > K:
-        # G[i] = sum_{j=1}^{K} dF[j] * (fresh[i-j] + fresh[i-j+1]) / 2
-        pair = 0.5 * (fresh[:-1] + fresh[1:])  # pair[i-j] = (fresh[i-j] + fresh[i-j+1])/2
+        left = fresh.copy()
+        left[K] = 1.0
+        pair = 0.5 * (fresh[:-1] + left[1:])  # pair[m]: G_fresh over [m h, (m + 1) h]
         conv = np.convolve(pair, dF[1 : K + 1])  # conv[q] = sum_j dF[j] pair[q - j + 1]
         G[K:] = conv[K - 1 : M - 1]
     return G
@@ -311,18 +317,23 @@ def _window_survival(dF: np.ndarray, K: int, fresh: np.ndarray) -> np.ndarray:
 def _fresh_window_survival(dF: np.ndarray, K: int, M: int) -> np.ndarray:
     """``G_fresh`` on ``M`` grid points: the renewal equation solved step by step (trapezoid).
 
-    ``G_i = sum_{j=1}^{K} dF_j (G_{i-j} + G_{i-j+1})/2``; the ``j = 1`` term
-    holds ``G_i`` itself and is moved to the left side.
+    ``G_i = sum_{j=1}^{K} dF_j (G_{i-j} + G_{i-j+1}-)/2`` (left limit 1 at
+    ``R``, where ``G`` jumps); the ``j = 1`` term holds ``G_i`` itself and is
+    moved to the left side.
     """
     G = np.ones(M)
+    left = np.ones(M)  # left limits: equal to G except at index K
     w = dF[1 : K + 1]
-    d1 = w[0] / 2
+    rev = w[::-1]  # rev[K - j] = w_j
     for i in range(K, M):
         lo = i - K
-        seg = G[lo:i]  # G_{i-K} .. G_{i-1}
-        # sum_{j=1}^{K} w_j (G_{i-j} + G_{i-j+1})/2 with G_i unknown in j = 1.
-        acc = 0.5 * (w[::-1] @ seg) + 0.5 * (w[:0:-1] @ seg[1:]) if K > 1 else 0.5 * w[0] * seg[-1]
-        G[i] = acc / (1.0 - d1)
+        # sum_{j=1}^{K} w_j G_{i-j}  +  sum_{j=2}^{K} w_j left_{i-j+1}  (+ w_1 left_i)
+        acc = 0.5 * (rev @ G[lo:i]) + 0.5 * (rev[:-1] @ left[lo + 1 : i])
+        if i == K:
+            G[i] = acc + 0.5 * w[0]
+        else:
+            G[i] = acc / (1.0 - 0.5 * w[0])
+            left[i] = G[i]
     return G
 
 
@@ -352,7 +363,9 @@ def _restart_mean(law_key, law, N: int, R: float) -> tuple[float, float, np.ndar
     with np.errstate(divide="ignore"):
         log_all = (N - 1) * np.log1p(-np.minimum(G_eq, 1.0)) + np.log1p(-np.minimum(G_fresh, 1.0))
     not_done = -np.expm1(log_all)
-    ED = float(integrate.trapezoid(not_done, t))
+    # D >= R always; the integrand jumps at R (G falls from 1 to P(fail in window)),
+    # so the trapezoid starts at R with the right-hand values.
+    ED = R + float(integrate.trapezoid(not_done[K:], t[K:]))
     # pi(d) = int_0^d F_e(d - w) dF_W(w) / F_W(d), F_W = 1 - G_eq; classes of D by its CDF H.
     F_W = 1.0 - G_eq
     conv = signal.fftconvolve(Fe, np.diff(F_W, prepend=0.0))[: t.size]
@@ -531,47 +544,63 @@ def _spare_cycle(sc: StepScenario, r: int) -> _Cycle:
     p_nodes, hz = _law_hazard_grid(law, t, pis)
     log_binom = special.gammaln(N + 1) - special.gammaln(f + 1) - special.gammaln(N - f + 1)
     # log of the failure-count law at t: a mixture over the burst classes.
-    terms = np.full((t.size, f.size), -np.inf)
-    for p in p_nodes:
-        log_p = np.log(np.maximum(p, 1e-300))
-        log_1mp = np.log1p(-np.minimum(p, 1 - 1e-16))
-        node = (
-            log_binom[None, :]
-            + np.where(f[None, :] > 0, f[None, :] * log_p[:, None], 0.0)
-            + (N - f)[None, :] * log_1mp[:, None]
+    sf = np.exp(log_sf)  # P(T > f), 0 beyond f_end
+    part_cost = sc.partial_recovery_seconds - (1 - sc.allreduce_failure_scale) * a
+    out = np.empty((6, t.size))
+    # Row blocks, each summed over the band of f where some class's binomial
+    # weight exceeds e^-72 relative (12 standard deviations and 10 failures).
+    mean = N * p_nodes
+    spread = 12.0 * np.sqrt(N * p_nodes * (1 - p_nodes)) + 10.0
+    for i in range(0, t.size, _BLOCK_ROWS):
+        rows = slice(i, i + _BLOCK_ROWS)
+        lo = int(max(np.floor((mean[:, rows] - spread[:, rows]).min()), 0))
+        hi = int(min(np.ceil((mean[:, rows] + spread[:, rows]).max()), f_end) + 1)
+        lo = min(lo, hi - 1)  # past the support: Q is negligible there anyway
+        fb = f[lo:hi]
+        logs = []
+        for p in p_nodes[:, rows]:
+            log_p = np.log(np.maximum(p, 1e-300))[:, None]
+            log_1mp = np.log1p(-np.minimum(p, 1 - 1e-16))[:, None]
+            logs.append(
+                log_binom[None, lo:hi]
+                + np.where(fb[None, :] > 0, fb[None, :] * log_p, 0.0)
+                + (N - fb)[None, :] * log_1mp
+            )
+        top = np.max([x.max(axis=1) for x in logs], axis=0)
+        mix = sum(np.exp(x - top[:, None]) for x in logs) / len(logs)
+        w = mix * sf[None, lo:hi]
+        total = w.sum(axis=1)
+        # A non-wiping failure out of state f: P(T > f + 1) instead of P(T > f).
+        w_next = mix * sf[None, lo + 1 : hi + 1]
+        rate = n[None, lo:hi] * hz[rows, None]
+        mu = rate * tau_f[None, lo:hi]
+        safe = np.maximum(mu, 1e-300)
+        per_attempt = np.where(mu > 1e-12, -np.expm1(-mu) / safe, 1.0)
+        pr = p_retry[None, lo:hi]
+        retries = np.where(mu > 1e-12, -np.expm1(-mu * pr) / safe, pr)
+        handling = per_attempt * part_cost + retries * retry_cost[None, lo:hi]
+        with np.errstate(divide="ignore", invalid="ignore"):
+            out[0, rows] = top + np.log(total)
+            out[1, rows] = (w / tau_f[None, lo:hi]).sum(axis=1) / total
+            out[2, rows] = (w_next * rate * handling).sum(axis=1) / total
+            out[3, rows] = (w_next * rate * per_attempt).sum(axis=1) / total
+            out[4, rows] = (w * rate).sum(axis=1) / total
+            out[5, rows] = (w * fb[None, :]).sum(axis=1) / total
+    log_q, inv_tau, phi, partial, noticed, failed = out
+    # The burst at the resume: the failure-count law at t = 0.
+    w0 = np.zeros(f.size)
+    for p in p_nodes[:, 0]:
+        w0 += np.exp(
+            log_binom
+            + np.where(f > 0, f * math.log(max(p, 1e-300)), 0.0)
+            + (N - f) * math.log1p(-p)
         )
-        terms = np.logaddexp(terms, node - math.log(pis.size))
-    log_w = terms + log_sf[None, :]
-    top = np.max(log_w, axis=1)
-    w = np.exp(log_w - top[:, None])
-    total = w.sum(axis=1)
-    log_q = top + np.log(total)
-    # Weights of a non-wiping failure out of state f: P(T > f + 1) instead of P(T > f).
-    w_next = np.exp(terms[:, :-1] + log_sf[None, 1:] - top[:, None])
-    rate = (n[:-1] * hz[:, None]) if hz.ndim else n[:-1] * hz
-    mu = rate * tau_f[None, :-1]
-    per_attempt = np.where(mu > 1e-12, -np.expm1(-mu) / np.maximum(mu, 1e-300), 1.0)
-    retries = np.where(
-        mu > 1e-12,
-        -np.expm1(-mu * p_retry[None, :-1]) / np.maximum(mu, 1e-300),
-        p_retry[None, :-1],
-    )
-    handling = (
-        per_attempt * (sc.partial_recovery_seconds - (1 - sc.allreduce_failure_scale) * a)
-        + retries * retry_cost[None, :-1]
-    )
-    with np.errstate(invalid="ignore"):
-        inv_tau = (w / tau_f[None, :]).sum(axis=1) / total
-        phi = (w_next * rate * handling).sum(axis=1) / total
-        partial = (w_next * rate * per_attempt).sum(axis=1) / total
-        noticed = (w[:, :-1] * rate).sum(axis=1) / total
-        failed = (w * f[None, :]).sum(axis=1) / total
+    w0 = w0 / p_nodes.shape[0] * sf
     tau0 = float(c * (1.0 + v * _e_of(N, N)) + a)
     # The failures noticed at the resume: one attempt with a failure, a retry
     # on every survivor (S grows from 1) unless they wipe out.
     levelup = c * (1.0 + v * _e_of(N, np.maximum(n, 1.0))) + a
     burst_cost = sc.partial_recovery_seconds - (1 - sc.allreduce_failure_scale) * a + levelup
-    w0 = np.exp(terms[0] + log_sf)
     burst_handling = float((w0[1:] * burst_cost[1:]).sum())
     return _Cycle(
         t=t,
@@ -649,12 +678,13 @@ def _rep_node(sc: StepScenario, r: int, t, p, hz, sizes, starts) -> tuple:
     sd = c * r * v
     e = _e_of(N, working)
     tau = c * r * (1.0 + v * e) + a
-    # Removal: one flagged worker (the lowest id) per step.
-    removed = np.empty(t.size)
+    # Removal: one flagged worker (the lowest id) per step, never more than
+    # have failed: removed_i = min(F_i, removed_{i-1} + dt/tau), removed_0 = 0,
+    # solved as removed_i = D_i + min(0, min_{1<=j<=i} (F_j - D_j)), D = int dt/tau.
+    D = integrate.cumulative_trapezoid(1.0 / tau, t, initial=0.0)
+    slack = np.minimum.accumulate(np.concatenate([[0.0], (failed - D)[1:]]))
+    removed = np.minimum(D + slack, failed)
     removed[0] = 0.0
-    dt = np.diff(t)
-    for i in range(1, t.size):
-        removed[i] = min(failed[i], removed[i - 1] + dt[i - 1] / tau[i - 1])
     with np.errstate(divide="ignore", invalid="ignore"):
         x = np.where(removed >= failed - 1e-9, float(N), removed / np.maximum(p, 1e-300))
     x = np.minimum(x, float(N))
@@ -835,7 +865,7 @@ def step_time_to_train(
     >>> from spare_theory.step_scenario import paper_scenario
     >>> est = step_time_to_train(paper_scenario(1000), "spare", r=9, checkpoint_every_steps=30)
     >>> print(round(est.total_over_T0, 2), round(est.uptime, 3), round(est.restarts, 1))
-    2.3... 0.9... ...
+    2.39 0.961 9.8
     """
     strategy, r, k = _validate(scenario, strategy, r, checkpoint_every_steps)
     sc = scenario
