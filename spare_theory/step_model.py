@@ -361,7 +361,8 @@ def _restart_mean(law_key, law, N: int, R: float) -> tuple[float, float, np.ndar
         M *= 2
     G_eq = _window_survival(np.diff(Fe, prepend=0.0), K, G_fresh)
     with np.errstate(divide="ignore"):
-        log_all = (N - 1) * np.log1p(-np.minimum(G_eq, 1.0)) + np.log1p(-np.minimum(G_fresh, 1.0))
+        log_fresh = np.log1p(-np.minimum(G_fresh, 1.0))
+        log_all = log_fresh + (N - 1) * np.log1p(-np.minimum(G_eq, 1.0)) if N > 1 else log_fresh
     not_done = -np.expm1(log_all)
     # D >= R always; the integrand jumps at R (G falls from 1 to P(fail in window)),
     # so the trapezoid starts at R with the right-hand values.
@@ -515,6 +516,16 @@ def _time_end(law, p_end: float, burst: float = 0.0) -> float:
     return float(grid[min(int(np.searchsorted(cdf, p_end)), grid.size - 1)])
 
 
+def _run_bound(sc: StepScenario, r: int) -> float:
+    """Seconds beyond which a cycle need not be followed: five runs at the slowest step.
+
+    A cycle longer than the run ends with the run; the estimate's horizon is
+    four runs' worth of steps, always inside this bound.
+    """
+    step = sc.stack_seconds * r * (1.0 + 10.0 * sc.stack_jitter_cv) + sc.allreduce_seconds
+    return 5.0 * sc.steps * (step + sc.checkpoint_seconds)
+
+
 def _spare_cycle(sc: StepScenario, r: int) -> _Cycle:
     N, law = sc.groups, sc.failure_law
     c, v, a = sc.stack_seconds, sc.stack_jitter_cv, sc.allreduce_seconds
@@ -540,7 +551,9 @@ def _spare_cycle(sc: StepScenario, r: int) -> _Cycle:
     pis = _burst_nodes(sc)
     burst = float(pis.mean())
     p_end = max(p_end, min(float(pis.max()) + 1e-6, 1.0 - 1e-9))
-    t = np.linspace(0.0, _time_end(law, p_end, float(pis.max())), _CYCLE_POINTS)
+    t = np.linspace(
+        0.0, min(_time_end(law, p_end, float(pis.max())), _run_bound(sc, r)), _CYCLE_POINTS
+    )
     p_nodes, hz = _law_hazard_grid(law, t, pis)
     log_binom = special.gammaln(N + 1) - special.gammaln(f + 1) - special.gammaln(N - f + 1)
     # log of the failure-count law at t: a mixture over the burst classes.
@@ -629,7 +642,7 @@ def _rep_cycle(sc: StepScenario, r: int) -> _Cycle:
     # Time grid up to where even the removal-limited cycle is surely over.
     pis = _burst_nodes(sc)
     burst = float(pis.mean())
-    t_hi = _time_end(law, 1.0 - 1e-6, float(pis.max()))
+    t_hi = min(_time_end(law, 1.0 - 1e-6, float(pis.max())), _run_bound(sc, r))
     t = np.linspace(0.0, t_hi, _CYCLE_POINTS)
     p_nodes, hz = _law_hazard_grid(law, t, pis)
     parts = [_rep_node(sc, r, t, p, hz, sizes, starts) for p in p_nodes]
@@ -720,6 +733,7 @@ def _cycle(key: tuple, sc: StepScenario, strategy: str, r: int) -> _Cycle:
 def _scenario_key(sc: StepScenario) -> tuple:
     return (
         sc.groups,
+        sc.steps,
         sc.stack_seconds,
         sc.allreduce_seconds,
         sc.stack_jitter_cv,
@@ -887,33 +901,45 @@ def step_time_to_train(
     # The redone step and its checkpoint, after handling the failures noticed at the resume.
     t0 = cyc.tau0 + delta + cyc.burst_handling / q0
     done = integrate.cumulative_trapezoid(rate, t, initial=0.0)
-    done = done - np.interp(t0, t, done)
-    j_max = int(done[-1] // k)
+    done = np.maximum.accumulate(done - np.interp(t0, t, done))
+    # Horizon: the grid's end, or four runs' worth of steps if a cycle may outlast
+    # the run (then cycles reaching it count as renewals without a restart).
+    j_cap = math.ceil(4 * sc.steps / k) + 1
+    j_max = min(int(done[-1] // k), j_cap)
     if j_max < 1:
         raise ValueError(
             f"checkpoint_every_steps={k} is beyond the cycle model's horizon "
             f"(about {max(done[-1], 0.0):.0f} steps per cycle at most)"
         )
-    levels = k * np.arange(1, j_max + 2)
-    c_j = np.interp(levels, np.maximum.accumulate(done), t)
+    c_j = np.interp(k * np.arange(1, j_max + 1), done, t)
+    horizon = float(c_j[-1]) if j_max == j_cap else float(t[-1])
     post_j = np.interp(c_j, t, cyc.post)
-    kept = np.exp(np.interp(c_j - delta - post_j, t, log_q, left=0.0, right=-np.inf))
+    kept = np.exp(np.interp(c_j - delta - post_j, t, log_q))
     kept[c_j >= t[-1]] = 0.0
+    q_end = float(np.exp(np.interp(horizon, t, log_q))) if j_max == j_cap else 0.0
     mean_life = float(sc.failure_law.mean())
     # The leader's clock is checked first: a failure since its last check loses it.
     lost = -math.expm1(-float(np.interp(t0, t, cyc.post)) / mean_life)
-    kept_steps = k * float(((1 - lost) * kept[:-1] + lost * kept[1:]).sum())
+    kept_steps = k * float(((1 - lost) * kept + lost * np.append(kept[1:], q_end)).sum())
     if not kept_steps > 0:
         raise ValueError(
             f"checkpoint_every_steps={k}: no checkpoint survives a cycle in expectation"
         )
+    wiped = 1.0 - q_end  # cycles that end in a wipe-out (and a restart)
+
+    def upto(y: np.ndarray) -> float:
+        """``int_0^horizon y dt``."""
+        return float(np.interp(horizon, t, integrate.cumulative_trapezoid(y, t, initial=0.0)))
+
     # Detection remainder rho, uniform phase in a checkpoint period, at the
     # wipe-out's attempt length.
-    dens = -np.diff(q)
-    mid = slice(1, None)
-    weight = dens / max(dens.sum(), 1e-300)
-    tau_w = float(weight @ cyc.tau[mid])
-    b = float(weight @ cyc.post[mid])
+    inside = t[1:] <= horizon
+    dens = -np.diff(q) * inside
+    if dens.sum() > 0:
+        weight = dens / dens.sum()
+        tau_w, b = float(weight @ cyc.tau[1:]), float(weight @ cyc.post[1:])
+    else:  # no wipe-out within the horizon: rho does not count
+        tau_w, b = float(cyc.tau[0]), float(cyc.post[0])
     a_half = (1 - sc.allreduce_failure_scale) * sc.allreduce_seconds
     pre = max(tau_w - b, 0.0)
     period = k * tau_w + delta
@@ -924,26 +950,25 @@ def step_time_to_train(
         + delta * (delta / 2 + tau_w - a_half)
     ) / period
     # A wipe-out at the resume is detected at the end of the first attempt.
-    rho = (1.0 - q0) * (cyc.tau0 - a_half) + q0 * rho_later
-    compute = float(integrate.trapezoid(q, t)) + rho + cyc.burst_handling
-    handling = float(integrate.trapezoid(q * cyc.phi, t)) + cyc.burst_handling
-    partials = float(integrate.trapezoid(q * cyc.partial, t)) + (q0 if cyc.burst_failures else 0.0)
-    noticed = float(integrate.trapezoid(q * cyc.noticed, t)) + 1.0 + cyc.burst_failures
-    replays = float(integrate.trapezoid(q * cyc.failed, t)) / mean_life
+    rho = (1.0 - q0) * (cyc.tau0 - a_half) + max(q0 - q_end, 0.0) * rho_later
+    compute = upto(q) + rho + cyc.burst_handling
+    handling = upto(q * cyc.phi) + cyc.burst_handling
+    partials = upto(q * cyc.partial) + (q0 if cyc.burst_failures else 0.0)
+    noticed = upto(q * cyc.noticed) + wiped + cyc.burst_failures
+    replays = upto(q * cyc.failed) / mean_life
     checkpoints = delta * (1.0 + float(kept.sum()))
     # Time of the kept steps: at the time-averaged attempt of productive time.
     productive = q * (1.0 - cyc.phi)
-    step_time = float(
-        integrate.trapezoid(productive * cyc.tau / (cyc.tau + delta / k), t)
-        / integrate.trapezoid(productive / (cyc.tau + delta / k), t)
+    step_time = upto(productive * cyc.tau / (cyc.tau + delta / k)) / upto(
+        productive / (cyc.tau + delta / k)
     )
-    restarts = sc.steps / kept_steps
+    cycles = sc.steps / kept_steps
+    restarts = cycles * wiped
     useful = kept_steps * cyc.useful
     redundancy = kept_steps * (step_time - cyc.useful)
     rework = compute - useful - redundancy - checkpoints - handling
-    cycle = ED + compute
-    seconds = restarts * cycle
-    down = restarts * (ED + sc.partial_recovery_seconds * partials)
+    seconds = cycles * (wiped * ED + compute)
+    down = cycles * (wiped * ED + sc.partial_recovery_seconds * partials)
     T0 = sc.failure_free_seconds
     return StepEstimate(
         strategy=strategy,
@@ -954,14 +979,14 @@ def step_time_to_train(
         total_over_T0=seconds / T0,
         uptime=1.0 - down / seconds,
         restarts=restarts,
-        failures=restarts * (noticed + window_failures + replays),
+        failures=cycles * (noticed + wiped * window_failures + replays),
         mean_restart_seconds=ED,
         cycle_steps=kept_steps,
-        useful_seconds=restarts * useful,
-        redundancy_seconds=restarts * redundancy,
-        checkpoint_seconds=restarts * checkpoints,
+        useful_seconds=cycles * useful,
+        redundancy_seconds=cycles * redundancy,
+        checkpoint_seconds=cycles * checkpoints,
         restart_seconds=restarts * ED,
-        handling_seconds=restarts * handling,
-        rework_seconds=restarts * rework,
+        handling_seconds=cycles * handling,
+        rework_seconds=cycles * rework,
         down_seconds=down,
     )
