@@ -126,6 +126,16 @@ class StepSimulation:
     recomputed_stacks : numpy.ndarray
         Stacks computed in retried attempts of a step, summed over workers
         (SPARe only; 0 for Rep).
+
+    Examples
+    --------
+    >>> from spare_theory import paper_scenario, simulate_steps
+    >>> sim = simulate_steps(paper_scenario(50, steps=200), "rep", r=3,
+    ...                      checkpoint_every_steps=5, trials=3, seed=0)
+    >>> sim.trials, sim.total_seconds.shape, bool((sim.uptime <= 1.0).all())
+    (3, (3,), True)
+    >>> sim.mean("total_over_T0") > 1.0, sim.standard_error("failures") >= 0.0
+    (True, True)
     """
 
     scenario: StepScenario
