@@ -72,6 +72,10 @@ _API = {
     "paper_scenario": "step_scenario",
     "simulate_steps": "step_sim",
     "StepSimulation": "step_sim",
+    "step_time_to_train": "step_model",
+    "StepEstimate": "step_model",
+    "expected_restart_seconds": "step_model",
+    "expected_step_seconds": "step_model",
     # sweeps
     "sweep": "sweeps",
 }

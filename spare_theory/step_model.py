@@ -104,6 +104,7 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
+import numpy.typing as npt
 from scipy import integrate, signal, special
 
 from ._validation import as_choice, as_count
@@ -162,7 +163,7 @@ def _max_normal_shifted(m: np.ndarray, shift: float = 0.0) -> np.ndarray:
     return upper - lower
 
 
-def expected_max_normal(n):
+def expected_max_normal(n: npt.ArrayLike) -> float | npt.NDArray[np.float64]:
     """``e_n = E[max(Z_1, ..., Z_n)]`` for ``n`` iid standard normals (real ``n >= 1``).
 
     ``e_n = int_0^inf (1 - Phi(z)^n) dz - int_-inf^0 Phi(z)^n dz``, by
@@ -209,7 +210,9 @@ def _e_of(N: int, n) -> np.ndarray:
     return np.interp(np.log(np.clip(np.asarray(n, dtype=float), 1.0, N)), log_n, e)
 
 
-def expected_step_seconds(scenario: StepScenario, stacks, *, workers=None):
+def expected_step_seconds(
+    scenario: StepScenario, stacks: npt.ArrayLike, *, workers: npt.ArrayLike | None = None
+) -> float | npt.NDArray[np.float64]:
     """Expected failure-free attempt with ``stacks`` jittered stacks per worker, seconds.
 
     ``tau_S = c (S + v sqrt(S) e_n) + a``: the slowest of ``n`` workers, each
@@ -799,6 +802,17 @@ class StepEstimate:
         detection delay.
     down_seconds : float
         Global restarts plus partial recoveries.
+
+    Examples
+    --------
+    >>> from spare_theory.step_scenario import paper_scenario
+    >>> est = step_time_to_train(paper_scenario(200), "rep", r=3, checkpoint_every_steps=6)
+    >>> print(round(est.total_over_T0, 2), round(est.mean_restart_seconds))
+    6.1 7385
+    >>> parts = (est.useful_seconds + est.redundancy_seconds + est.checkpoint_seconds
+    ...          + est.restart_seconds + est.handling_seconds + est.rework_seconds)
+    >>> print(round(parts / est.seconds, 9))
+    1.0
     """
 
     strategy: str

@@ -47,6 +47,7 @@ LAYERS = {
     "training_sim": 4,
     "step_scenario": 4,
     "step_sim": 4,
+    "step_model": 4,
     "sweeps": 5,
     "reports": 5,
     "cli": 6,
