@@ -57,6 +57,14 @@ survival ``sf``; ``lambda = 1/m``.
      removed workers are the failed ones below an id threshold
      ``x = Rm / p``, and only sets below ``x`` can be seen wiped out.
    - CKPT-only: Rep with ``r = 1`` (``Q = (1 - p)^N``).
+   - The resume burst: a worker that completed its restart window waits
+     ``D - W`` for the slowest one; a failure meanwhile is noticed only at
+     the first check after the resume.  Given ``D`` each worker has failed
+     at ``t = 0`` with ``pi(D) = E[F_e(D - W) | W <= D]``, so
+     ``p(t) = pi + (1 - pi) F_e(t)``; the burst (about 12 failures at the
+     paper's scenario) is over-dispersed, so every cycle table is a mixture
+     over 5 equal-probability classes of ``D``.  ``"fixed"`` restarts have
+     none (expired clocks renew silently).
 4. Failure handling inside a cycle (failures arrive at ``(N - f) h(t)``,
    ``h`` the hazard of ``F_e``; an attempt of length ``tau`` sees
    ``mu = (N - f) h tau`` of them, Poisson).  Per noticed failure:
@@ -69,7 +77,10 @@ survival ``sf``; ``lambda = 1/m``.
    ``s = 2N - S n`` singly covered types (multiplicities at most 2), spread
    uniformly, so ``P_retry = 1 - (1 - s/(S n))^S``, per failure
    ``(1 - e^{-mu P})/mu``; ``m = S q / P`` orphans (``q = s/(S n)``).
-   Rep never retries (a failure leaves the step done).
+   At ``S = r`` the prefix is the whole stack and an uncovered type is a
+   wipe-out: no retry.  Rep never retries (a failure leaves the step done).
+   The burst at the resume costs one more attempt with a failure and a
+   retry on every survivor (``S`` grows from 1) unless it wipes out.
 5. Checkpoints every ``k`` steps (work based).  SPARe: every worker waits
    ``delta``.  Rep: only the leader writes while the others start the next
    step, so a checkpoint costs ``E[max(delta + C_L, M_{n-1})] - E[M_n]``
@@ -91,7 +102,10 @@ survival ``sf``; ``lambda = 1/m``.
    ``total = restarts (E[D] + E[C])``, ``down = restarts (E[D] + pr x
    partial recoveries per cycle)``, ``uptime = 1 - down/total``.  Boundary
    terms (the first cycle has no restart, the last no wipe-out) are
-   ignored: ``O(1/restarts)``.
+   ignored: ``O(1/restarts)``.  A cycle is followed for at most four runs'
+   worth of steps; one that reaches that horizon counts as a renewal
+   without a restart (so with no failures the estimate is the jittered
+   failure-free run).
 
 Costs: the cycle tables depend on the scenario, strategy and ``r`` only
 (cached); an estimate for another ``k`` costs well under a millisecond.
