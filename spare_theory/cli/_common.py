@@ -32,7 +32,13 @@ class UsageError(Exception):
 
 @dataclass(frozen=True)
 class Output:
-    """What a subcommand produced: ``text`` for people, ``data`` for ``--json``."""
+    """What a subcommand produced: ``text`` for people, ``data`` for ``--json``.
+
+    Examples
+    --------
+    >>> Output("N=13 r=3", {"N": 13, "r": 3}).data["N"]
+    13
+    """
 
     text: str
     data: Any = field(default_factory=dict)
