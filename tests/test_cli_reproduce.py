@@ -43,3 +43,84 @@ def test_every_report_has_the_common_signature(name):
     assert list(signature.parameters) == ["outdir", "quick", "executor", "seed", "progress"]
     assert all(p.kind is p.KEYWORD_ONLY for n, p in signature.parameters.items() if n != "outdir")
     assert signature.return_annotation == "list[Path]"
+
+
+def test_resume_keeps_the_reports_already_written_for_the_same_run(tmp_path, capsys, monkeypatch):
+    argv = ["reproduce", "--quick", "--only", "sweep", "--outdir", str(tmp_path), "--no-progress"]
+    assert main([*argv, "--json"]) == 0
+    first = json.loads(capsys.readouterr().out)["sweep"]
+    assert first["resumed"] is False
+    manifest = umbrella.read_manifest(tmp_path, "sweep")
+    assert manifest["quick"] is True and manifest["seed"]["entropy"] == "0"
+    assert {Path(f["path"]).name for f in manifest["files"]} == {
+        Path(f).name for f in first["files"]
+    }
+    stamps = {f: Path(f).stat().st_mtime_ns for f in first["files"]}
+
+    # With --resume the report must not run at all: make running it an error.
+    import spare_theory.reports.sweep as sweep_report
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("resume recomputed a report already written")
+
+    monkeypatch.setattr(sweep_report, "reproduce", refuse)
+    assert main([*argv, "--resume", "--json"]) == 0
+    second = json.loads(capsys.readouterr().out)["sweep"]
+    assert second["resumed"] is True and second["files"] == first["files"]
+    assert {f: Path(f).stat().st_mtime_ns for f in first["files"]} == stamps
+
+    # Another seed, another --quick, or a changed file: recomputed.
+    with pytest.raises(AssertionError, match="recomputed"):
+        umbrella.reproduce(tmp_path, quick=True, seed=1, only=["sweep"], resume=True)
+    with pytest.raises(AssertionError, match="recomputed"):
+        umbrella.reproduce(tmp_path, quick=False, only=["sweep"], resume=True)
+    Path(first["files"][0]).write_text("edited")
+    with pytest.raises(AssertionError, match="recomputed"):
+        umbrella.reproduce(tmp_path, quick=True, only=["sweep"], resume=True)
+
+
+def test_an_interrupted_report_leaves_no_partial_file_and_no_manifest(tmp_path, monkeypatch):
+    import matplotlib.figure
+
+    umbrella.reproduce(tmp_path, quick=True, only=["sweep"], progress=False)
+    before = {p: p.read_bytes() for p in tmp_path.rglob("*.png")}
+
+    # Ctrl-C while the second figure is being written (after its bytes started to flow).
+    real_savefig = matplotlib.figure.Figure.savefig
+    calls = []
+
+    def interrupted_savefig(self, fname, *args, **kwargs):
+        calls.append(fname)
+        real_savefig(self, fname, *args, **kwargs)
+        if len(calls) == 2:
+            Path(fname).write_bytes(b"half a png")
+            raise KeyboardInterrupt
+
+    monkeypatch.setattr(matplotlib.figure.Figure, "savefig", interrupted_savefig)
+    with pytest.raises(KeyboardInterrupt):
+        umbrella.reproduce(tmp_path, quick=True, only=["sweep"], progress=False)
+    # The interrupted figure is the previous complete one; no temporary file is left behind.
+    assert {p: p.read_bytes() for p in tmp_path.rglob("*.png")} == before
+    assert not [p for p in tmp_path.rglob(".*") if p.is_file()]
+    # No manifest: --resume recomputes the interrupted report.
+    assert umbrella.read_manifest(tmp_path, "sweep") is None
+
+
+def test_reproduce_killed_mid_run_leaves_only_complete_files(tmp_path):
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    cmd = [sys.executable, "-m", "spare_theory.cli", "reproduce", "--quick", "--only", "sweep"]
+    proc = subprocess.Popen([*cmd, "--outdir", str(tmp_path), "--no-progress"])
+    time.sleep(4.0)  # imports take ~2 s; the quick sweep ~1-3 s more
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+    # Whatever was written is complete: every CSV parses, every PNG ends with its IEND chunk.
+    import pandas as pd
+
+    for csv in tmp_path.rglob("*.csv"):
+        assert len(pd.read_csv(csv)) > 0
+    for png in tmp_path.rglob("*.png"):
+        assert png.read_bytes().endswith(b"IEND\xaeB`\x82")

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import argparse
 import time
+from pathlib import Path
 
-from ..reports.reproduce import REPORTS, reproduce
+from ..reports.reproduce import MANIFEST_DIR, REPORTS, reproduce
 from ._common import Output, Subparsers, add_report_options, executor_from_args
 
 
@@ -16,9 +17,18 @@ def register(commands: Subparsers, tables: Subparsers) -> None:
         help="regenerate every table and figure",
         description="Runs the reports " + ", ".join(REPORTS) + " in turn, writing CSV and "
         "Markdown tables to OUTDIR/tables and PNG figures to OUTDIR/figures; prints the "
-        "files and the seconds each report took.",
+        "files and the seconds each report took. Files are written to a temporary file and "
+        "renamed, so an interrupted run (Ctrl-C, kill) leaves no half-written table or figure; "
+        "each completed report records a manifest (seed, --quick, version, file hashes) in "
+        f"OUTDIR/{MANIFEST_DIR}/ that --resume uses to skip it.",
     )
     parser.add_argument("--only", nargs="+", choices=REPORTS, help="run only these reports")
+    parser.add_argument(
+        "--resume",
+        action="store_true",
+        help="keep the reports already written to OUTDIR for the same --seed and --quick "
+        "(and package version) whose files are unchanged, instead of recomputing them",
+    )
     add_report_options(parser)
     parser.set_defaults(handler=_run)
 
@@ -28,6 +38,8 @@ def _run(args: argparse.Namespace) -> Output:
     data = {}
     with executor_from_args(args) as executor:
         for name in args.only or REPORTS:
+            manifest = Path(args.outdir) / MANIFEST_DIR / f"{name}.json"
+            before = _stamp(manifest)
             start = time.perf_counter()
             paths = reproduce(
                 args.outdir,
@@ -36,9 +48,22 @@ def _run(args: argparse.Namespace) -> Output:
                 seed=args.seed,
                 progress=not args.no_progress,
                 only=[name],
+                resume=args.resume,
             )
             seconds = time.perf_counter() - start
-            lines.append(f"{name}: {len(paths)} files in {seconds:.1f} s")
+            # reproduce rewrites the manifest of every report it runs; an untouched one was kept.
+            kept = before is not None and _stamp(manifest) == before
+            how = "kept from a previous run (same seed and sizes)" if kept else "written"
+            lines.append(f"{name}: {len(paths)} files {how} in {seconds:.1f} s")
             lines.extend(f"  {p}" for p in paths)
-            data[name] = {"seconds": seconds, "files": [str(p) for p in paths]}
+            data[name] = {"seconds": seconds, "resumed": kept, "files": [str(p) for p in paths]}
     return Output("\n".join(lines), data)
+
+
+def _stamp(path: Path) -> tuple[int, int] | None:
+    """Inode and modification time of ``path`` (a rewrite by rename changes both), or None."""
+    try:
+        st = path.stat()
+    except FileNotFoundError:
+        return None
+    return st.st_ino, st.st_mtime_ns

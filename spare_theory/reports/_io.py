@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import contextlib
 import math
 import os
+import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -12,7 +15,7 @@ import pandas as pd
 if TYPE_CHECKING:  # matplotlib is imported only when a figure is saved
     from matplotlib.figure import Figure
 
-__all__ = ["markdown_table", "save_figure", "write_table"]
+__all__ = ["atomic_path", "markdown_table", "save_figure", "write_table"]
 
 
 def _fmt(value: Any) -> str:
@@ -25,6 +28,60 @@ def _fmt(value: Any) -> str:
             return f"{value:.4g}"
         return f"{value:.4g}" if abs(value) >= 100 else f"{value:.4f}".rstrip("0").rstrip(".")
     return str(value)
+
+
+# The process's umask, read once (os.umask can only be read by setting it).
+_UMASK = os.umask(0o022)
+os.umask(_UMASK)
+
+
+@contextlib.contextmanager
+def atomic_path(path: str | os.PathLike[str]) -> Iterator[Path]:
+    """Yield a temporary path beside ``path``; rename it onto ``path`` once the block succeeds.
+
+    The temporary file lives in the same folder, so the final
+    :func:`os.replace` is atomic: a reader (or a run interrupted by Ctrl-C or
+    a kill) sees either the previous file or the complete new one, never a
+    half-written file.  When the block raises, the temporary file is removed
+    and ``path`` is left as it was.
+
+    Parameters
+    ----------
+    path : path
+        The file to (over)write; its folder must exist.
+
+    Yields
+    ------
+    pathlib.Path
+        Where the block writes (same folder and suffix as ``path``).
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> with tempfile.TemporaryDirectory() as tmp:
+    ...     target = Path(tmp) / "demo.txt"
+    ...     with atomic_path(target) as part:
+    ...         _ = part.write_text("done")
+    ...     try:
+    ...         with atomic_path(target) as part:
+    ...             _ = part.write_text("half")
+    ...             raise KeyboardInterrupt
+    ...     except KeyboardInterrupt:
+    ...         pass
+    ...     target.read_text(), sorted(p.name for p in Path(tmp).iterdir())
+    ('done', ['demo.txt'])
+    """
+    path = Path(path)
+    fd, name = tempfile.mkstemp(dir=path.parent, prefix=f".{path.stem}.", suffix=path.suffix)
+    os.close(fd)
+    part = Path(name)
+    try:
+        yield part
+        os.chmod(part, 0o666 & ~_UMASK)  # mkstemp makes it private; give it a normal file's mode
+        os.replace(part, path)
+    except BaseException:  # Ctrl-C and kills of the block included: never leave the part behind
+        part.unlink(missing_ok=True)
+        raise
 
 
 def markdown_table(frame: pd.DataFrame, notes: str = "") -> str:
@@ -62,6 +119,9 @@ def write_table(
 ) -> tuple[Path, Path]:
     """Write ``frame`` to ``outdir/name.csv`` and ``outdir/name.md``; return both paths.
 
+    Each file is written to a temporary file and renamed (:func:`atomic_path`),
+    so an interrupted run never leaves a half-written table.
+
     Examples
     --------
     >>> import tempfile
@@ -72,14 +132,19 @@ def write_table(
     outdir = Path(outdir)
     outdir.mkdir(parents=True, exist_ok=True)
     csv_path, md_path = outdir / f"{name}.csv", outdir / f"{name}.md"
-    frame.to_csv(csv_path, index=False)
+    with atomic_path(csv_path) as part:
+        frame.to_csv(part, index=False)
     heading = f"# {title}\n\n" if title else ""
-    md_path.write_text(heading + markdown_table(frame, notes))
+    with atomic_path(md_path) as part:
+        part.write_text(heading + markdown_table(frame, notes))
     return csv_path, md_path
 
 
 def save_figure(fig: Figure, outdir: str | os.PathLike[str], name: str) -> Path:
     """Save a matplotlib figure as ``outdir/name.png`` (150 dpi) and close it.
+
+    Written to a temporary file and renamed (:func:`atomic_path`), so an
+    interrupted run never leaves a half-written figure.
 
     Examples
     --------
@@ -95,6 +160,9 @@ def save_figure(fig: Figure, outdir: str | os.PathLike[str], name: str) -> Path:
     outdir = Path(outdir)
     outdir.mkdir(parents=True, exist_ok=True)
     path = outdir / f"{name}.png"
-    fig.savefig(path, dpi=150, bbox_inches="tight")
-    plt.close(fig)
+    try:
+        with atomic_path(path) as part:
+            fig.savefig(part, dpi=150, bbox_inches="tight", format="png")
+    finally:
+        plt.close(fig)
     return path

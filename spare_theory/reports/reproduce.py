@@ -5,19 +5,39 @@ sweeps), writing tables to ``outdir/tables`` and figures to
 ``outdir/figures``.  ``quick=True`` uses small sample sizes (seconds per
 report); the default reproduces the published comparisons in about three
 minutes on two cores.
+
+Interrupted runs and ``resume``
+-------------------------------
+Every table and figure is written to a temporary file and renamed
+(:func:`spare_theory.reports._io.atomic_path`), so Ctrl-C or a kill leaves
+either the previous file or the new one, never half of one.  After a report
+has written all its files, a manifest ``outdir/.reproduce/<report>.json``
+records the seed, the ``quick`` flag, the package version and the name,
+size and SHA-256 of every file.  With ``resume=True`` a report whose
+manifest matches the run (same seed, ``quick`` and version) and whose files
+are all still there, unchanged, is not recomputed.
 """
 
 from __future__ import annotations
 
 import concurrent.futures
+import hashlib
 import importlib
+import json
 import os
 from collections.abc import Iterable
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
-__all__ = ["REPORTS", "reproduce"]
+from .._validation import as_seed_sequence
+from ._io import atomic_path
+
+__all__ = ["MANIFEST_DIR", "REPORTS", "read_manifest", "reproduce"]
+
+#: Folder (under ``outdir``) holding one manifest JSON per report written by :func:`reproduce`.
+MANIFEST_DIR = ".reproduce"
 
 #: Report modules in the order they run; each exposes ``reproduce(outdir, ...) -> list[Path]``.
 REPORTS = ("mu", "overhead", "training", "sweep")
@@ -31,6 +51,7 @@ def reproduce(
     seed: int | np.random.SeedSequence = 0,
     progress: bool = True,
     only: Iterable[str] | None = None,
+    resume: bool = False,
 ) -> list[Path]:
     """Run every report (or those named in ``only``) and return the files written.
 
@@ -51,11 +72,15 @@ def reproduce(
         Show progress bars.
     only : iterable of str, optional
         Reports to run, among :data:`REPORTS` (default: all, in that order).
+    resume : bool
+        Skip a report whose manifest (see :func:`read_manifest`) matches this
+        run's seed, ``quick`` flag and package version and whose files are
+        unchanged; its files are returned as if written.
 
     Returns
     -------
     list of pathlib.Path
-        The files written, report after report.
+        The files written (or, with ``resume``, kept), report after report.
 
     Raises
     ------
@@ -80,11 +105,101 @@ def reproduce(
     unknown = sorted(set(names) - set(REPORTS))
     if unknown:
         raise ValueError(f"only must name reports among {list(REPORTS)}, got {unknown}")
+    run = _run_key(seed, quick)
     paths: list[Path] = []
     for name in names:
+        kept = _unchanged_files(outdir, name, run) if resume else None
+        if kept is not None:
+            paths.extend(kept)
+            continue
+        manifest = outdir / MANIFEST_DIR / f"{name}.json"
+        manifest.unlink(missing_ok=True)  # an interrupted report leaves no stale manifest
         module = importlib.import_module(f"{__package__}.{name}")
-        written = module.reproduce(
-            outdir, quick=quick, executor=executor, seed=seed, progress=progress
-        )
-        paths.extend(Path(p) for p in written)
+        written = [
+            Path(p)
+            for p in module.reproduce(
+                outdir, quick=quick, executor=executor, seed=seed, progress=progress
+            )
+        ]
+        _write_manifest(manifest, name, run, outdir, written)
+        paths.extend(written)
     return paths
+
+
+def _run_key(seed: int | np.random.SeedSequence, quick: bool) -> dict[str, Any]:
+    """What a report's files depend on besides the code: seed, sizes (quick) and version."""
+    import spare_theory
+
+    sequence = as_seed_sequence(seed)
+    return {
+        "seed": {"entropy": str(sequence.entropy), "spawn_key": list(sequence.spawn_key)},
+        "quick": bool(quick),
+        "version": spare_theory.__version__,
+    }
+
+
+def _sha256(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def _write_manifest(
+    manifest: Path, name: str, run: dict[str, Any], outdir: Path, files: list[Path]
+) -> None:
+    manifest.parent.mkdir(parents=True, exist_ok=True)
+    entries = [
+        {
+            "path": os.path.relpath(f, outdir),
+            "bytes": f.stat().st_size,
+            "sha256": _sha256(f),
+        }
+        for f in files
+    ]
+    with atomic_path(manifest) as part:
+        part.write_text(json.dumps({"report": name, **run, "files": entries}, indent=2) + "\n")
+
+
+def read_manifest(outdir: str | os.PathLike[str], report: str) -> dict[str, Any] | None:
+    """The manifest :func:`reproduce` wrote for ``report`` under ``outdir``, or ``None``.
+
+    Parameters
+    ----------
+    outdir : path
+        The ``outdir`` of the run.
+    report : str
+        A name among :data:`REPORTS`.
+
+    Returns
+    -------
+    dict or None
+        ``report``, ``seed`` (``entropy`` and ``spawn_key`` of the seed
+        sequence), ``quick``, ``version`` and ``files`` (each with ``path``
+        relative to ``outdir``, ``bytes`` and ``sha256``); ``None`` when the
+        report has not completed there (or its manifest is unreadable).
+
+    Examples
+    --------
+    >>> read_manifest("no-such-folder", "sweep") is None
+    True
+    """
+    path = Path(outdir) / MANIFEST_DIR / f"{report}.json"
+    try:
+        data = json.loads(path.read_text())
+    except (OSError, ValueError):
+        return None
+    return data if isinstance(data, dict) else None
+
+
+def _unchanged_files(outdir: Path, name: str, run: dict[str, Any]) -> list[Path] | None:
+    """The report's files if its manifest matches ``run`` and every file is unchanged."""
+    manifest = read_manifest(outdir, name)
+    if manifest is None or any(manifest.get(k) != v for k, v in run.items()):
+        return None
+    files = []
+    for entry in manifest.get("files", []):
+        path = outdir / entry["path"]
+        if not path.is_file() or path.stat().st_size != entry["bytes"]:
+            return None
+        if _sha256(path) != entry["sha256"]:
+            return None
+        files.append(path)
+    return files or None
