@@ -68,6 +68,8 @@ _API = {
     "simulate_training": "training_sim",
     "lifetime_law": "failure_laws",
     "group_weibull_from_gpu": "failure_laws",
+    "mean_time_to_wipeout": "repairs",
+    "simulate_time_to_wipeout": "repairs_sim",
     "StepScenario": "step_scenario",
     "paper_scenario": "step_scenario",
     "simulate_steps": "step_sim",

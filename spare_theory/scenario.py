@@ -20,6 +20,7 @@ part of either model, so the simulation can share them and stay independent.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Any
 
@@ -29,6 +30,7 @@ from .placement import modular_ruler
 __all__ = [
     "FAILURE_LAWS",
     "LLAMA3_H100_GPU_MTBF_HOURS",
+    "REPAIR_LAWS",
     "STRATEGIES",
     "Scenario",
     "check_checkpoint_interval",
@@ -41,6 +43,9 @@ __all__ = [
 LLAMA3_H100_GPU_MTBF_HOURS = 16384 * 54 * 24 / 419
 
 FAILURE_LAWS = ("exponential",)
+
+#: Named repair-time laws (a frozen ``scipy.stats`` distribution, in minutes, is also accepted).
+REPAIR_LAWS = ("exponential", "fixed")
 
 #: Fault-tolerance strategies: CKPT-only, Rep+CKPT and SPARe+CKPT.
 STRATEGIES = ("ckpt", "rep", "spare")
@@ -68,13 +73,29 @@ class Scenario:
         redundancy and no checkpoints, hours, ``> 0``.
     failure_law : str
         ``"exponential"`` (independent exponential GPU lifetimes).
+    repair_minutes : float, optional
+        Mean time from a group's failure until a replacement rejoins the
+        running job without a global restart, minutes, ``> 0``.  ``None``
+        (the default) is the model without repairs: a failed group stays out
+        until the next global restart.
+    repair_law : str or frozen scipy.stats distribution
+        Law of the repair time: ``"exponential"`` (default) or ``"fixed"``
+        with mean ``repair_minutes``, or a frozen ``scipy.stats``
+        distribution in minutes (then ``repair_minutes`` defaults to its
+        mean and, if given, must equal it).
+    rejoin_minutes : float
+        Stall of the whole job while a rejoining group loads the model
+        state, minutes, ``>= 0`` (default 0).  Only with repairs.
 
     Raises
     ------
     ValueError
         Naming the field: non-integer or boolean counts, ``gpus_per_group``
         larger than ``gpus``, NaN or infinite values, ``gpu_mtbf_hours <= 0``,
-        negative costs, ``work_hours <= 0``, an unknown failure law.
+        negative costs, ``work_hours <= 0``, an unknown failure law; a
+        ``repair_minutes`` not ``> 0``, an unknown ``repair_law`` or one
+        whose mean differs from ``repair_minutes``, a ``rejoin_minutes``
+        without repairs.
     TypeError
         On positional arguments: every field is a keyword.
 
@@ -93,6 +114,9 @@ class Scenario:
     checkpoint_minutes: float
     work_hours: float
     failure_law: str = "exponential"
+    repair_minutes: float | None = None
+    repair_law: Any = "exponential"
+    rejoin_minutes: float = 0.0
 
     def __post_init__(self) -> None:
         gpus = as_count(self.gpus, "gpus")
@@ -110,6 +134,7 @@ class Scenario:
             "work_hours": as_real(self.work_hours, "work_hours", minimum=0.0, strict_minimum=True),
             "failure_law": as_choice(self.failure_law, "failure_law", FAILURE_LAWS),
         }
+        checked.update(_check_repairs(self.repair_minutes, self.repair_law, self.rejoin_minutes))
         # Store the normalised values (ints for counts, floats for times).
         for name, value in checked.items():
             object.__setattr__(self, name, value)
@@ -118,6 +143,11 @@ class Scenario:
     def groups(self) -> int:
         """``N = gpus // gpus_per_group`` data-parallel groups."""
         return self.gpus // self.gpus_per_group
+
+    @property
+    def repairs(self) -> bool:
+        """Whether failed groups come back without a global restart (``repair_minutes`` set)."""
+        return self.repair_minutes is not None
 
     @property
     def group_failure_rate_per_hour(self) -> float:
@@ -165,7 +195,49 @@ class Scenario:
             f"GPU MTBF {self.gpu_mtbf_hours:,.0f} h (cluster {self.cluster_mtbf_minutes:.3g} min), "
             f"R={self.restart_minutes:g} min, delta={self.checkpoint_minutes:g} min, "
             f"work {self.work_hours:g} h"
+            + (
+                f", repairs {self.repair_minutes:g} min ({_law_name(self.repair_law)}), "
+                f"rejoin {self.rejoin_minutes:g} min"
+                if self.repair_minutes is not None
+                else ""
+            )
         )
+
+
+def _law_name(law: Any) -> str:
+    """``"exponential"``, ``"fixed"`` or the scipy distribution's name."""
+    return law if isinstance(law, str) else getattr(getattr(law, "dist", law), "name", "custom")
+
+
+def _check_repairs(minutes: Any, law: Any, rejoin: Any) -> dict[str, Any]:
+    """The normalised repair fields of a Scenario (see its docstring)."""
+    if isinstance(law, str) or law is None:
+        law = as_choice(law, "repair_law", REPAIR_LAWS)
+    elif not (hasattr(law, "ppf") and hasattr(law, "mean") and hasattr(law, "support")):
+        raise ValueError(
+            f"repair_law must be one of {REPAIR_LAWS} or a frozen scipy.stats distribution "
+            f"(minutes), got {type(law).__name__}"
+        )
+    else:
+        lo, _ = law.support()
+        mean = float(law.mean())
+        if not (math.isfinite(mean) and mean > 0 and lo >= 0):
+            raise ValueError(
+                f"repair_law must be a distribution on [0, inf) with a finite mean > 0 "
+                f"(minutes), got support from {lo} and mean {mean}"
+            )
+        if minutes is None:
+            minutes = mean
+        elif not math.isclose(as_real(minutes, "repair_minutes"), mean, rel_tol=1e-9):
+            raise ValueError(
+                f"repair_minutes = {minutes} differs from the mean {mean:g} of repair_law"
+            )
+    if minutes is not None:
+        minutes = as_real(minutes, "repair_minutes", minimum=0.0, strict_minimum=True)
+    rejoin = as_real(rejoin, "rejoin_minutes", minimum=0.0)
+    if minutes is None and rejoin > 0:
+        raise ValueError("rejoin_minutes > 0 needs repairs (set repair_minutes)")
+    return {"repair_minutes": minutes, "repair_law": law, "rejoin_minutes": rejoin}
 
 
 def check_plan(scenario: Any, strategy: Any, r: Any) -> tuple[str, int]:

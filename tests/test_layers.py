@@ -45,6 +45,8 @@ LAYERS = {
     "strategies": 4,
     "renewal": 4,
     "training_sim": 4,
+    "repairs": 4,
+    "repairs_sim": 4,
     "step_scenario": 4,
     "step_sim": 4,
     "step_model": 4,
