@@ -44,3 +44,60 @@ def test_table_training_quick(tmp_path, capsys):
     )
     files = json.loads(capsys.readouterr().out)["files"]
     assert any(f.endswith("headline.png") for f in files)
+
+
+def _optimize(capsys, *args):
+    argv = ["optimize", "--gpus", "4096", "--gpus-per-group", "16", *args]
+    assert main([*argv, "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert main(argv) == 0
+    return data, capsys.readouterr().out
+
+
+def test_optimize_prints_the_reductions_it_reports(capsys):
+    data, text = _optimize(capsys, "--gpu-mtbf-hours", "5000", "--work-hours", "100")
+    hours = {s: p["hours"] for s, p in data["plans"].items()}
+    assert all(p["feasible"] and p["reason"] == "" for p in data["plans"].values())
+    for key, value in data["reductions"].items():
+        a, b = key.split("_vs_")
+        assert abs(value - (1 - hours[a] / hours[b])) < 1e-12
+        assert f"{value:.3f}" in text
+    assert "Reading the columns" in text and "availability =" in text and "restarts =" in text
+
+
+def test_optimize_says_in_words_that_no_plan_finishes(capsys):
+    data, text = _optimize(capsys, "--gpu-mtbf-hours", "1", "--restart-minutes", "60")
+    assert not any(p["feasible"] for p in data["plans"].values())
+    assert all(p["reason"] for p in data["plans"].values())
+    assert all(v is None for v in data["reductions"].values())
+    assert "No plan finishes" in text and "restart alone (60 min) outlasts" in text
+    assert "inf h" not in text and "restarts inf" not in text
+
+
+def test_estimate_feasible_matches_its_hours():
+    from spare_theory import Scenario, time_to_train
+
+    sc = Scenario(
+        gpus=600_000,
+        gpus_per_group=2048,
+        gpu_mtbf_hours=30.0,
+        restart_minutes=60,
+        checkpoint_minutes=5,
+        work_hours=720,
+    )
+    bad = time_to_train(sc, "ckpt", checkpoint_interval_minutes=1.0)
+    assert not bad.feasible and "infinite" in bad.reason
+    ok = time_to_train(
+        Scenario(
+            gpus=4096,
+            gpus_per_group=16,
+            gpu_mtbf_hours=5000.0,
+            restart_minutes=30,
+            checkpoint_minutes=3,
+            work_hours=100,
+        ),
+        "spare",
+        r=4,
+        checkpoint_interval_minutes=60.0,
+    )
+    assert ok.feasible == (ok.availability >= 1e-3) and ok.feasible and ok.reason == ""
