@@ -40,8 +40,9 @@ The SPARe paper's comparison at 600,000 H100 GPUs: per-GPU MTBF 50,677 h
 (16384 * 54 * 24 / 419 GPU-hours per failure, from the Llama 3 paper, Dubey
 et al. 2024: 419 unexpected interruptions in 54 days on 16,384 GPUs), 60 min
 global restart, 5 min checkpoints, 720 h of work.  For each group size from 8
-to 4096 GPUs, the best plan of every strategy; then a verdict on where the published figures (40-50 % faster than
-the best Rep+CKPT, availability above 90 %) hold."""
+to 4096 GPUs, the best plan of every strategy; then a verdict on where the
+published figures (40-50 % faster than the best Rep+CKPT, availability above
+90 %) hold."""
 
 _HEADLINE_EPILOG = """\
 output columns (hours are expected wall-clock hours, ratios are fractions):
