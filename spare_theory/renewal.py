@@ -90,6 +90,16 @@ class TrainingEstimate:
         Expected number of global restarts (wipe-outs).
     cycle_hours : float
         Mean time from the start of one restart to the next wipe-out.
+    repairs : float
+        Expected repairs (failed groups rejoining without a global restart)
+        over the run; 0 without repairs (``Scenario.repair_minutes=None``).
+    planned_restarts : float
+        Expected planned restarts (no rollback) among :attr:`restarts`; 0
+        without a planned-restart policy.  ``wipeouts`` (property) is
+        ``restarts - planned_restarts``.
+    feasible, reason : bool, str
+        Properties: whether the run finishes in practice (finite ``hours``,
+        availability at least 0.001) and, if not, why, in words.
 
     Examples
     --------
@@ -114,6 +124,59 @@ class TrainingEstimate:
     lost_hours: float
     restarts: float
     cycle_hours: float
+    repairs: float = 0.0
+    planned_restarts: float = 0.0
+
+    @property
+    def wipeouts(self) -> float:
+        """Expected wipe-outs (restarts that roll back): ``restarts - planned_restarts``."""
+        return self.restarts - self.planned_restarts
+
+    #: Smallest availability of a plan said to finish (1 h of work per 1000 h of wall time).
+    MIN_FEASIBLE_AVAILABILITY = 1e-3
+
+    @property
+    def feasible(self) -> bool:
+        """Whether the run finishes in practice: ``hours`` finite and ``availability >= 1e-3``.
+
+        Below that (more than 1000 wall-clock hours per hour of work) the
+        failures cut almost every restart or checkpoint interval short; the
+        model's ``hours`` are then astronomically large or infinite.
+
+        Examples
+        --------
+        >>> from spare_theory import Scenario, time_to_train
+        >>> sc = Scenario(gpus=600_000, gpus_per_group=2048, gpu_mtbf_hours=30.0,
+        ...               restart_minutes=60, checkpoint_minutes=5, work_hours=720)
+        >>> est = time_to_train(sc, "ckpt", checkpoint_interval_minutes=1.0)
+        >>> est.feasible, est.hours
+        (False, inf)
+        >>> print(est.reason)
+        expected time to train is infinite: restarts, cut short by failures, never end
+        """
+        return math.isfinite(self.hours) and self.availability >= self.MIN_FEASIBLE_AVAILABILITY
+
+    @property
+    def reason(self) -> str:
+        """Why the plan does not finish, in words; ``""`` when :attr:`feasible`.
+
+        Examples
+        --------
+        >>> from spare_theory import Scenario, time_to_train
+        >>> sc = Scenario(gpus=1024, gpus_per_group=8, gpu_mtbf_hours=2000.0,
+        ...               restart_minutes=20, checkpoint_minutes=5, work_hours=48)
+        >>> time_to_train(sc, "rep", r=2, checkpoint_interval_minutes=60).reason
+        ''
+        """
+        if self.feasible:
+            return ""
+        if not math.isfinite(self.hours):
+            return "expected time to train is infinite: restarts, cut short by failures, never end"
+        return (
+            f"{self.hours:.3g} h expected, "
+            f"{self.restarts:.3g} restarts, availability {self.availability:.2g} "
+            f"< {self.MIN_FEASIBLE_AVAILABILITY:g}"
+        )
 
 
 @dataclass(frozen=True)
