@@ -12,6 +12,7 @@ point and strategy, with r, checkpoint_interval_minutes, hours, availability and
 reduction_vs_best_rep):
   N                            data-parallel groups, gpus // gpus_per_group
   restart_minutes              restart cost R at this point under its restart model
+                               (--restart-minutes at every point when constant)
   cluster_mtbf_minutes         mean minutes between failures of the grouped GPUs
   r_<strategy>, hours_<strategy>  best redundancy and expected hours of ckpt, rep, spare
   reduction_vs_best_rep_spare  1 - hours_spare / hours_rep (a fraction)
@@ -26,7 +27,8 @@ def register(commands: Subparsers, tables: Subparsers) -> None:
         description="Best plan (r, checkpoint interval) of CKPT-only, Rep+CKPT and SPARe+CKPT "
         "at every point of a grid. Each grid axis takes one or more values; the defaults are "
         "the quick grid of 'spare-theory reproduce --quick' (4 GPU counts, H100 MTBF x "
-        "0.5/1/2, 2048 GPUs per group, both restart models).",
+        "0.5/1/2, 2048 GPUs per group, both restart models). --restart-minutes R sets the restart "
+        "cost (constant R min unless --restart-model linear: R min at 600,000 GPUs).",
         epilog=_EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
@@ -42,7 +44,14 @@ def register(commands: Subparsers, tables: Subparsers) -> None:
         nargs="+",
         choices=("constant", "linear"),
         default=None,
-        help="restart cost: constant 60 min, or linear in GPUs (60 min at 600,000)",
+        help="restart cost: constant (R min at every GPU count) or linear in GPUs (R min at "
+        "600,000 GPUs); default both, or constant alone when --restart-minutes is given",
+    )
+    parser.add_argument(
+        "--restart-minutes",
+        type=float,
+        default=None,
+        help="restart cost R in minutes (default 60, the SPARe paper's figure at 600,000 GPUs)",
     )
     parser.add_argument(
         "--checkpoint-minutes", type=float, default=5.0, help="checkpoint cost, minutes (default 5)"
@@ -71,13 +80,20 @@ def _run(args: argparse.Namespace) -> Output:
         "gpus": args.gpus or QUICK_GRID["gpus"],
         "gpu_mtbf_hours": args.gpu_mtbf_hours or QUICK_GRID["gpu_mtbf_hours"],
         "gpus_per_group": args.gpus_per_group or QUICK_GRID["gpus_per_group"],
-        "restart_model": args.restart_model or QUICK_GRID["restart_model"],
+        "restart_model": args.restart_model
+        or (["constant"] if args.restart_minutes is not None else QUICK_GRID["restart_model"]),
     }
+    anchor = {}
+    if args.restart_minutes is not None:
+        if not args.restart_minutes > 0:
+            raise ValueError(f"--restart-minutes must be > 0, got {args.restart_minutes}")
+        anchor["restart_anchor_minutes"] = args.restart_minutes
     with executor_from_args(args) as executor:
         frame = sweep(
             **grid,
             checkpoint_minutes=args.checkpoint_minutes,
             work_hours=args.work_hours,
+            **anchor,
             executor=executor,
             progress=not args.no_progress,
         )
