@@ -19,13 +19,23 @@ __all__ = ["atomic_path", "markdown_table", "save_figure", "write_table"]
 
 
 def _fmt(value: Any) -> str:
-    """A table cell: NaN as an em dash, four significant digits below 1, four decimals up to 100."""
+    """A table cell: NaN as an em dash, whole numbers as integers, else about four digits.
+
+    Floats holding whole numbers (trial counts stored as float, GPU counts)
+    print as integers; others below 1 (or from 1e6 up) keep four significant
+    digits, those up to 100 four decimals, from 100 to 1000 four significant
+    digits and from 1000 to 1e6 no decimals (``50677``, not ``5.068e+04``).
+    """
     if isinstance(value, float):
         if math.isnan(value):
             return "—"
+        if value.is_integer() and abs(value) < 1e15:
+            return str(int(value))
         if value != 0 and (abs(value) >= 1e6 or abs(value) < 1):
             # Fractions (relative errors of 1e-3, availabilities) keep four significant digits.
             return f"{value:.4g}"
+        if abs(value) >= 1000:
+            return f"{value:.0f}"
         return f"{value:.4g}" if abs(value) >= 100 else f"{value:.4f}".rstrip("0").rstrip(".")
     return str(value)
 
@@ -87,17 +97,20 @@ def atomic_path(path: str | os.PathLike[str]) -> Iterator[Path]:
 def markdown_table(frame: pd.DataFrame, notes: str = "") -> str:
     """A GitHub-flavoured Markdown rendering of ``frame`` (NaN shown as an em dash).
 
-    Floats below 1 keep four significant digits, those up to 100 four
-    decimals, larger ones four significant digits; ``notes`` follow the table.
+    Whole numbers print as integers (also when stored as floats); other
+    floats below 1 keep four significant digits, those up to 100 four
+    decimals, up to 1000 four significant digits, up to 1e6 no decimals;
+    ``notes`` follow the table.
 
     Examples
     --------
-    >>> frame = pd.DataFrame({"N": [128, 1024], "rel_error": [0.0021734, float("nan")]})
+    >>> frame = pd.DataFrame({"N": [128, 1024], "trials": [33440.0, 2000.0],
+    ...                       "hours": [50677.0024, 304.549], "rel_error": [0.0021734, None]})
     >>> print(markdown_table(frame, "rel_error is a fraction."))
-    | N | rel_error |
-    | --- | --- |
-    | 128 | 0.002173 |
-    | 1024 | — |
+    | N | trials | hours | rel_error |
+    | --- | --- | --- | --- |
+    | 128 | 33440 | 50677 | 0.002173 |
+    | 1024 | 2000 | 304.5 | — |
     <BLANKLINE>
     rel_error is a fraction.
     <BLANKLINE>
