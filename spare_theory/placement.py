@@ -42,6 +42,7 @@ import numpy.typing as npt
 from ._validation import as_count, as_seed_sequence
 
 __all__ = [
+    "MAX_PLACEMENT_BYTES",
     "OPTIMAL_GOLOMB_RULERS",
     "contiguous_placement",
     "cyclic_placement",
@@ -55,6 +56,10 @@ __all__ = [
     "random_placement",
     "validate_hosts",
 ]
+
+#: Largest placement array :func:`cyclic_placement` builds (``8 N r`` bytes; 4 GiB, e.g.
+#: N = 33 million groups at r = 16): larger ones are refused before any allocation.
+MAX_PLACEMENT_BYTES = 2**32
 
 # Optimal Golomb rulers (marks), r = 1..28; lengths are OEIS A003022.
 OPTIMAL_GOLOMB_RULERS: dict[int, tuple[int, ...]] = {
@@ -620,6 +625,11 @@ def cyclic_placement(
             raise ValueError("r must be given when marks is omitted")
         r = len(np.atleast_1d(np.asarray(marks)))
     r = as_count(r, "r", maximum=N)
+    if 8 * N * r > MAX_PLACEMENT_BYTES:  # checked before the ruler search and the allocation
+        raise ValueError(
+            f"N={N} with r={r}: the placement needs {8 * N * r / 2**30:.3g} GiB, more than "
+            f"MAX_PLACEMENT_BYTES ({MAX_PLACEMENT_BYTES / 2**30:g} GiB)"
+        )
     ruler = _check_marks(N, r, modular_ruler(N, r) if marks is None else marks)
     try:
         return (np.arange(N, dtype=np.int64)[:, None] + ruler[None, :]) % N
