@@ -58,3 +58,26 @@ def test_table_mu_quick(tmp_path, capsys):
     assert len(data["rows"]) == 9
     for path in data["files"]:
         assert (tmp_path / path).exists() or __import__("pathlib").Path(path).exists()
+
+
+def test_mu_refuses_a_huge_simulation_before_allocating(capsys):
+    import resource
+
+    before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss  # KiB on Linux
+    assert main(["mu", "--N", str(10**9), "--r", "16"]) == 2
+    err = capsys.readouterr().err
+    assert "GiB" in err and "--trials 0" in err
+    # Nothing near the 119 GiB placement was touched (peak memory grew by < 100 MiB).
+    assert resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before < 100 * 1024
+
+
+def test_cyclic_placement_refuses_before_allocating():
+    import resource
+
+    from spare_theory.placement import MAX_PLACEMENT_BYTES, cyclic_placement
+
+    before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    with pytest.raises(ValueError, match="MAX_PLACEMENT_BYTES"):
+        cyclic_placement(10**9, 16)
+    assert resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before < 100 * 1024
+    assert MAX_PLACEMENT_BYTES < 8 * 10**9 * 16

@@ -42,14 +42,21 @@ def register(commands: Subparsers, tables: Subparsers) -> None:
 def _run_mu(args: argparse.Namespace) -> Output:
     # Imported here so that the CLI starts fast and --help works without the model layers.
     from .._validation import as_seed_sequence
-    from ..placement import cyclic_placement, modular_ruler
+    from ..placement import MAX_PLACEMENT_BYTES, cyclic_placement, modular_ruler
     from ..wipeout import endurable_failures, endurable_failures_gamma
     from ..wipeout_sim import simulate_wipeout
 
-    marks = modular_ruler(args.N, args.r)
     as_seed_sequence(args.seed, "--seed")
     if args.trials < 0:
         raise ValueError(f"--trials must be >= 0 (0 skips the simulation), got {args.trials}")
+    # Sized before anything is allocated: the simulation holds the N x r placement.
+    if args.trials and args.N > 0 and args.r > 0 and 8 * args.N * args.r > MAX_PLACEMENT_BYTES:
+        raise ValueError(
+            f"--N {args.N} --r {args.r}: simulating needs the {args.N} x {args.r} placement, "
+            f"{8 * args.N * args.r / 2**30:.3g} GiB (more than "
+            f"{MAX_PLACEMENT_BYTES / 2**30:g} GiB); --trials 0 gives the closed forms at once"
+        )
+    marks = modular_ruler(args.N, args.r)
     data: dict[str, Any] = {
         "N": args.N,
         "r": args.r,
