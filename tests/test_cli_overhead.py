@@ -38,3 +38,31 @@ def test_table_overhead_quick(tmp_path, capsys):
     files = json.loads(capsys.readouterr().out)["files"]
     assert any(f.endswith("overhead_error.csv") for f in files)
     assert (tmp_path / "figures" / "placement_ablation.png").exists()
+
+
+def test_overhead_samples_equal_the_library_simulation(capsys):
+    import numpy as np
+
+    from spare_theory import cyclic_placement, simulate_overhead
+
+    assert (
+        main(["overhead", "--N", "200", "--r", "5", "--trials", "7", "--seed", "9", "--json"]) == 0
+    )
+    data = json.loads(capsys.readouterr().out)
+    s = simulate_overhead(cyclic_placement(200, 5), 7, seed=9)
+    assert data["mc_mean_failure"] == float(s.per_failure.mean())
+    assert np.isclose(data["mc_mean_time"], s.time_weighted.mean(), rtol=1e-14, atol=0)
+    assert data["mc_mean_T"] == float(s.T.mean()) and data["max_S_star"] == s.max_stacks.max()
+
+
+def test_default_trials_fit_the_time_budget_and_say_so(capsys):
+    argv = ["overhead", "--N", "512", "--r", "6", "--time-budget", "1e-6", "--no-progress"]
+    assert main([*argv, "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["trials"] == 2 and data["trials_cut_from"] == 100
+    assert main(argv) == 0
+    out = capsys.readouterr().out
+    assert "cut from 100 to 2 trials" in out and "--trials 0" in out
+    # An explicit --trials is never cut.
+    assert main([*argv, "--trials", "5", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["trials"] == 5
