@@ -39,7 +39,11 @@ __all__ = [
 
 # Llama 3 405B pre-training: 419 unexpected interruptions in 54 days on 16,384
 # H100 GPUs (Dubey et al. 2024, "The Llama 3 Herd of Models"): 16384 * 54 * 24 / 419
-# GPU-hours per failure, about 50,678.
+# GPU-hours per failure = 50,677.0 (printed as 50,677 everywhere).
+#: Per-GPU MTBF of an H100, hours: 16384 * 54 * 24 / 419 = 50,677.0, from the 419
+#: unexpected interruptions in 54 days on 16,384 H100 GPUs of Llama 3 405B pre-training
+#: (Dubey et al. 2024, "The Llama 3 Herd of Models").  The default of
+#: ``Scenario.gpu_mtbf_hours``.
 LLAMA3_H100_GPU_MTBF_HOURS = 16384 * 54 * 24 / 419
 
 FAILURE_LAWS = ("exponential",)
@@ -62,7 +66,9 @@ class Scenario:
     gpus_per_group : int
         GPUs per data-parallel group (one model replica), ``1 <= M <= G``.
     gpu_mtbf_hours : float
-        Mean time between failures of one GPU, hours, ``> 0``.
+        Mean time between failures of one GPU, hours, ``> 0``; default
+        :data:`LLAMA3_H100_GPU_MTBF_HOURS` (50,677 h, an H100 in the Llama 3
+        paper, Dubey et al. 2024), as on the command line.
     restart_minutes : float
         Cost ``R`` of a global restart (communicator re-initialisation and
         reload), minutes, ``>= 0``.
@@ -109,7 +115,7 @@ class Scenario:
 
     gpus: int
     gpus_per_group: int
-    gpu_mtbf_hours: float
+    gpu_mtbf_hours: float = LLAMA3_H100_GPU_MTBF_HOURS
     restart_minutes: float
     checkpoint_minutes: float
     work_hours: float
@@ -170,7 +176,7 @@ class Scenario:
     ) -> Scenario:
         """The published scenario: 600,000 H100 GPUs, Llama-3-derived per-GPU MTBF, 60 min restart.
 
-        The cluster MTBF is ``60 * 50,678 / 600,000 = 5.07`` minutes.  The
+        The cluster MTBF is ``60 * 50,677 / 600,000 = 5.07`` minutes.  The
         checkpoint cost and the work are not published; the defaults (5 min,
         720 h = 30 days) are this package's choice.
 
