@@ -230,7 +230,8 @@ def sweep(
     gpu_mtbf_hours : sequence of float
         Per-GPU mean time between failures ``m_gpu`` in hours (> 0); the
         H100 figure derived from the Llama 3 paper (Dubey et al. 2024: 419
-        unexpected interruptions in 54 days on 16,384 GPUs) is about 50,678 h.
+        unexpected interruptions in 54 days on 16,384 GPUs) is
+        ``16384 * 54 * 24 / 419 = 50,677`` h.
     gpus_per_group : sequence of int
         GPUs per data-parallel group ``M``; ``N = G // M`` groups.
     restart_model : {"constant", "linear"} or sequence of them

@@ -101,3 +101,21 @@ def test_estimate_feasible_matches_its_hours():
         checkpoint_interval_minutes=60.0,
     )
     assert ok.feasible == (ok.availability >= 1e-3) and ok.feasible and ok.reason == ""
+
+
+def test_one_llama3_mtbf_everywhere(capsys):
+    from spare_theory import Scenario
+    from spare_theory.scenario import LLAMA3_H100_GPU_MTBF_HOURS
+
+    assert LLAMA3_H100_GPU_MTBF_HOURS == 16384 * 54 * 24 / 419
+    sc = Scenario(
+        gpus=4096, gpus_per_group=16, restart_minutes=30, checkpoint_minutes=3, work_hours=100
+    )
+    assert sc.gpu_mtbf_hours == LLAMA3_H100_GPU_MTBF_HOURS
+    shown = f"{LLAMA3_H100_GPU_MTBF_HOURS:,.0f}"
+    assert main(["optimize", "--gpus", "4096", "--gpus-per-group", "16", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["scenario"]["gpu_mtbf_hours"] == sc.gpu_mtbf_hours
+    for command in (["optimize", "--help"], ["headline", "--help"]):
+        assert main(command) == 0
+        assert shown in capsys.readouterr().out.replace("\n", " ")
+    assert shown in str(sc)

@@ -139,14 +139,14 @@ def _plan_record(plan: Any) -> dict[str, Any]:
 
 def _optimize(args: argparse.Namespace) -> Output:
     from ..optimize import optimal_plan
-    from ..scenario import LLAMA3_H100_GPU_MTBF_HOURS, Scenario
+    from ..scenario import Scenario
 
+    # Without --gpu-mtbf-hours, Scenario's own default (the Llama-3-derived H100 MTBF).
+    mtbf = {} if args.gpu_mtbf_hours is None else {"gpu_mtbf_hours": args.gpu_mtbf_hours}
     sc = Scenario(
         gpus=args.gpus,
         gpus_per_group=args.gpus_per_group,
-        gpu_mtbf_hours=LLAMA3_H100_GPU_MTBF_HOURS
-        if args.gpu_mtbf_hours is None
-        else args.gpu_mtbf_hours,
+        **mtbf,
         restart_minutes=args.restart_minutes,
         checkpoint_minutes=args.checkpoint_minutes,
         work_hours=args.work_hours,
