@@ -5,6 +5,10 @@
 2. N = 75,000, r = 17: one whole trajectory with the controller; prints the
    time (target <= 60 s).
 
+``average_overhead.stacks_trajectory`` no longer uses the controller (it runs
+the compiled kernel of ``spare_theory._trajectory``; see
+``bench/bench_trajectory.py``), so the controller is driven directly here.
+
 Run: ``python bench/bench_controller.py``.
 """
 
@@ -14,9 +18,20 @@ import time
 
 import numpy as np
 
-from spare_theory import WipedOut, min_stacks
-from spare_theory.average_overhead import stacks_trajectory
+from spare_theory import ReorderingController, WipedOut, min_stacks
 from spare_theory.placement import cyclic_placement
+
+
+def stacks_trajectory(hosts, order) -> np.ndarray:
+    """The controller's ``S*`` after every failure until the wipe-out."""
+    controller = ReorderingController(hosts)
+    out = [1]
+    for g in order:
+        try:
+            out.append(controller.fail(int(g)))
+        except WipedOut:
+            break
+    return np.array(out)
 
 
 def from_scratch(hosts, order) -> np.ndarray:

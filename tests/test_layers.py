@@ -39,6 +39,7 @@ LAYERS = {
     "stacks": 3,
     "reordering": 3,
     "average_overhead": 3,
+    "_trajectory": 3,
     "scenario": 4,
     "training": 4,
     "optimize": 4,
