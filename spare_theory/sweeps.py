@@ -171,6 +171,7 @@ def _evaluate(point: SweepPoint) -> list[dict[str, Any]]:
                 "hours": plan.hours,
                 "availability": plan.estimate.availability,
                 "reduction_vs_best_rep": _reduction(plan.hours, best_rep_hours),
+                "plain_checkpointing": plan.r == 1,
             }
         )
     return rows
@@ -268,7 +269,10 @@ def sweep(
           spent on useful training;
         - ``reduction_vs_best_rep``: ``1 - hours / hours_rep``, the fraction of
           time saved against the best Rep+CKPT plan (0 on the ``rep`` rows,
-          negative where a strategy is slower).
+          negative where a strategy is slower);
+        - ``plain_checkpointing``: ``r == 1``, the plan keeps one copy of
+          each shard, so whatever its strategy label it *is* CKPT-only (where
+          the failure rate is low, the best SPARe and Rep plans are).
 
     Raises
     ------
@@ -369,7 +373,10 @@ def by_point(frame: pd.DataFrame) -> pd.DataFrame:
         ``r_<strategy>`` and ``hours_<strategy>`` for ``ckpt``, ``rep`` and
         ``spare`` (the best plan's redundancy and hours),
         ``reduction_vs_best_rep_spare`` (``1 - hours_spare / hours_rep``, a
-        fraction) and ``availability_spare`` (a fraction).
+        fraction), ``availability_spare`` (a fraction) and
+        ``spare_is_plain_checkpointing`` (``r_spare == 1``: the best "SPARe"
+        plan has no redundancy and is plain checkpointing; its hours and
+        availability are CKPT-only's, not SPARe's).
 
     Examples
     --------
@@ -380,6 +387,8 @@ def by_point(frame: pd.DataFrame) -> pd.DataFrame:
     (64, 2, 6)
     >>> print(f"{row['reduction_vs_best_rep_spare']:.3f} {row['availability_spare']:.3f}")
     0.266 0.415
+    >>> bool(row["spare_is_plain_checkpointing"])
+    False
     """
     per_strategy = {s: frame[frame["strategy"] == s].set_index(_POINT_COLUMNS) for s in STRATEGIES}
     wide = pd.concat(
@@ -391,4 +400,5 @@ def by_point(frame: pd.DataFrame) -> pd.DataFrame:
     )
     wide["reduction_vs_best_rep_spare"] = per_strategy["spare"]["reduction_vs_best_rep"]
     wide["availability_spare"] = per_strategy["spare"]["availability"]
+    wide["spare_is_plain_checkpointing"] = per_strategy["spare"]["r"] == 1
     return wide.reset_index()

@@ -137,6 +137,24 @@ def test_by_point_puts_strategies_side_by_side(small):
     np.testing.assert_array_equal(wide["availability_spare"], spare["availability"])
 
 
+def test_an_r1_spare_plan_is_labelled_plain_checkpointing():
+    # 10,000 GPUs fail rarely enough that the best SPARe plan keeps one copy per shard:
+    # it is plain checkpointing, and its hours are CKPT-only's.
+    frame = sweep(
+        gpus=[10_000, 600_000],
+        gpu_mtbf_hours=[50_677.0],
+        gpus_per_group=[64],
+        restart_model="constant",
+        progress=False,
+    )
+    assert (frame["plain_checkpointing"] == (frame["r"] == 1)).all()
+    wide = by_point(frame)
+    low, high = wide.iloc[0], wide.iloc[1]
+    assert low["r_spare"] == 1 and low["spare_is_plain_checkpointing"]
+    assert low["hours_spare"] == pytest.approx(low["hours_ckpt"], rel=1e-9)
+    assert high["r_spare"] > 1 and not high["spare_is_plain_checkpointing"]
+
+
 def test_linear_restart_never_slower_than_constant_below_the_anchor(small):
     # Below 600k GPUs the linear model restarts faster, so no best plan can be slower.
     below = small[small["gpus"] < 600_000]

@@ -16,7 +16,9 @@ reduction_vs_best_rep):
   cluster_mtbf_minutes         mean minutes between failures of the grouped GPUs
   r_<strategy>, hours_<strategy>  best redundancy and expected hours of ckpt, rep, spare
   reduction_vs_best_rep_spare  1 - hours_spare / hours_rep (a fraction)
-  availability_spare           work_hours / hours_spare: useful training / wall time"""
+  availability_spare           work_hours / hours_spare: useful training / wall time
+  spare_is_plain_checkpointing r_spare == 1: the best SPARe plan keeps one copy per shard,
+                               i.e. it is plain checkpointing (CKPT-only's hours)"""
 
 
 def register(commands: Subparsers, tables: Subparsers) -> None:

@@ -9,7 +9,8 @@ Writes
   availability;
 * ``figures/sweep_reduction.png`` and ``figures/sweep_availability.png``:
   reduction and availability against the GPU count, one line per MTBF, one
-  panel per restart model.
+  panel per restart model; open markers are plans with ``r = 1`` (plain
+  checkpointing, whatever the strategy).
 
 The grid spans 10,000 to 1,000,000 GPUs (600,000 included, the published
 scenario), the Llama-3-derived H100 per-GPU MTBF and 0.5x and 2x of it, and
@@ -75,7 +76,7 @@ def _plot(frame: pd.DataFrame, column: str, ylabel: str, strategies: Collection[
             if strategy not in strategies:
                 continue
             style = "-" if strategy == "spare" else "--"
-            ax.plot(
+            (drawn,) = ax.plot(
                 line["gpus"],
                 line[column],
                 style,
@@ -83,10 +84,22 @@ def _plot(frame: pd.DataFrame, column: str, ylabel: str, strategies: Collection[
                 ms=3,
                 label=f"{strategy}, MTBF {mtbf:,.0f} h",
             )
+            # r = 1 is plain checkpointing whatever the strategy: open markers, not SPARe's.
+            plain = line[line["r"] == 1]
+            ax.plot(
+                plain["gpus"],
+                plain[column],
+                "o",
+                ms=6,
+                mfc="white",
+                color=drawn.get_color(),
+                label="_nolegend_",
+            )
         ax.set_xscale("log")
         ax.set_xlabel("GPUs")
         ax.set_title(f"{model} restart cost, {_FIGURE_GPUS_PER_GROUP} GPUs per group")
         ax.grid(True, alpha=0.3)
+    axes[0][-1].plot([], [], "o", ms=6, mfc="white", color="grey", label="r = 1 (= CKPT-only)")
     axes[0][0].set_ylabel(ylabel)
     axes[0][-1].legend(fontsize=7)
     return fig
@@ -134,7 +147,10 @@ def reproduce(
         "Best plan of each strategy (optimal r and checkpoint interval) per point; "
         "restart cost constant at 60 min or linear in GPUs (60 min at 600,000 GPUs). "
         "reduction_vs_best_rep = 1 - hours / hours of the best Rep+CKPT plan (a fraction); "
-        "availability = work_hours / hours."
+        "availability = work_hours / hours. "
+        "plain_checkpointing (spare_is_plain_checkpointing) marks plans with r = 1: one copy "
+        "per shard, i.e. plain checkpointing whatever the strategy label; where the best "
+        "SPARe plan has r = 1 its hours and availability are CKPT-only's, not SPARe's."
     )
     paths = [
         *write_table(
