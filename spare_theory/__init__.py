@@ -45,6 +45,12 @@ _API = {
     "exact_wipeout_survival": "wipeout",
     "simulate_wipeout": "wipeout_sim",
     "wipeout_law": "wipeout",
+    # failure domains and lemons
+    "domain_aware_placement": "domains",
+    "domain_wipeout_law": "domains",
+    "failure_domains": "domains",
+    "simulate_domain_wipeout": "domains_sim",
+    "simulate_domain_overhead": "domains_sim",
     "WipeoutLaw": "wipeout",
     # overhead and reordering
     "WipedOut": "stacks",
