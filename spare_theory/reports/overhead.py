@@ -290,6 +290,7 @@ def _plot_overhead(table: pd.DataFrame, outdir: Path) -> Path:
         )
     rs = np.array(sorted(table["r"].unique()))
     ax.plot(rs, rs, ":", color="grey", label="replication (r x)")
+    ax.set_xticks(rs)  # r is an integer: ticks at the simulated r only
     ax.set(
         xlabel="redundancy r",
         ylabel="average stack overhead S (x)",
@@ -304,38 +305,62 @@ def _plot_trajectories(
     outdir: Path, seed: np.random.SeedSequence, N: int = 1024, r: int = 12, runs: int = 4
 ) -> Path:
     import matplotlib.pyplot as plt
+    from matplotlib.ticker import MaxNLocator
 
     hosts = cyclic_placement(N, r)
     fig, ax = plt.subplots(figsize=(6.5, 4))
+    f = np.arange(int(0.8 * N))
+    # The bound first, wide and pale, so the runs (which mostly sit on it) stay visible on top.
+    ax.step(
+        f,
+        stacks_lower_bound(N, f),
+        where="post",
+        color="0.75",
+        lw=5,
+        zorder=1,
+        label="lower bound ceil(N/(N-f))",
+    )
     for i in range(runs):
         order = np.random.default_rng(child_seed(seed, 10_000 + i)).permutation(N)
         traj = stacks_trajectory(hosts, order)
-        ax.step(np.arange(traj.size), traj, where="post", lw=1, label=f"run {i} (T={traj.size})")
-    f = np.arange(int(0.8 * N))
-    ax.step(f, stacks_lower_bound(N, f), where="post", color="k", ls=":", label="ceil(N/(N-f))")
+        (line,) = ax.step(
+            np.arange(traj.size),
+            traj,
+            where="post",
+            lw=1.2,
+            zorder=2 + i,
+            label=f"run {i}: wiped out at failure T={traj.size}",
+        )
+        ax.plot(traj.size - 1, traj[-1], "x", ms=8, mew=2, color=line.get_color(), zorder=10)
     ax.set(
-        xlabel="failed groups f", ylabel="S*", title=f"S* along seeded failure runs, N={N}, r={r}"
+        xlabel="failed groups f",
+        ylabel="S* (stack layers per step)",
+        title=f"S* along seeded failure runs, N={N}, r={r}\n"
+        "(T: failures up to and including the wipe-out, marked x)",
     )
-    ax.legend(fontsize=7)
+    ax.yaxis.set_major_locator(MaxNLocator(integer=True))
+    ax.legend(fontsize=7, loc="upper left")
     return save_figure(fig, outdir, "overhead_trajectory")
 
 
 def _plot_ablation(ablation: pd.DataFrame, outdir: Path) -> Path:
     import matplotlib.pyplot as plt
 
-    fig, axes = plt.subplots(1, 3, figsize=(11, 3.5))
+    fig, axes = plt.subplots(1, 3, figsize=(11, 3.8), layout="constrained")
     kinds = ("golomb", "contiguous", "random")
     width = 0.25
-    for ax, column, label in zip(
+    for ax, column, label, ylabel in zip(
         axes,
         ("mc_mean_T", "mc_mean_time", "max_S_star"),
-        ("mu = E[T]", "S (time weighted)", "largest S*"),
+        ("endured failures mu = E[T]", "average overhead S (time weighted)", "largest S*"),
+        ("failures up to the wipe-out", "step cost (x a failure-free step)", "stack layers"),
     ):
         for j, kind in enumerate(kinds):
             rows = ablation[ablation["placement"] == kind]
             ax.bar(np.arange(len(rows)) + (j - 1) * width, rows[column], width, label=kind)
         ax.set_xticks(np.arange(len(rows)), [f"r={k}" for k in rows["r"]])
-        ax.set_title(label)
+        ax.set_title(label, fontsize=10)
+        ax.set_ylabel(ylabel)
     axes[0].legend(fontsize=8)
     fig.suptitle(f"Placement ablation at N={ablation['N'].iloc[0]}")
     return save_figure(fig, outdir, "placement_ablation")
