@@ -26,31 +26,16 @@ Python (slow, but the same numbers).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
-from typing import Any, TypeVar
+from collections.abc import Iterable
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 
+from ._jit import COMPILED, compiled
 from ._validation import as_count_array
 
 __all__ = ["COMPILED", "trajectory_from_arrays"]
-
-try:  # numba is a dependency; the fallback keeps the package importable without it.
-    import numba
-except ImportError:  # pragma: no cover - exercised only without numba
-    numba = None  # type: ignore[assignment]
-
-#: True when the loops below are compiled by numba (else they run as plain Python).
-COMPILED = numba is not None
-
-F = TypeVar("F", bound=Callable[..., Any])
-
-
-def _compiled(func: F) -> F:
-    """``numba.njit(cache=True)`` when numba is installed, else ``func`` itself."""
-    return func if numba is None else numba.njit(cache=True)(func)  # type: ignore[return-value]
-
 
 # Label of a host with no residual path to a free slot.
 _INF = 1 << 40
@@ -59,7 +44,7 @@ _INF = 1 << 40
 # -2 f - 1 (group out of range) or -2 f - 2 (group repeated).
 
 
-@_compiled
+@compiled
 def _global_relabel(
     stacks: np.ndarray,
     assigned: np.ndarray,
@@ -95,7 +80,7 @@ def _global_relabel(
                 tail += 1
 
 
-@_compiled
+@compiled
 def _augment(
     t: int,
     S: int,
@@ -192,7 +177,7 @@ def _augment(
             exact = True
 
 
-@_compiled
+@compiled
 def _kernel(
     hosts: np.ndarray, stacks: np.ndarray, order: np.ndarray, out: np.ndarray
 ) -> int:  # pragma: no cover - compiled

@@ -161,22 +161,31 @@ def _cyclic_offsets(hosts: np.ndarray) -> np.ndarray | None:
     return offsets
 
 
-def _dense_counts(U: np.ndarray, hosts: np.ndarray, offsets: np.ndarray | None) -> np.ndarray:
-    """``T`` per row of failure times ``U`` (shape ``(B, N)``)."""
+def _dense_counts(
+    U: np.ndarray, hosts: np.ndarray, offsets: np.ndarray | None, work: np.ndarray
+) -> np.ndarray:
+    """``T`` per row of failure times ``U`` (shape ``(B, N)``); ``work`` is scratch of that shape.
+
+    No temporaries of size ``N``: the ``r`` gathers are maxima into ``work``,
+    which is what bounds the speed (``bench/bench_wipeout.py`` measures it
+    against the time to draw ``U`` and gather it ``r`` times).
+    """
     N = hosts.shape[0]
+    W = work
     if offsets is not None:
         # Column i of the shift by c is U[:, (i + c) mod N]: two contiguous slices.
         c = int(offsets[0])
-        W = np.concatenate([U[:, c:], U[:, :c]], axis=1)
+        W[:, : N - c], W[:, N - c :] = U[:, c:], U[:, :c]
         for c in offsets[1:]:
             np.maximum(W[:, : N - c], U[:, c:], out=W[:, : N - c])
             np.maximum(W[:, N - c :], U[:, :c], out=W[:, N - c :])
     else:
-        W = U[:, hosts[:, 0]]
+        np.take(U, hosts[:, 0], axis=1, out=W)
+        gathered = np.empty_like(W)
         for k in range(1, hosts.shape[1]):
-            np.maximum(W, U[:, hosts[:, k]], out=W)
+            np.maximum(W, np.take(U, hosts[:, k], axis=1, out=gathered), out=W)
     wipe_time = W.min(axis=1)
-    return np.count_nonzero(wipe_time[:, None] >= U, axis=1)
+    return np.count_nonzero(np.less_equal(U, wipe_time[:, None], out=W.view(bool)[:, :N]), axis=1)
 
 
 def _order_count(order: np.ndarray, hosts: np.ndarray) -> int:
@@ -288,12 +297,20 @@ def simulate_wipeout(
         dtype = _key_dtype(N, plan.prefix_draws)
         type_keys = group_stacks(hosts).astype(dtype) * dtype(plan.prefix_draws + 1)
     out = []
+    U_buf = work = np.empty((0, N))  # dense: reused across chunks of equal size
     for first_block in range(0, n_blocks, per_chunk):
         blocks = range(first_block, min(n_blocks, first_block + per_chunk))
         rngs = [np.random.default_rng(child_seed(seed, b)) for b in blocks]
         if plan.method == "dense":
-            U = np.concatenate([rng.random((sizes[b], N)) for rng, b in zip(rngs, blocks)])
-            out.append(_dense_counts(U, hosts, offsets))
+            rows = sum(sizes[b] for b in blocks)
+            if U_buf.shape[0] != rows:
+                U_buf, work = np.empty((rows, N)), np.empty((rows, N))
+            filled = 0
+            for rng, b in zip(rngs, blocks):
+                # Filled in place: the same doubles as rng.random((sizes[b], N)).
+                rng.random(out=U_buf[filled : filled + sizes[b]])
+                filled += sizes[b]
+            out.append(_dense_counts(U_buf, hosts, offsets, work))
             continue
         draws = np.concatenate(
             [rng.integers(0, N, size=(sizes[b], plan.prefix_draws)) for rng, b in zip(rngs, blocks)]

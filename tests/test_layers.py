@@ -31,6 +31,7 @@ LAYERS = {
     "_validation": 0,
     "_parallel": 0,
     "_numerics": 0,
+    "_jit": 0,
     "placement": 1,
     "wipeout": 2,
     "wipeout_sim": 2,
