@@ -19,6 +19,18 @@ move, and ``m_h`` swaps achieve it.  Hence the fewest moves are
 cost 0 (type already in the top ``S`` of that host) or 1 (not), solved with
 ``scipy.sparse.csgraph.min_weight_full_bipartite_matching`` on hosts
 replicated ``S`` times.
+
+Micro-batch splitting
+---------------------
+With ``microbatches = m > 1`` every shard is cut into ``m`` pieces that may
+go to any of its surviving hosts (:func:`spare_theory.stacks.min_load`).
+:func:`reorder` then returns a :class:`MicrobatchPlan`: how many pieces of
+each type each surviving group computes.  Every group already holds the data
+of the ``r`` shards it stacks, so a piece needs no sample transfer, only a new
+sampler index; the stack order matters only for whole shards, and no
+minimal-move order is computed for ``m > 1``.  The controller takes ``m`` too
+and repairs a piece flow instead of a matching (see
+:class:`ReorderingController`).
 """
 
 from __future__ import annotations
@@ -33,9 +45,13 @@ from scipy.sparse.csgraph import min_weight_full_bipartite_matching
 
 from ._validation import as_count
 from .placement import group_stacks, validate_hosts
-from .stacks import WipedOut, min_stacks, validate_failed
+from .stacks import WipedOut, min_stacks, piece_flow, surviving_edges, validate_failed
 
-__all__ = ["ReorderPlan", "ReorderingController", "reorder"]
+# Distance label of a host that cannot reach spare capacity; relabels before a global one.
+_INF = 1 << 40
+_RELABEL_BUDGET = 512
+
+__all__ = ["MicrobatchPlan", "ReorderPlan", "ReorderingController", "reorder"]
 
 
 @dataclass(frozen=True)
@@ -84,11 +100,63 @@ def _validate_order(order: npt.ArrayLike | None, hosts: np.ndarray) -> np.ndarra
     return arr
 
 
+@dataclass(frozen=True)
+class MicrobatchPlan:
+    """Which pieces of which shard each surviving group computes (``m`` pieces a shard).
+
+    Attributes
+    ----------
+    load : float
+        Largest host load in shard units, ``max_h host_pieces[h] / m``:
+        the exact optimum :func:`spare_theory.stacks.min_load`.
+    microbatches : int
+        Pieces per shard ``m``.
+    pieces : numpy.ndarray, shape (N, r)
+        ``pieces[t, k]`` = pieces of type ``t`` computed by group
+        ``hosts[t, k]`` (0 on failed groups); every row sums to ``m``.
+    host_pieces : numpy.ndarray, shape (N,)
+        Pieces computed by each group (0 for failed groups).
+
+    Examples
+    --------
+    >>> from spare_theory import cyclic_placement, reorder
+    >>> plan = reorder(cyclic_placement(7, 3), [0], microbatches=4)
+    >>> plan.load, plan.pieces.sum(axis=1).tolist(), plan.host_pieces.tolist()
+    (1.25, [4, 4, 4, 4, 4, 4, 4], [0, 5, 5, 5, 5, 4, 4])
+    """
+
+    load: float
+    microbatches: int
+    pieces: np.ndarray
+    host_pieces: np.ndarray
+
+
+def _microbatch_plan(placement: np.ndarray, failed_ids: np.ndarray, m: int) -> MicrobatchPlan:
+    """Optimal piece plan: the certified-cut search of ``min_load``, then its flow."""
+    N, r = placement.shape
+    types, groups = surviving_edges(placement, failed_ids)
+    L = -(-(m * N) // (N - failed_ids.size))
+    while True:
+        edge_pieces, bound = piece_flow(N, types, groups, m, L)
+        if edge_pieces is not None:
+            break
+        L = bound
+    pieces = np.zeros((N, r), dtype=np.int64)
+    alive = np.ones(N, dtype=bool)
+    alive[failed_ids] = False
+    rows, cols = np.nonzero(alive[placement])  # same order as surviving_edges
+    pieces[rows, cols] = edge_pieces
+    host_pieces = np.bincount(groups, weights=edge_pieces, minlength=N).astype(np.int64)
+    return MicrobatchPlan(load=L / m, microbatches=m, pieces=pieces, host_pieces=host_pieces)
+
+
 def reorder(
     hosts: npt.ArrayLike,
     failed: npt.ArrayLike | set[int] | frozenset[int],
     order: npt.ArrayLike | None = None,
-) -> ReorderPlan:
+    *,
+    microbatches: int = 1,
+) -> ReorderPlan | MicrobatchPlan:
     """Minimal-move reordering of the stacks after failures ``failed``.
 
     Parameters
@@ -99,14 +167,19 @@ def reorder(
         Distinct failed group ids in ``[0, N)``.
     order : array_like, shape (N, r), optional
         Current stack of every group (type ids, top first); defaults to the
-        placement's own order (``placement.group_stacks(hosts)``).
+        placement's own order (``placement.group_stacks(hosts)``).  Only for
+        ``microbatches = 1``.
+    microbatches : int, default 1
+        Pieces per shard ``m``.  ``1``: whole shards, the published scheme.
 
     Returns
     -------
-    ReorderPlan
-        With ``stacks = S*(F)`` and the fewest moved shards, ``2 * m`` where
-        ``m`` is the least number of types computed by a host that holds them
-        below position ``S*`` (see the module docstring).
+    ReorderPlan or MicrobatchPlan
+        ``m = 1``: a :class:`ReorderPlan` with ``stacks = S*(F)`` and the
+        fewest moved shards, ``2 * n`` where ``n`` is the least number of
+        types computed by a host that holds them below position ``S*`` (see
+        the module docstring).  ``m > 1``: a :class:`MicrobatchPlan` of
+        least largest load :func:`spare_theory.stacks.min_load`.
 
     Raises
     ------
@@ -119,10 +192,17 @@ def reorder(
     >>> plan = reorder(cyclic_placement(13, 4), [0, 1, 2])
     >>> plan.stacks, plan.moves  # two types are left below position 2: 2 swaps
     (2, 4)
+    >>> reorder(cyclic_placement(13, 4), [0, 1, 2], microbatches=8).load  # 104 pieces, 10 hosts
+    1.375
     """
     placement = validate_hosts(hosts)
     N, r = placement.shape
     failed_ids = validate_failed(failed, N)
+    m = as_count(microbatches, "microbatches", minimum=1)
+    if m > 1:
+        if order is not None:
+            raise ValueError("order applies to microbatches=1 only (whole-shard stacks)")
+        return _microbatch_plan(placement, failed_ids, m)
     current = _validate_order(order, placement)
     S = min_stacks(placement, failed_ids)
     alive = np.ones(N, dtype=bool)
@@ -170,16 +250,37 @@ class ReorderingController:
     the controller's ``stacks`` equals ``min_stacks(hosts, failed)`` after
     every failure.
 
+    **Micro-batches** (``microbatches = m > 1``): the same repair on the piece
+    flow of :func:`spare_theory.stacks.min_load`.  It keeps ``x[t][h]``
+    pieces of type ``t`` on host ``h``, at most ``L`` pieces a host.  When
+    ``g`` fails only ``g``'s pieces are re-routed: for each orphaned type a
+    breadth-first search over hosts in the residual graph (a host may pass
+    any type it computes to another surviving host of that type) ends at a
+    host with spare capacity, and the path carries as many pieces as its
+    bottleneck allows.  If an orphan has no augmenting path, the set ``R`` it
+    reaches is closed (all its hosts full) and stays closed while other
+    paths are augmented (such paths never touch ``R``), so the max flow at
+    ``L`` is below ``m N``: ``L`` grows by one piece.  ``min_load`` never
+    decreases as groups fail, so ``load = L / m`` equals
+    ``min_load(hosts, failed, microbatches=m)`` after every failure.
+
     Parameters
     ----------
     hosts : array_like, shape (N, r)
         Placement; initially every type is computed by its top-of-stack host
         ``hosts[t, 0]`` and ``stacks = 1``.
+    microbatches : int, default 1
+        Pieces per shard ``m``; ``1`` is the published whole-shard scheme.
 
     Attributes
     ----------
     stacks : int
-        Current ``S*``.
+        Current ``S*`` (``m = 1``); for ``m > 1`` the load rounded up,
+        ``ceil(load)``.
+    load : float
+        Current least largest load in shard units (``S*`` for ``m = 1``).
+    microbatches : int
+        ``m``.
     failed : set of int
         Failed groups so far.
 
@@ -191,28 +292,61 @@ class ReorderingController:
     (2, 2, [0, 2])
     >>> controller.assignment.tolist()  # the surviving group computing each type
     [1, 1, 3, 3, 4, 5, 6]
+    >>> split = ReorderingController(cyclic_placement(7, 3), microbatches=4)
+    >>> split.fail(0), split.fail(2), split.load
+    (1.25, 1.5, 1.5)
+    >>> split.pieces.sum(axis=1).tolist()  # every type's 4 pieces are computed
+    [4, 4, 4, 4, 4, 4, 4]
     """
 
-    def __init__(self, hosts: npt.ArrayLike) -> None:
+    def __init__(self, hosts: npt.ArrayLike, *, microbatches: int = 1) -> None:
         placement = validate_hosts(hosts)
         self.N, self.r = placement.shape
+        self.microbatches = as_count(microbatches, "microbatches", minimum=1)
+        self._placement = placement
+        m = self.microbatches
+        # Piece state (m > 1): x[t] = {host: pieces}, on[h] = {type: pieces}.
+        self._x: list[dict[int, int]] = [{int(h): m} for h in placement[:, 0]]
+        self._on: list[dict[int, int]] = [{} for _ in range(self.N)]
+        for t, h in enumerate(placement[:, 0].tolist()):
+            self._on[h][t] = m
+        self._pieces_cap = m
         self._hosts: list[list[int]] = placement.tolist()
         self._on_group: list[list[int]] = group_stacks(placement).tolist()
         self._assigned: list[int] = placement[:, 0].tolist()
         self._members = [{stack[0]} for stack in self._on_group]
-        self._load = [1] * self.N
+        self._load = [1 if m == 1 else m] * self.N  # whole shards, or pieces
         self._alive_hosts = [self.r] * self.N
         self._dead = [False] * self.N
         self.stacks = 1
         self.failed: set[int] = set()
 
     @property
+    def load(self) -> float:
+        """Current least largest host load in shard units (``S*`` when ``m = 1``)."""
+        if self.microbatches == 1:
+            return float(self.stacks)
+        return self._pieces_cap / self.microbatches
+
+    @property
+    def pieces(self) -> npt.NDArray[np.int64]:
+        """``pieces[t, k]``: pieces of type ``t`` on group ``hosts[t, k]`` (shape ``(N, r)``)."""
+        out = np.zeros((self.N, self.r), dtype=np.int64)
+        if self.microbatches == 1:
+            out[self._placement == self.assignment[:, None]] = 1
+            return out
+        for t, row in enumerate(self._hosts):
+            for k, h in enumerate(row):
+                out[t, k] = self._x[t].get(h, 0)
+        return out
+
+    @property
     def assignment(self) -> npt.NDArray[np.int64]:
         """``assignment[t]``: the surviving group computing type ``t`` (``int64`` array)."""
         return np.array(self._assigned, dtype=np.int64)
 
-    def fail(self, group: int) -> int:
-        """Fail ``group``; return the new ``S*``.
+    def fail(self, group: int) -> float:
+        """Fail ``group``; return the new ``S*`` (``int``; the load, a ``float``, if ``m > 1``).
 
         Raises
         ------
@@ -244,6 +378,8 @@ class ReorderingController:
         self.failed.add(g)
         for t in self._on_group[g]:
             self._alive_hosts[t] -= 1
+        if self.microbatches > 1:
+            return self._fail_pieces(g)
         orphans = self._members[g]
         self._members[g] = set()
         self._load[g] = 0
@@ -296,3 +432,173 @@ class ReorderingController:
                 return
             self._members[prev].discard(u)
             h = prev
+
+    # --- micro-batch pieces (m > 1) ---------------------------------------------
+
+    def _set_cap(self, cap: int) -> None:
+        """Set ``L``; every host below it is spare, and all labels restart at 0."""
+        self._pieces_cap = cap
+        load, dead = self._load, self._dead
+        self._spare = {h for h in range(self.N) if not dead[h] and load[h] < cap}
+        self._label = [0] * self.N
+
+    def _add_load(self, h: int, amount: int) -> None:
+        self._load[h] += amount
+        if self._load[h] >= self._pieces_cap:
+            self._spare.discard(h)
+
+    def _fail_pieces(self, g: int) -> float:
+        """Re-route the pieces of failed ``g``; raise ``L`` only when no path exists."""
+        orphans = self._on[g]
+        self._on[g] = {}
+        self._load[g] = 0
+        m = self.microbatches
+        if not hasattr(self, "_spare"):
+            self._set_cap(self._pieces_cap)
+        self._spare.discard(g)
+        alive = self.N - len(self.failed)
+        if self._pieces_cap * alive < m * self.N:
+            # Counting bound: m N pieces need ceil(m N / alive) a host; no search
+            # can prove less, so raise at once (a failed search costs a sweep).
+            self._set_cap(-(-(m * self.N) // alive))
+        for t in orphans:
+            del self._x[t][g]
+        for t, count in orphans.items():
+            while count:
+                moved = self._augment_pieces(t, count)
+                if moved:
+                    count -= moved
+                else:
+                    self._set_cap(self._pieces_cap + 1)
+        self.stacks = -(-self._pieces_cap // m)
+        return self._pieces_cap / m
+
+    def _move(self, u: int, src: int | None, dst: int, amount: int) -> None:
+        x_u, on_dst = self._x[u], self._on[dst]
+        x_u[dst] = x_u.get(dst, 0) + amount
+        on_dst[u] = on_dst.get(u, 0) + amount
+        if src is not None:
+            left = x_u[src] - amount
+            if left:
+                x_u[src] = left
+                self._on[src][u] = left
+            else:
+                del x_u[src]
+                del self._on[src][u]
+
+    def _augment_pieces(self, t: int, count: int) -> int:
+        """Route up to ``count`` orphan pieces of ``t``; return how many (0: no path exists).
+
+        First the orphan's own hosts with spare capacity.  Otherwise one
+        shortest augmenting path guided by distance labels, as in the
+        shortest-augmenting-path max-flow algorithm (Ahuja and Orlin):
+        ``d[h]`` is a lower bound on the residual distance from host ``h`` to
+        a host with spare capacity (residual edge ``h -> h2``: ``h`` computes
+        a piece of a type that ``h2`` holds).  The walk follows admissible
+        edges (``d[h2] = d[h] - 1``), relabels a dead end to one more than
+        its least neighbour, and after ``_RELABEL_BUDGET`` relabels recomputes
+        every label exactly by one backward breadth-first search from the
+        spare hosts (unreachable hosts get ``_INF``).  Labels stay valid lower
+        bounds as groups fail (edges only disappear), along augmenting paths
+        (new reverse edges point down the labels) and as spare hosts fill up;
+        raising ``L`` makes every host spare, so they restart at 0.  An
+        ``_INF`` label is exact (no event ever connects such a host to spare
+        capacity again before ``L`` grows), so an orphan whose hosts are all
+        ``_INF`` has no augmenting path.
+
+        When spare capacity is scarce (just before the counting bound rises)
+        the few spare hosts lie far from the orphan and a blind search sweeps
+        most hosts for every piece; the labels make each piece's path cost
+        its length times the degree.
+        """
+        hosts, load, dead, cap = self._hosts, self._load, self._dead, self._pieces_cap
+        placed = 0
+        for h in hosts[t]:
+            if not dead[h] and load[h] < cap:
+                amount = min(count - placed, cap - load[h])
+                self._move(t, None, h, amount)
+                self._add_load(h, amount)
+                placed += amount
+                if placed == count:
+                    return placed
+        if placed or not self._spare:
+            return placed
+        d, on = self._label, self._on
+        relabels = 0
+        exact = False
+        while True:
+            entries = [h for h in hosts[t] if not dead[h]]
+            start = min(entries, key=d.__getitem__)
+            if d[start] >= _INF:
+                if exact:
+                    return 0
+                self._global_relabel()
+                exact, relabels = True, 0
+                continue
+            path = [start]
+            via: list[int] = [t]  # via[i]: type moving onto path[i]
+            while path:
+                h = path[-1]
+                if load[h] < cap:
+                    return self._push_path(path, via, count)
+                target = d[h] - 1
+                step = None
+                for u in on[h]:
+                    for h2 in hosts[u]:
+                        if d[h2] == target and not dead[h2]:
+                            step = (u, h2)
+                            break
+                    if step is not None:
+                        break
+                if step is not None:
+                    via.append(step[0])
+                    path.append(step[1])
+                    continue
+                # Dead end: relabel h and retreat.
+                low = _INF - 1
+                for u in on[h]:
+                    for h2 in hosts[u]:
+                        if h2 != h and not dead[h2] and d[h2] < low:
+                            low = d[h2]
+                d[h] = low + 1
+                relabels += 1
+                exact = False
+                path.pop()
+                via.pop()
+                if relabels > _RELABEL_BUDGET:
+                    break
+            if relabels > _RELABEL_BUDGET:
+                self._global_relabel()
+                exact, relabels = True, 0
+
+    def _global_relabel(self) -> None:
+        """Exact residual distances to spare hosts by a backward breadth-first search."""
+        d = [_INF] * self.N
+        x, on_group = self._x, self._on_group
+        front = list(self._spare)
+        for h in front:
+            d[h] = 0
+        level = 0
+        while front:
+            level += 1
+            nxt = []
+            for h2 in front:
+                for u in on_group[h2]:
+                    for h in x[u]:
+                        if d[h] == _INF:
+                            d[h] = level
+                            nxt.append(h)
+            front = nxt
+        self._label[:] = d  # in place: callers hold the list
+
+    def _push_path(self, path: list[int], via: list[int], count: int) -> int:
+        """Push the bottleneck amount: orphan ``via[0]`` onto ``path[0]``, then down the path."""
+        end = path[-1]
+        amount = min(count, self._pieces_cap - self._load[end])
+        for i in range(1, len(path)):
+            amount = min(amount, self._x[via[i]][path[i - 1]])
+        self._move(via[0], None, path[0], amount)
+        for i in range(1, len(path)):
+            self._move(via[i], path[i - 1], path[i], amount)
+        self._add_load(end, amount)
+        return amount
