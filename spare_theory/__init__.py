@@ -74,6 +74,8 @@ _API = {
     "clear_caches": "optimize",
     "r_star_rule": "optimize",
     "simulate_training": "training_sim",
+    "domain_time_to_train": "domains_training",
+    "simulate_domain_training": "domains_training_sim",
     "mean_time_to_wipeout": "repairs",
     "simulate_time_to_wipeout": "repairs_sim",
     "lifetime_law": "failure_laws",

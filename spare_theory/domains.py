@@ -48,6 +48,7 @@ from scipy.special import gammaln
 
 from ._validation import as_count, as_real, as_real_array
 from .placement import cyclic_placement, group_stacks, modular_ruler, validate_hosts
+from .wipeout import wipeout_law
 
 __all__ = [
     "DomainWipeoutLaw",
@@ -473,7 +474,7 @@ class DomainWipeoutLaw:
 
         return self._cached("_count", build)
 
-    def _logsf_count(self, u: np.ndarray) -> np.ndarray:
+    def _joint_count(self, u: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         s, D = self.domain_failure_share, self.domains
         x = -np.expm1(-(1 - s) * u)
         tables = self._count_tables()
@@ -485,7 +486,8 @@ class DomainWipeoutLaw:
         log_q = _second_order(self.N * single, self.N * single**2, pairs)
         with np.errstate(divide="ignore"):
             log_qd = np.log(-np.expm1(-s * u))
-        return _logsumexp(_log_binomial_weights(D, log_qd, -s * u) + log_q)
+        j = np.arange(D + 1)
+        return j * self.domain_size, _log_binomial_weights(D, log_qd, -s * u) + log_q
 
     # -- route "enumerate": every set of failed domains ---------------------------
     def _enumeration(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
@@ -526,7 +528,7 @@ class DomainWipeoutLaw:
 
         return self._cached("_enum", build)
 
-    def _logsf_enumerate(self, u: np.ndarray) -> np.ndarray:
+    def _joint_enumerate(self, u: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         s, D, r = self.domain_failure_share, self.domains, self.r
         size, single_h, pair_h, weight = self._enumeration()
         x = -np.expm1(-(1 - s) * u)
@@ -542,12 +544,10 @@ class DomainWipeoutLaw:
         with np.errstate(invalid="ignore"):
             hit_part = np.where(size[:, None] > 0, size[:, None] * log_qd[None, :], 0.0)
         log_w = np.log(weight)[:, None] + hit_part - (D - size)[:, None] * s * u[None, :]
-        return _logsumexp(log_w + log_q)
+        return size * self.domain_size, log_w + log_q
 
     # -- route "independent" -------------------------------------------------------
-    def _logsf_independent(self, u: np.ndarray) -> np.ndarray:
-        from .wipeout import wipeout_law
-
+    def _joint_independent(self, u: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         def build() -> np.ndarray:
             law = wipeout_law(self.N, self.r)
             return np.asarray(law.logsf(np.arange(self.N + 1)), dtype=float)
@@ -557,19 +557,55 @@ class DomainWipeoutLaw:
         f = np.arange(N + 1)
         with np.errstate(divide="ignore"):
             log_p = np.log(-np.expm1(-u))
-        return _logsumexp(_log_binomial_weights(N, log_p, -u) + log_s[f][:, None])
+        return f, _log_binomial_weights(N, log_p, -u) + log_s[f][:, None]
+
+    def joint_logsf(self, u: npt.ArrayLike) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The terms of ``Q(u)``: ``(fixed, pool, log_terms)``.
+
+        ``Q(u) = sum_rows exp(log_terms[row, :])``; in a row, ``fixed[row]``
+        groups have failed with their domains and each of the other
+        ``pool[row] = N - fixed[row]`` groups on its own with probability
+        ``q_I(u)`` (route ``"independent"``: ``fixed`` = all failures, the
+        pool is empty).  Used for the throughput given survival
+        (:mod:`spare_theory.domains_training`).
+
+        Parameters
+        ----------
+        u : array_like of float
+            Times ``>= 0`` (units ``1/lambda``), 1-D.
+
+        Returns
+        -------
+        tuple of numpy.ndarray
+            ``fixed`` and ``pool`` (ints, one per row) and ``log_terms`` of
+            shape ``(rows, len(u))``.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from spare_theory.domains import domain_wipeout_law
+        >>> law = domain_wipeout_law(64, 4, 8, 0.3)
+        >>> fixed, pool, terms = law.joint_logsf([0.2])
+        >>> bool(np.isclose(np.exp(terms).sum(), law.sf(0.2)))
+        True
+        """
+        u = as_real_array(u, "u", minimum=0.0).ravel()
+        route = {
+            "independent": self._joint_independent,
+            "enumerate": self._joint_enumerate,
+            "count": self._joint_count,
+        }[self.route]
+        fixed, terms = route(u)
+        pool = self.N - fixed if self.route != "independent" else np.zeros_like(fixed)
+        return fixed, pool, terms
 
     def logsf(self, u: npt.ArrayLike) -> float | np.ndarray:
         """``log Q(u)``, ``Q(u) = P(no wipe-out by u)``; broadcasts over ``u >= 0``."""
         arr = as_real_array(u, "u", minimum=0.0)
         flat = arr.ravel()
-        route = {
-            "independent": self._logsf_independent,
-            "enumerate": self._logsf_enumerate,
-            "count": self._logsf_count,
-        }[self.route]
         out = np.concatenate(
-            [route(flat[i : i + 256]) for i in range(0, flat.size, 256)] or [np.empty(0)]
+            [_logsumexp(self.joint_logsf(flat[i : i + 256])[2]) for i in range(0, flat.size, 256)]
+            or [np.empty(0)]
         ).reshape(arr.shape)
         return float(out) if out.ndim == 0 else out
 

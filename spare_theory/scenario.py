@@ -92,6 +92,18 @@ class Scenario:
     rejoin_minutes : float
         Stall of the whole job while a rejoining group loads the model
         state, minutes, ``>= 0`` (default 0).  Only with repairs.
+    domain_size : int, optional
+        Groups per failure domain (rack, switch; contiguous blocks of groups),
+        ``1 <= m <= N``.  ``None`` (default): no domain failures, today's model.
+    domain_mtbf_hours : float, optional
+        Mean time between failures of one domain as a whole (all its groups
+        at once), hours, ``> 0``, beside the independent group failures; set
+        together with ``domain_size`` (:mod:`spare_theory.domains_training`).
+    lemon_fraction : float
+        Share of *lemon* groups, ``0 <= phi <= 1`` (default 0).
+    lemon_rate_factor : float
+        Failure rate of a lemon group relative to the others, ``>= 1``
+        (default 1).
 
     Raises
     ------
@@ -123,6 +135,10 @@ class Scenario:
     repair_minutes: float | None = None
     repair_law: Any = "exponential"
     rejoin_minutes: float = 0.0
+    domain_size: int | None = None
+    domain_mtbf_hours: float | None = None
+    lemon_fraction: float = 0.0
+    lemon_rate_factor: float = 1.0
 
     def __post_init__(self) -> None:
         gpus = as_count(self.gpus, "gpus")
@@ -141,6 +157,15 @@ class Scenario:
             "failure_law": as_choice(self.failure_law, "failure_law", FAILURE_LAWS),
         }
         checked.update(_check_repairs(self.repair_minutes, self.repair_law, self.rejoin_minutes))
+        checked.update(
+            _check_domains(
+                gpus // per_group,
+                self.domain_size,
+                self.domain_mtbf_hours,
+                self.lemon_fraction,
+                self.lemon_rate_factor,
+            )
+        )
         # Store the normalised values (ints for counts, floats for times).
         for name, value in checked.items():
             object.__setattr__(self, name, value)
@@ -322,3 +347,22 @@ def check_checkpoint_interval(minutes: Any) -> float:
     30.0
     """
     return as_real(minutes, "checkpoint_interval_minutes", minimum=0.0, strict_minimum=True)
+
+
+def _check_domains(
+    groups: int, size: Any, mtbf: Any, lemon_fraction: Any, lemon_factor: Any
+) -> dict[str, Any]:
+    """The domain and lemon fields, checked (``None`` domains: today's model)."""
+    if (size is None) != (mtbf is None):
+        raise ValueError(
+            "domain_size and domain_mtbf_hours must be given together (or both None), got "
+            f"domain_size={size!r}, domain_mtbf_hours={mtbf!r}"
+        )
+    return {
+        "domain_size": None if size is None else as_count(size, "domain_size", maximum=groups),
+        "domain_mtbf_hours": None
+        if mtbf is None
+        else as_real(mtbf, "domain_mtbf_hours", minimum=0.0, strict_minimum=True),
+        "lemon_fraction": as_real(lemon_fraction, "lemon_fraction", minimum=0.0, maximum=1.0),
+        "lemon_rate_factor": as_real(lemon_factor, "lemon_rate_factor", minimum=1.0),
+    }

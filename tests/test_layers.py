@@ -49,6 +49,8 @@ LAYERS = {
     "strategies": 4,
     "renewal": 4,
     "training_sim": 4,
+    "domains_training": 4,
+    "domains_training_sim": 4,
     "repairs": 4,
     "repairs_sim": 4,
     "step_scenario": 4,
