@@ -65,6 +65,7 @@ _API = {
     "OverheadSamples": "average_overhead",
     "overhead": "average_overhead",
     "expected_stacks": "average_overhead",
+    "expected_load": "average_overhead",
     # time to train
     "Scenario": "scenario",
     "time_to_train": "training",

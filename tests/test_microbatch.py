@@ -197,3 +197,33 @@ def test_controller_m1_unchanged():
     for g in order[:30]:
         assert a.fail(int(g)) == b.fail(int(g)) == b.load
     assert np.array_equal(a.assignment, b.assignment)
+
+
+def test_expected_load_m1_is_expected_stacks_and_bound():
+    from spare_theory import expected_load, expected_stacks
+
+    f = np.arange(0, 600)
+    assert np.array_equal(expected_load(1000, 3, f), expected_stacks(1000, 3, f))
+    for m in (2, 8, 64):
+        np.testing.assert_array_equal(
+            expected_load(1000, 3, f, microbatches=m), load_lower_bound(1000, f, m)
+        )
+
+
+def test_overhead_default_unchanged():
+    from spare_theory import overhead
+
+    for N, r in [(1000, 3), (4096, 12), (10**6, 20)]:
+        for w in ("failure", "time"):
+            assert overhead(N, r, w) == overhead(N, r, w, microbatches=1)
+
+
+@pytest.mark.parametrize("N, r, m", [(512, 6, 4), (1024, 8, 2)])
+def test_overhead_with_microbatches_against_simulation(N, r, m):
+    """Closed form within 3 SE + 0.1 % of the exact-load simulation (40 trajectories)."""
+    from spare_theory import overhead, simulate_overhead
+
+    s = simulate_overhead(cyclic_placement(N, r), 40, seed=7, microbatches=m)
+    for w, arr in (("failure", s.per_failure), ("time", s.time_weighted)):
+        se = arr.std(ddof=1) / np.sqrt(arr.size)
+        assert abs(overhead(N, r, w, microbatches=m) - arr.mean()) <= 3 * se + 1e-3 * arr.mean()
