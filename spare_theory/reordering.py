@@ -37,6 +37,7 @@ from __future__ import annotations
 
 from collections import deque
 from dataclasses import dataclass
+from typing import Literal, overload
 
 import numpy as np
 import numpy.typing as npt
@@ -148,6 +149,26 @@ def _microbatch_plan(placement: np.ndarray, failed_ids: np.ndarray, m: int) -> M
     pieces[rows, cols] = edge_pieces
     host_pieces = np.bincount(groups, weights=edge_pieces, minlength=N).astype(np.int64)
     return MicrobatchPlan(load=L / m, microbatches=m, pieces=pieces, host_pieces=host_pieces)
+
+
+@overload
+def reorder(
+    hosts: npt.ArrayLike,
+    failed: npt.ArrayLike | set[int] | frozenset[int],
+    order: npt.ArrayLike | None = None,
+    *,
+    microbatches: Literal[1] = 1,
+) -> ReorderPlan: ...
+
+
+@overload
+def reorder(
+    hosts: npt.ArrayLike,
+    failed: npt.ArrayLike | set[int] | frozenset[int],
+    order: npt.ArrayLike | None = None,
+    *,
+    microbatches: int,
+) -> ReorderPlan | MicrobatchPlan: ...
 
 
 def reorder(
