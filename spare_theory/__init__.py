@@ -93,7 +93,7 @@ _API = {
     "sweep": "sweeps",
 }
 
-__all__ = sorted(_API) + ["__version__"]
+__all__ = [*sorted(_API), "__version__"]
 
 
 def __getattr__(name):
