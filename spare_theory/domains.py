@@ -351,6 +351,9 @@ def _coefficients(D: int, n1: int, n2: int) -> np.ndarray:
     return out
 
 
+# Tables of the closed form by (route, N, r, domain_size).
+_TABLES: dict[tuple[str, int, int, int], Any] = {}
+
 #: Up to this many domains the closed form enumerates every set of failed domains.
 ENUMERATE_MAX_DOMAINS = 16
 
@@ -457,9 +460,14 @@ class DomainWipeoutLaw:
         return "enumerate" if self.domains <= ENUMERATE_MAX_DOMAINS else "count"
 
     def _cached(self, name: str, build: Callable[[], Any]) -> Any:
-        if name not in self.__dict__:
-            object.__setattr__(self, name, build())
-        return self.__dict__[name]
+        # The tables depend on (N, r, m) only (the placement is a function of
+        # them), not on the share: shared between laws, a few kept.
+        key = (name, self.N, self.r, self.domain_size)
+        if key not in _TABLES:
+            if len(_TABLES) >= 32:
+                _TABLES.clear()
+            _TABLES[key] = build()
+        return _TABLES[key]
 
     # -- route "count": condition on the number of failed domains ----------------
     def _count_tables(self) -> list[tuple[float, np.ndarray]]:

@@ -35,6 +35,7 @@ controller and the scenario's argument checks.
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -151,6 +152,7 @@ def simulate_domain_training(
     placement: str | npt.ArrayLike = "domain_aware",
     exclude_after: int | None = None,
     pool_size: int | None = None,
+    trajectories: Sequence[tuple[np.ndarray, np.ndarray]] | None = None,
 ) -> DomainTrainingSamples:
     """Simulate ``trials`` SPARe runs under the scenario's domain failures and lemons.
 
@@ -177,6 +179,12 @@ def simulate_domain_training(
     pool_size : int, optional
         Share this many cycle trajectories between all cycles (only without
         lemons and exclusion); default: a fresh trajectory every cycle.
+    trajectories : sequence of (times, stacks), optional
+        A ready pool instead of ``pool_size`` (same conditions): ``times``
+        in hours from the cycle start, the last the wipe-out, and ``stacks``
+        the ``S*`` of each state (:func:`~spare_theory.domains_sim.cycle_trajectory`
+        with times divided by the total failure rate of a group), e.g. the
+        trajectories an overhead estimate already ran.
 
     Returns
     -------
@@ -206,10 +214,13 @@ def simulate_domain_training(
             raise ValueError(f"placement must have shape ({N}, {r}), got {hosts.shape}")
     k_out = None if exclude_after is None else as_count(exclude_after, "exclude_after")
     lemons = scenario.lemon_fraction > 0 and scenario.lemon_rate_factor > 1
-    if pool_size is not None:
-        pool_size = as_count(pool_size, "pool_size")
+    if pool_size is not None or trajectories is not None:
+        if pool_size is not None:
+            pool_size = as_count(pool_size, "pool_size")
         if lemons or k_out is not None:
-            raise ValueError("pool_size needs identical cycles: no lemons and no exclude_after")
+            raise ValueError(
+                "pool_size and trajectories need identical cycles: no lemons and no exclude_after"
+            )
     lam = scenario.group_failure_rate_per_hour
     lam_d = 0.0 if scenario.domain_mtbf_hours is None else 1.0 / scenario.domain_mtbf_hours
     total = lam + lam_d
@@ -227,8 +238,8 @@ def simulate_domain_training(
         times, stacks, _ = cycle_trajectory(hosts, X)
         return times, stacks, X
 
-    pool = None
-    if pool_size is not None:
+    pool = None if trajectories is None else list(trajectories)
+    if pool_size is not None and pool is None:
         pool = [
             draw(np.random.default_rng(child_seed(seed, _POOL_KEY, k)), np.ones(N))[:2]
             for k in range(pool_size)
