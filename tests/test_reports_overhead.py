@@ -4,6 +4,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from spare_theory import cyclic_placement, simulate_overhead
 from spare_theory.reports.overhead import (
     ABLATION_COLUMNS,
     COLUMNS,
@@ -44,3 +45,41 @@ def test_ablation_shows_contiguous_stacks_worse():
     by = ab.set_index("placement")
     # Neighbouring types share r-1 hosts on the contiguous placement, so S* piles up.
     assert by.loc["contiguous", "max_S_star"] > by.loc["golomb", "max_S_star"]
+
+
+def test_every_cell_with_a_ruler_is_simulated_to_the_target_se():
+    table = overhead_error_table(
+        N=(128, 2048), r=(2, 8, 12), trials=4, rel_se_target=0.005, progress=False
+    )
+    ok = table[table["status"] != "no modular ruler"]
+    assert set(ok["status"]) == {"ok"}  # no closed-form-only cell by default
+    assert len(ok) == 5  # (128, 12) has no ruler
+    for weighting in ("failure", "time"):
+        np.testing.assert_allclose(
+            ok[f"mc_rel_se_{weighting}"], ok[f"mc_se_{weighting}"] / ok[f"mc_mean_{weighting}"]
+        )
+        assert np.all(ok[f"mc_rel_se_{weighting}"] <= 0.005)
+        assert np.all(ok[f"excess_{weighting}"] > -1e-12)  # S* never below the bound
+    assert np.all(ok["trials"] >= 4) and np.all(ok["wipeout_samples"] >= 256)
+
+
+@pytest.mark.parametrize(("N", "r"), [(256, 6), (512, 12)])
+def test_split_estimator_agrees_with_the_plain_trajectory_mean(N, r):
+    """mean h(T') + mean excess against the plain mean of independent exact trajectories.
+
+    Two independent unbiased estimators: their difference must be within
+    4 combined standard errors.
+    """
+    row = overhead_error_table(N=[N], r=[r], trials=8, seed=3, progress=False).iloc[0]
+    plain = simulate_overhead(cyclic_placement(N, r), 400, seed=99)
+    for weighting, attr in (("failure", "per_failure"), ("time", "time_weighted")):
+        samples = getattr(plain, attr)
+        se = np.hypot(samples.std(ddof=1) / np.sqrt(samples.size), row[f"mc_se_{weighting}"])
+        assert abs(samples.mean() - row[f"mc_mean_{weighting}"]) <= 4 * se
+
+
+def test_bad_target():
+    with pytest.raises(ValueError, match="rel_se_target"):
+        overhead_error_table(N=[128], r=[3], rel_se_target=0, progress=False)
+    with pytest.raises(ValueError, match="max_trials"):
+        overhead_error_table(N=[128], r=[3], trials=8, max_trials=4, progress=False)

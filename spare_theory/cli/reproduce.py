@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import argparse
+import concurrent.futures
+import contextlib
+import os
 import time
 from pathlib import Path
 
@@ -24,6 +27,12 @@ def register(commands: Subparsers, tables: Subparsers) -> None:
     )
     parser.add_argument("--only", nargs="+", choices=REPORTS, help="run only these reports")
     parser.add_argument(
+        "--serial",
+        action="store_true",
+        help="run every cell in this process (default without --workers/--scheduler: a "
+        "process pool over every core; the files are identical either way)",
+    )
+    parser.add_argument(
         "--resume",
         action="store_true",
         help="keep the reports already written to OUTDIR for the same --seed and --quick "
@@ -36,7 +45,11 @@ def register(commands: Subparsers, tables: Subparsers) -> None:
 def _run(args: argparse.Namespace) -> Output:
     lines = []
     data = {}
-    with executor_from_args(args) as executor:
+    with contextlib.ExitStack() as stack:
+        executor = stack.enter_context(executor_from_args(args))
+        if executor is None and not args.serial and (os.cpu_count() or 1) > 1:
+            # Every core by default; one pool shared by all reports.
+            executor = stack.enter_context(concurrent.futures.ProcessPoolExecutor(os.cpu_count()))
         for name in args.only or REPORTS:
             manifest = Path(args.outdir) / MANIFEST_DIR / f"{name}.json"
             before = _stamp(manifest)
@@ -49,6 +62,7 @@ def _run(args: argparse.Namespace) -> Output:
                 progress=not args.no_progress,
                 only=[name],
                 resume=args.resume,
+                workers=1,
             )
             seconds = time.perf_counter() - start
             # reproduce rewrites the manifest of every report it runs; an untouched one was kept.

@@ -31,7 +31,7 @@ from typing import Any
 
 import numpy as np
 
-from .._validation import as_seed_sequence
+from .._validation import as_count, as_seed_sequence
 from ._io import atomic_path
 
 __all__ = ["MANIFEST_DIR", "REPORTS", "read_manifest", "reproduce"]
@@ -52,6 +52,7 @@ def reproduce(
     progress: bool = True,
     only: Iterable[str] | None = None,
     resume: bool = False,
+    workers: int | None = None,
 ) -> list[Path]:
     """Run every report (or those named in ``only``) and return the files written.
 
@@ -65,7 +66,8 @@ def reproduce(
     quick : bool
         Small grids and sample sizes.
     executor : concurrent.futures.Executor, optional
-        Where the cells of each report run (``None``: serially).
+        Where the cells of each report run (``None``: a process pool of
+        ``workers`` processes shared by all reports).
     seed : int or numpy.random.SeedSequence
         Seed passed to every report.
     progress : bool
@@ -76,6 +78,10 @@ def reproduce(
         Skip a report whose manifest (see :func:`read_manifest`) matches this
         run's seed, ``quick`` flag and package version and whose files are
         unchanged; its files are returned as if written.
+    workers : int, optional
+        Without ``executor``: processes of the pool (default: every core,
+        ``os.cpu_count()``); ``1`` runs serially in this process.  Every cell
+        has its own seed, so the files are identical either way.
 
     Returns
     -------
@@ -106,6 +112,18 @@ def reproduce(
     if unknown:
         raise ValueError(f"only must name reports among {list(REPORTS)}, got {unknown}")
     run = _run_key(seed, quick)
+    count = (os.cpu_count() or 1) if workers is None else as_count(workers, "workers")
+    if executor is None and count > 1:
+        with concurrent.futures.ProcessPoolExecutor(count) as pool:
+            return reproduce(
+                outdir,
+                quick=quick,
+                executor=pool,
+                seed=seed,
+                progress=progress,
+                only=names,
+                resume=resume,
+            )
     paths: list[Path] = []
     for name in names:
         kept = _unchanged_files(outdir, name, run) if resume else None
