@@ -112,6 +112,7 @@ def reproduce(
     if unknown:
         raise ValueError(f"only must name reports among {list(REPORTS)}, got {unknown}")
     run = _run_key(seed, quick)
+    _remove_partial_files(outdir)
     count = (os.cpu_count() or 1) if workers is None else as_count(workers, "workers")
     if executor is None and count > 1:
         with concurrent.futures.ProcessPoolExecutor(count) as pool:
@@ -142,6 +143,19 @@ def reproduce(
         _write_manifest(manifest, name, run, outdir, written)
         paths.extend(written)
     return paths
+
+
+def _remove_partial_files(outdir: Path) -> None:
+    """Delete temporary files a killed run left (hidden ``.name.XXXX.csv|md|png`` files).
+
+    :func:`~spare_theory.reports._io.atomic_path` removes its temporary file
+    on any exception, but a SIGKILL leaves no chance to; the next run does it.
+    """
+    for folder in (outdir / "tables", outdir / "figures", outdir / MANIFEST_DIR):
+        if folder.is_dir():
+            for path in folder.glob(".*"):
+                if path.is_file() and path.suffix in (".csv", ".md", ".png", ".json"):
+                    path.unlink(missing_ok=True)
 
 
 def _run_key(seed: int | np.random.SeedSequence, quick: bool) -> dict[str, Any]:
