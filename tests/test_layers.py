@@ -43,6 +43,7 @@ LAYERS = {
     "average_overhead": 3,
     "domains_sim": 3,
     "_trajectory": 3,
+    "_piece_trajectory": 3,
     "scenario": 4,
     "training": 4,
     "optimize": 4,

@@ -227,3 +227,53 @@ def test_overhead_with_microbatches_against_simulation(N, r, m):
     for w, arr in (("failure", s.per_failure), ("time", s.time_weighted)):
         se = arr.std(ddof=1) / np.sqrt(arr.size)
         assert abs(overhead(N, r, w, microbatches=m) - arr.mean()) <= 3 * se + 1e-3 * arr.mean()
+
+
+def _controller_loads(hosts, order, m):
+    controller = ReorderingController(hosts, microbatches=m)
+    loads = [controller.load]
+    for g in order:
+        try:
+            loads.append(controller.fail(int(g)))
+        except WipedOut:
+            return np.array(loads)
+    raise AssertionError("no wipe-out")
+
+
+@pytest.mark.parametrize("kind", ["cyclic", "contiguous", "random"])
+def test_compiled_trajectory_equals_controller(kind):
+    """The compiled piece repair gives the controller's loads on 12 random orders a placement."""
+    from spare_theory._piece_trajectory import load_trajectory_from_arrays
+    from spare_theory.placement import group_stacks
+
+    rng = np.random.default_rng(["cyclic", "contiguous", "random"].index(kind))
+    for trial in range(12):
+        r = int(rng.integers(2, 7))
+        N = int(rng.integers(r * (r - 1) + 1, 160))
+        m = int(rng.choice([1, 2, 3, 4, 8, 16]))
+        if kind == "cyclic":
+            hosts = cyclic_placement(N, r)
+        elif kind == "contiguous":
+            hosts = contiguous_placement(N, r)
+        else:
+            hosts = random_placement(N, r, seed=trial)
+        order = rng.permutation(N)
+        expected = _controller_loads(hosts, order, m)
+        got = load_trajectory_from_arrays(hosts, group_stacks(hosts), order, m)
+        assert np.array_equal(got, expected), (N, r, m, trial)
+
+
+def test_compiled_trajectory_bad_order_and_stacks_trajectory():
+    from spare_theory.average_overhead import stacks_trajectory
+
+    hosts = cyclic_placement(13, 4)
+    with pytest.raises(ValueError, match="order"):
+        stacks_trajectory(hosts, [0, 0, 1], microbatches=4)
+    with pytest.raises(ValueError, match="order"):
+        stacks_trajectory(hosts, [0, 99], microbatches=4)
+    with pytest.raises(ValueError, match="order"):
+        stacks_trajectory(hosts, [0], microbatches=4)
+    order = np.random.default_rng(3).permutation(13)
+    np.testing.assert_array_equal(
+        stacks_trajectory(hosts, order, microbatches=4), _controller_loads(hosts, order, 4)
+    )
