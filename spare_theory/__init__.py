@@ -89,6 +89,7 @@ _API = {
     "StepEstimate": "step_model",
     "expected_restart_seconds": "step_model",
     "expected_step_seconds": "step_model",
+    "optimal_checkpoint_steps": "step_optimize",
     # sweeps
     "sweep": "sweeps",
 }

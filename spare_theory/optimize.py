@@ -25,7 +25,7 @@ import dataclasses
 import functools
 import math
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Generic, TypeVar
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -35,6 +35,7 @@ from ._validation import as_count_array
 from .placement import modular_ruler
 from .renewal import TrainingEstimate, estimate_from, evaluate, hours_grid
 from .scenario import Scenario, check_plan
+from .step_model import StepEstimate
 from .strategies import cycle_law
 
 __all__ = [
@@ -52,6 +53,9 @@ __all__ = [
 R_STAR_CONSTANT = 0.833
 _PATIENCE = 3
 
+#: The estimate type of a :class:`Plan` (hour-level or step-level).
+EstimateT = TypeVar("EstimateT", TrainingEstimate, StepEstimate)
+
 # Interval search (steps in log tau): the fine grid covers tau with at most
 # _FEW_SEGMENTS segments per cycle; smaller tau by coarse steps; zoom size.
 _FEW_SEGMENTS = 50
@@ -65,13 +69,16 @@ _LAST_STEP = 0.01
 
 
 @dataclass(frozen=True)
-class Plan:
+class Plan(Generic[EstimateT]):
     """The best plan of one strategy for one scenario.
 
     Attributes
     ----------
-    estimate : TrainingEstimate
-        The full estimate of the plan (breakdown, availability, restarts).
+    estimate : TrainingEstimate or StepEstimate
+        The full estimate of the plan (breakdown, availability, restarts): a
+        :class:`TrainingEstimate` for a :class:`Scenario`, a
+        :class:`~spare_theory.step_model.StepEstimate` for a
+        :class:`~spare_theory.step_scenario.StepScenario`.
     r_values : numpy.ndarray
         The ``r`` scanned, ascending.
     hours_by_r : numpy.ndarray
@@ -80,7 +87,11 @@ class Plan:
     strategy, r, checkpoint_interval_minutes, hours
         Those of :attr:`estimate` (properties): the strategy, the best
         redundancy, the best compute time between checkpoints at that ``r``
-        (minutes) and the expected wall-clock hours.
+        (minutes; ``None`` for a step-level plan) and the expected
+        wall-clock hours.
+    checkpoint_every_steps
+        The best checkpoint interval in steps (step-level plans; ``None``
+        for a :class:`Scenario`).
 
     Examples
     --------
@@ -92,7 +103,7 @@ class Plan:
     (1, 30.98, 77.4)
     """
 
-    estimate: TrainingEstimate
+    estimate: EstimateT
     r_values: np.ndarray
     hours_by_r: np.ndarray
 
@@ -107,9 +118,14 @@ class Plan:
         return self.estimate.r
 
     @property
-    def checkpoint_interval_minutes(self) -> float:
-        """Best compute time between checkpoints at :attr:`r`, minutes."""
-        return self.estimate.checkpoint_interval_minutes
+    def checkpoint_interval_minutes(self) -> float | None:
+        """Best compute time between checkpoints at :attr:`r`, minutes (``None``: step-level)."""
+        return getattr(self.estimate, "checkpoint_interval_minutes", None)
+
+    @property
+    def checkpoint_every_steps(self) -> int | None:
+        """Best checkpoint interval at :attr:`r`, steps (``None`` for an hour-level plan)."""
+        return getattr(self.estimate, "checkpoint_every_steps", None)
 
     @property
     def hours(self) -> float:
@@ -270,8 +286,10 @@ def optimal_plan(scenario: Scenario | Any, strategy: str) -> Plan:
 
     Parameters
     ----------
-    scenario : Scenario
-        The run to plan.
+    scenario : Scenario or StepScenario
+        The run to plan.  A :class:`~spare_theory.step_scenario.StepScenario`
+        is planned over ``r`` and the integer checkpoint interval ``k``
+        (steps) by :func:`spare_theory.step_optimize.optimal_step_plan`.
     strategy : {"ckpt", "rep", "spare"}
         Strategy; SPARe only uses ``r`` for which ``placement.modular_ruler``
         finds a ruler at ``N = scenario.groups``.
@@ -279,13 +297,16 @@ def optimal_plan(scenario: Scenario | Any, strategy: str) -> Plan:
     Returns
     -------
     Plan
-        Best ``r``, interval and hours, the estimate, and ``hours`` against
-        every scanned ``r``.  Ties go to the smaller ``r``.
+        Best ``r``, interval (``checkpoint_interval_minutes``, or
+        ``checkpoint_every_steps`` for a step-level scenario) and hours, the
+        estimate, and ``hours`` against every scanned ``r``.  Ties go to the
+        smaller ``r``.
 
     Raises
     ------
     ValueError
-        If ``scenario`` is not a Scenario or ``strategy`` is unknown.
+        If ``scenario`` is neither a Scenario nor a StepScenario, or
+        ``strategy`` is unknown.
 
     Examples
     --------
@@ -298,6 +319,13 @@ def optimal_plan(scenario: Scenario | Any, strategy: str) -> Plan:
     (9, 1922.9, [1, 5, 6, 7, 8, 9, 10, 11])
     >>> round(plan.checkpoint_interval_minutes, 2), round(plan.estimate.restarts)
     (82.13, 190)
+
+    The SPARe paper's simulated scenario (step level, 2,000 of its 10,000 steps):
+
+    >>> from spare_theory import paper_scenario
+    >>> step_plan = optimal_plan(paper_scenario(200, steps=2000), "spare")
+    >>> step_plan.r, step_plan.checkpoint_every_steps, step_plan.checkpoint_interval_minutes
+    (9, 14, None)
     """
     if not isinstance(scenario, Scenario):
         return _other_scenario_plan(scenario, strategy)
@@ -326,10 +354,19 @@ def optimal_plan(scenario: Scenario | Any, strategy: str) -> Plan:
 def _other_scenario_plan(scenario: Any, strategy: str) -> Plan:
     """The dispatch point for scenario types other than :class:`Scenario`.
 
-    The step-level model (a ``StepScenario``, checkpoints every ``k`` steps)
-    hooks in here, searching over ``r`` and ``checkpoint_every_steps``.
+    A ``StepScenario`` (checkpoints every ``k`` steps) goes to the step-level
+    search over ``r`` and ``checkpoint_every_steps``
+    (:func:`spare_theory.step_optimize.optimal_step_plan`).
     """
-    raise ValueError(f"scenario must be a Scenario, got {type(scenario).__name__}")
+    from .step_scenario import StepScenario
+
+    if isinstance(scenario, StepScenario):
+        from .step_optimize import optimal_step_plan  # imports this module
+
+        return optimal_step_plan(scenario, strategy)
+    raise ValueError(
+        f"scenario must be a Scenario or a StepScenario, got {type(scenario).__name__}"
+    )
 
 
 def _walk(scenario: Scenario, strategy: str, start: int, stop: int, curve: dict) -> dict:

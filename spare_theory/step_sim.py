@@ -154,6 +154,11 @@ class StepSimulation:
         return int(self.total_seconds.size)
 
     @property
+    def restarts(self) -> np.ndarray:
+        """Global restarts per trial (``global_restarts``; the name the other results use)."""
+        return self.global_restarts
+
+    @property
     def down_seconds(self) -> np.ndarray:
         """``total - up``: time in global and partial recoveries, seconds."""
         return self.total_seconds - self.up_seconds
@@ -174,7 +179,7 @@ class StepSimulation:
         return self.total_seconds / self.scenario.failure_free_seconds
 
     def _values(self, name: str) -> np.ndarray:
-        allowed = (*_FIELDS, "down_seconds", "hours", "uptime", "total_over_T0")
+        allowed = (*_FIELDS, "restarts", "down_seconds", "hours", "uptime", "total_over_T0")
         as_choice(name, "name", allowed)
         return np.asarray(getattr(self, name), dtype=np.float64)
 

@@ -18,11 +18,14 @@ The names defined in those modules and long imported from here
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, overload
 
 from .optimize import optimal_interval
 from .renewal import TrainingEstimate, evaluate
 from .scenario import STRATEGIES, Scenario, check_checkpoint_interval, check_plan
+from .step_model import StepEstimate, step_time_to_train
+from .step_optimize import optimal_checkpoint_steps
+from .step_scenario import StepScenario
 from .strategies import MAX_SPARE_GROUPS, cycle_law, rep_survival_log, rep_throughput
 
 __all__ = [
@@ -35,20 +38,45 @@ __all__ = [
 ]
 
 
+@overload
 def time_to_train(
-    scenario: Scenario | Any,
+    scenario: Scenario,
     strategy: str,
     r: int | None = None,
     checkpoint_interval_minutes: float | None = None,
     *,
     checkpoint_every_steps: int | None = None,
-) -> TrainingEstimate:
+) -> TrainingEstimate: ...
+
+
+@overload
+def time_to_train(
+    scenario: StepScenario,
+    strategy: str,
+    r: int | None = None,
+    checkpoint_interval_minutes: float | None = None,
+    *,
+    checkpoint_every_steps: int | None = None,
+) -> StepEstimate: ...
+
+
+def time_to_train(
+    scenario: Scenario | StepScenario,
+    strategy: str,
+    r: int | None = None,
+    checkpoint_interval_minutes: float | None = None,
+    *,
+    checkpoint_every_steps: int | None = None,
+) -> TrainingEstimate | StepEstimate:
     """Expected wall-clock time of a training run and its breakdown.
 
     Parameters
     ----------
-    scenario : Scenario
-        Cluster, failure rate, costs and work.
+    scenario : Scenario or StepScenario
+        Cluster, failure rate, costs and work.  A
+        :class:`~spare_theory.step_scenario.StepScenario` (the published
+        simulator's step-level workload) is priced by
+        :func:`spare_theory.step_model.step_time_to_train`.
     strategy : {"ckpt", "rep", "spare"}
         CKPT-only (every failure is a global restart), Rep+CKPT (``r``
         replicas of every shard on disjoint groups; a restart when a whole
@@ -62,16 +90,22 @@ def time_to_train(
         Compute time ``tau`` between checkpoints, minutes, ``> 0``; ``None``
         uses the interval that minimises the expected hours
         (:func:`spare_theory.optimize.optimal_interval`).
+        Must be ``None`` for a StepScenario.
     checkpoint_every_steps : int, optional
-        For step-level scenarios only (checkpoints every ``k`` steps); must
+        For step-level scenarios only: a checkpoint every ``k >= 1`` steps;
+        ``None`` uses the ``k`` that minimises the expected time
+        (:func:`spare_theory.step_optimize.optimal_checkpoint_steps`).  Must
         be ``None`` for a :class:`Scenario`.
 
     Returns
     -------
-    TrainingEstimate
+    TrainingEstimate or StepEstimate
         ``hours = W E[X] / E[P]`` (see :mod:`spare_theory.renewal`), the
         breakdown adding up to ``hours``, ``availability = W / hours``, the
-        ``uptime`` and the expected number of restarts ``W / E[P]``.
+        ``uptime`` and the expected number of restarts ``W / E[P]``.  For a
+        StepScenario a :class:`~spare_theory.step_model.StepEstimate` with
+        ``hours``, ``total_over_T0``, ``uptime`` (the paper's availability),
+        ``restarts`` and ``checkpoint_every_steps``.
 
     Raises
     ------
@@ -90,9 +124,19 @@ def time_to_train(
     (1929.2, 212.43, 0.8899)
     >>> round(time_to_train(sc, "ckpt").checkpoint_interval_minutes, 2)
     4.26
+
+    The SPARe paper's simulated scenario, Rep at ``r = 3`` with a checkpoint
+    every 6 steps (the published simulator: 6.02 x T0):
+
+    >>> from spare_theory import paper_scenario
+    >>> step = time_to_train(paper_scenario(200), "rep", r=3, checkpoint_every_steps=6)
+    >>> round(step.total_over_T0, 2), round(step.uptime, 3), round(step.restarts)
+    (6.1, 0.61, 212)
     """
     if not isinstance(scenario, Scenario):
-        return _other_scenario(scenario, strategy, r, checkpoint_every_steps)
+        return _other_scenario(
+            scenario, strategy, r, checkpoint_every_steps, checkpoint_interval_minutes
+        )
     if checkpoint_every_steps is not None:
         raise ValueError(
             "checkpoint_every_steps is for step-level scenarios; a Scenario takes "
@@ -106,13 +150,34 @@ def time_to_train(
 
 
 def _other_scenario(
-    scenario: Any, strategy: str, r: int | None, checkpoint_every_steps: int | None
-) -> TrainingEstimate:
+    scenario: Any,
+    strategy: str,
+    r: int | None,
+    checkpoint_every_steps: int | None,
+    checkpoint_interval_minutes: float | None,
+) -> Any:
     """The dispatch point for scenario types other than :class:`Scenario`.
 
-    The step-level model (a ``StepScenario``: checkpoints every ``k`` steps,
-    restart windows, Weibull lifetimes) hooks in here: its estimate for
-    ``(strategy, r, checkpoint_every_steps)``, the best ``k`` when that is
+    A ``StepScenario`` (checkpoints every ``k`` steps, restart windows, any
+    lifetime law) goes to the step-level model: its estimate for
+    ``(strategy, r, checkpoint_every_steps)``, at the best ``k`` when that is
     ``None``.
     """
-    raise ValueError(f"scenario must be a Scenario, got {type(scenario).__name__}")
+    if not isinstance(scenario, StepScenario):
+        raise ValueError(
+            f"scenario must be a Scenario or a StepScenario, got {type(scenario).__name__}"
+        )
+    if checkpoint_interval_minutes is not None:
+        raise ValueError(
+            "checkpoint_interval_minutes is for a Scenario; a StepScenario takes "
+            "checkpoint_every_steps (checkpoints every k steps)"
+        )
+    if checkpoint_every_steps is None:
+        return optimal_checkpoint_steps(scenario, strategy, r)
+    if r is None and strategy == "ckpt":
+        r = 1
+    if r is None:
+        raise ValueError(f"r is required for strategy {strategy!r}")
+    return step_time_to_train(
+        scenario, strategy, r=r, checkpoint_every_steps=checkpoint_every_steps
+    )

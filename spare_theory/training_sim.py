@@ -51,6 +51,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import overload
 
 import numpy as np
 
@@ -60,6 +61,8 @@ from .placement import cyclic_placement
 from .reordering import ReorderingController
 from .scenario import Scenario, check_checkpoint_interval, check_plan
 from .stacks import WipedOut
+from .step_scenario import StepScenario
+from .step_sim import StepSimulation, simulate_steps
 
 __all__ = ["CONTROLLER_MAX_GROUPS", "TrainingSamples", "simulate_training"]
 
@@ -240,32 +243,69 @@ def _trajectory_pool(hosts, size: int, seed) -> list[np.ndarray]:
     ]
 
 
+@overload
 def simulate_training(
     scenario: Scenario,
     strategy: str,
     r: int | None,
-    checkpoint_interval_minutes: float,
-    trials: int,
+    checkpoint_interval_minutes: float | None = None,
+    trials: int | None = None,
     *,
     seed: int | np.random.SeedSequence,
     overhead_source: str = "auto",
     pool_size: int = 64,
-) -> TrainingSamples:
+    checkpoint_every_steps: int | None = None,
+) -> TrainingSamples: ...
+
+
+@overload
+def simulate_training(
+    scenario: StepScenario,
+    strategy: str,
+    r: int | None,
+    checkpoint_interval_minutes: float | None = None,
+    trials: int | None = None,
+    *,
+    seed: int | np.random.SeedSequence,
+    overhead_source: str = "auto",
+    pool_size: int = 64,
+    checkpoint_every_steps: int | None = None,
+) -> StepSimulation: ...
+
+
+def simulate_training(
+    scenario: Scenario | StepScenario,
+    strategy: str,
+    r: int | None,
+    checkpoint_interval_minutes: float | None = None,
+    trials: int | None = None,
+    *,
+    seed: int | np.random.SeedSequence,
+    overhead_source: str = "auto",
+    pool_size: int = 64,
+    checkpoint_every_steps: int | None = None,
+) -> TrainingSamples | StepSimulation:
     """Simulate ``trials`` whole training runs event by event.
 
     Parameters
     ----------
-    scenario : Scenario
-        Cluster, failure rate, costs and work.
+    scenario : Scenario or StepScenario
+        Cluster, failure rate, costs and work.  A
+        :class:`~spare_theory.step_scenario.StepScenario` is simulated step by
+        step with the published simulator's semantics
+        (:func:`spare_theory.step_sim.simulate_steps`; it needs
+        ``checkpoint_every_steps`` and takes no ``checkpoint_interval_minutes``,
+        ``overhead_source`` or ``pool_size``).
     strategy : {"ckpt", "rep", "spare"}
         Fault-tolerance strategy (see the module docstring).
     r : int or None
         Redundancy: ``None`` or 1 for CKPT-only; ``1 <= r <= N`` for Rep; for
         SPARe a modular ruler with ``r`` marks must exist at ``N``.
     checkpoint_interval_minutes : float
-        Compute time between checkpoints, minutes, ``> 0``.
+        Compute time between checkpoints, minutes, ``> 0`` (required for a
+        Scenario).
     trials : int
-        Number of independent runs, ``>= 1``.
+        Number of independent runs, ``>= 1`` (required).
     seed : int or numpy.random.SeedSequence
         Run ``i`` uses ``child_seed(seed, i)`` and pool trajectory ``k``
         ``child_seed(seed, 2**63, k)``: results do not depend on how the
@@ -282,10 +322,16 @@ def simulate_training(
         ``r = 17``); run-to-run spread under-represents the trajectory
         variance when it is small.
 
+    checkpoint_every_steps : int, optional
+        StepScenario only (required there): a checkpoint every ``k >= 1``
+        steps.
+
     Returns
     -------
-    TrainingSamples
-        ``hours`` and ``restarts`` of every run.
+    TrainingSamples or StepSimulation
+        ``hours`` and ``restarts`` of every run (a
+        :class:`~spare_theory.step_sim.StepSimulation`, also with ``uptime``,
+        for a StepScenario).
 
     Notes
     -----
@@ -302,7 +348,38 @@ def simulate_training(
     >>> runs = simulate_training(sc, "spare", 4, 60.0, 8, seed=0)
     >>> runs.hours.shape, round(runs.mean_hours, 1), round(runs.standard_error_hours, 1)
     ((8,), 19.4, 0.7)
+
+    A step-level scenario (the SPARe paper's, shortened to 100 steps):
+
+    >>> from spare_theory import paper_scenario
+    >>> sim = simulate_training(paper_scenario(50, steps=100), "rep", r=3,
+    ...                         checkpoint_every_steps=5, trials=2, seed=0)
+    >>> sim.hours.shape, sim.restarts.shape, bool((sim.uptime <= 1).all())
+    ((2,), (2,), True)
     """
+    if isinstance(scenario, StepScenario):
+        return _simulate_step_training(
+            scenario,
+            strategy,
+            r,
+            checkpoint_interval_minutes=checkpoint_interval_minutes,
+            trials=trials,
+            seed=seed,
+            overhead_source=overhead_source,
+            pool_size=pool_size,
+            checkpoint_every_steps=checkpoint_every_steps,
+        )
+    if not isinstance(scenario, Scenario):
+        raise ValueError(
+            f"scenario must be a Scenario or a StepScenario, got {type(scenario).__name__}"
+        )
+    if checkpoint_every_steps is not None:
+        raise ValueError(
+            "checkpoint_every_steps is for step-level scenarios; a Scenario takes "
+            "checkpoint_interval_minutes"
+        )
+    if checkpoint_interval_minutes is None:
+        raise ValueError("checkpoint_interval_minutes is required for a Scenario")
     # The same checks as the model it is compared with (strategy, r, ruler at N).
     strategy, r = check_plan(scenario, strategy, r)
     N = scenario.groups
@@ -325,3 +402,37 @@ def simulate_training(
         rng = np.random.default_rng(child_seed(seed, i))
         hours[i], restarts[i] = _one_run(scenario, strategy, r, tau, hosts, pool, rng)
     return TrainingSamples(hours, restarts)
+
+
+def _simulate_step_training(
+    scenario: StepScenario,
+    strategy: str,
+    r: int | None,
+    *,
+    checkpoint_interval_minutes: float | None,
+    trials: int | None,
+    seed: int | np.random.SeedSequence,
+    overhead_source: str,
+    pool_size: int,
+    checkpoint_every_steps: int | None,
+) -> StepSimulation:
+    """:func:`simulate_training` of a StepScenario: checks, then :func:`simulate_steps`."""
+    if checkpoint_interval_minutes is not None:
+        raise ValueError(
+            "checkpoint_interval_minutes is for a Scenario; a StepScenario takes "
+            "checkpoint_every_steps (checkpoints every k steps)"
+        )
+    if overhead_source != "auto" or pool_size != 64:
+        raise ValueError("overhead_source and pool_size are for a Scenario, not a StepScenario")
+    if checkpoint_every_steps is None:
+        raise ValueError("checkpoint_every_steps is required for a StepScenario")
+    if trials is None:
+        raise ValueError("trials is required")
+    return simulate_steps(
+        scenario,
+        strategy,
+        r=r,
+        checkpoint_every_steps=checkpoint_every_steps,
+        trials=trials,
+        seed=seed,
+    )

@@ -57,6 +57,7 @@ LAYERS = {
     "step_scenario": 4,
     "step_sim": 4,
     "step_model": 4,
+    "step_optimize": 4,
     "sweeps": 5,
     "reports": 5,
     "cli": 6,

@@ -22,7 +22,7 @@ from ._common import Output, UsageError
 __all__ = ["Output", "main"]
 
 # Modules that contribute subcommands, in the order ``--help`` lists them.
-_COMMAND_MODULES = ("mu", "overhead", "training", "sweep", "domains", "reproduce")
+_COMMAND_MODULES = ("mu", "overhead", "training", "sweep", "domains", "microbatch", "reproduce")
 
 
 class _Parser(argparse.ArgumentParser):
