@@ -263,5 +263,5 @@ def test_clear_caches_empties_them_and_changes_no_number():
 
 
 def test_non_scenario_goes_to_the_dispatch_point():
-    with pytest.raises(ValueError, match="scenario must be a Scenario, got dict"):
+    with pytest.raises(ValueError, match="scenario must be a Scenario or a StepScenario, got dict"):
         optimal_plan({"gpus": 8}, "spare")
