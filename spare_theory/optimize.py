@@ -34,6 +34,7 @@ from scipy.special import lambertw
 from ._validation import as_count_array
 from .placement import modular_ruler
 from .renewal import TrainingEstimate, estimate_from, evaluate, hours_grid
+from .repairs import attach_repairs, repair_cycle, scenario_cycle
 from .scenario import Scenario, check_plan
 from .step_model import StepEstimate
 from .strategies import cycle_law
@@ -225,18 +226,22 @@ def optimal_interval(scenario: Scenario, strategy: str, r: int | None) -> Traini
     """
     strategy, r = check_plan(scenario, strategy, r)
     est = _search_interval(scenario, strategy if r > 1 else "ckpt", r)
+    if scenario.repair_minutes is not None:
+        est = attach_repairs(scenario, scenario_cycle(scenario, est.strategy, r), est)
     return est if est.strategy == strategy else dataclasses.replace(est, strategy=strategy)
 
 
 @functools.lru_cache(maxsize=64)
 def _search_interval(scenario: Scenario, strategy: str, r: int) -> TrainingEstimate:
     """:func:`optimal_interval` for checked arguments (``strategy = "ckpt"`` at ``r = 1``)."""
-    law = cycle_law(strategy, scenario.groups, r)
+    law = scenario_cycle(scenario, strategy, r)  # today's cycle law unless repairs are on
     delta = scenario.checkpoint_minutes
     lam = scenario.group_failure_rate_per_hour
     if delta == 0:
         return evaluate(scenario, law, 1 / 60, strategy=strategy)
     young = math.log(math.sqrt(2 * delta * 60 * law.mean_u / lam))
+    # Cycles far longer than the run (fast repairs): no interval beyond 600 W.
+    young = min(young, math.log(600 * scenario.work_hours))
     lo = max(young - math.log(100), math.log(1 / 60))
     hi = max(min(young + math.log(100), math.log(600 * scenario.work_hours)), lo + 1e-6)
     if r == 1:
@@ -436,7 +441,7 @@ def r_star_rule(N: ArrayLike) -> int | np.ndarray:
 
 
 def clear_caches() -> None:
-    """Empty the caches of the time-to-train layer: cycle laws and interval searches.
+    """Empty the caches of the time-to-train layer: cycle laws (repairs too), interval searches.
 
     For cold-start measurements and to free the SPARe tables (about 36 bytes
     per group each).  Results do not change.
@@ -448,4 +453,5 @@ def clear_caches() -> None:
     0
     """
     cycle_law.cache_clear()
+    repair_cycle.cache_clear()
     _search_interval.cache_clear()

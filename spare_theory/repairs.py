@@ -53,8 +53,10 @@ interface; the independent event simulation is :mod:`spare_theory.repairs_sim`.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import math
+from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -66,6 +68,8 @@ from .wipeout import wipeout_law
 
 __all__ = [
     "RepairCycle",
+    "attach_repairs",
+    "expected_repairs",
     "mean_time_to_wipeout",
     "repair_cycle",
     "repair_rate",
@@ -80,6 +84,7 @@ _LOG_END = -40.0
 _SPAN_PASSES = 8
 # Below this log Q the cluster expansions are not trusted (module docstring).
 _LOG_TAIL = -25.0
+_EARLY_POINTS = 256
 
 
 def repair_rate(scenario: Scenario) -> float:
@@ -210,6 +215,8 @@ class RepairCycle(CycleLaw):
 
     ``log Q`` and ``theta`` are tabulated on a uniform grid of 2049 points
     in ``u`` up to where ``log Q`` reaches ``-40`` (found in a few passes),
+    plus 256 geometric points below its first step (where the throughput
+    settles),
     interpolated linearly and extrapolated with the last slope (as
     :class:`~spare_theory.strategies.Spare`).  See the module docstring for
     the formulas.
@@ -239,6 +246,8 @@ class RepairCycle(CycleLaw):
     """
 
     name = "repair"
+    # Fast repairs make cycles of millions of segments: sum them in blocks.
+    max_segments = 4096
 
     def __init__(self, strategy: str, N: int, r: int, mu: float, stall: float = 0.0) -> None:
         super().__init__(N, r)
@@ -264,8 +273,14 @@ class RepairCycle(CycleLaw):
             if end >= _GRID_STEPS // 2:
                 break
             span = u[end] * 1.05
-        self.u, self.log_q = u, log_q
         self.slope = (log_q[-1] - log_q[-2]) / (u[-1] - u[-2])
+        # Geometric points below the first step: the throughput settles within
+        # u ~ 1 / (N (1 + mu)) (first failures, then repairs), far below the
+        # step when cycles are long; log Q is linear there.
+        early = np.geomspace(1e-3 / (N * (1.0 + self.mu)), u[1], _EARLY_POINTS)
+        self.u = np.union1d(u, early)
+        self.log_q = np.interp(self.u, u, log_q)
+        u = self.u
         p = self.down_probability(u)
         self.repairs_rate = N * self.mu * p if r > 1 else np.zeros(u.size)
         share = np.minimum(self.repairs_rate * self.stall, 1.0)
@@ -327,10 +342,19 @@ class RepairCycle(CycleLaw):
     def theta(self, u: ArrayLike) -> np.ndarray:
         return np.interp(np.asarray(u, dtype=float), self.u, self.theta_grid)
 
+    def u_at(self, level: float) -> float:
+        below = np.flatnonzero(self.log_q <= level)
+        if below.size == 0:
+            return float(self.u[-1] + (level - self.log_q[-1]) / self.slope)
+        i = max(int(below[0]), 1)
+        a, b = self.log_q[i - 1], self.log_q[i]
+        step = self.u[i] - self.u[i - 1]
+        return float(self.u[i - 1] + step * (a - level) / (a - b)) if a > b else float(self.u[i])
+
     @functools.cached_property
     def mean_time(self) -> float:
         """``int_0^inf Q du``: mean time to wipe-out from a healthy start, units ``1/lambda``."""
-        pieces = survival_integral(self.log_q[:-1], self.log_q[1:], self.u[1] - self.u[0])
+        pieces = survival_integral(self.log_q[:-1], self.log_q[1:], np.diff(self.u))
         tail = math.exp(self.log_q[-1]) / -self.slope if self.slope < 0 else math.inf
         return float(np.sum(pieces) + tail)
 
@@ -411,11 +435,58 @@ def mean_time_to_wipeout(scenario: Scenario, strategy: str, r: int | None) -> fl
     return repair_cycle(strategy, N, r, repair_rate(scenario)).mean_time / lam
 
 
-def scenario_cycle(scenario: Scenario, strategy: str, r: int) -> RepairCycle:
-    """The cycle of a checked plan on a scenario with repairs (no argument checks)."""
-    lam = scenario.group_failure_rate_per_hour
-    return repair_cycle(strategy, scenario.groups, r, repair_rate(scenario), _stall(scenario, lam))
+def scenario_cycle(scenario: Scenario, strategy: str, r: int) -> CycleLaw:
+    """The cycle law of a checked plan: today's without repairs, :class:`RepairCycle` with.
+
+    CKPT-only (``r = 1``) is today's law either way: every failure is a
+    wipe-out, so nothing is left to repair.
+
+    Examples
+    --------
+    >>> sc = Scenario(gpus=1024, gpus_per_group=8, gpu_mtbf_hours=2000.0,
+    ...               restart_minutes=20, checkpoint_minutes=5, work_hours=48,
+    ...               repair_minutes=30, rejoin_minutes=1)
+    >>> scenario_cycle(sc, "spare", 1), type(scenario_cycle(sc, "rep", 2)).__name__
+    (CkptOnly(N=128, r=1), 'RepairCycle')
+    """
+    if scenario.repair_minutes is None or r == 1:
+        return cycle_law(strategy, scenario.groups, r)
+    stall = scenario.group_failure_rate_per_hour * scenario.rejoin_minutes / 60.0
+    return repair_cycle(strategy, scenario.groups, r, repair_rate(scenario), stall)
 
 
-def _stall(scenario: Scenario, lam: float) -> float:
-    return lam * scenario.rejoin_minutes / 60.0
+def attach_repairs(scenario: Scenario, law: CycleLaw, estimate: Any) -> Any:
+    """``estimate`` with :func:`expected_repairs` filled in (unchanged without repairs).
+
+    Examples
+    --------
+    >>> from spare_theory.renewal import evaluate
+    >>> sc = Scenario(gpus=1024, gpus_per_group=8, gpu_mtbf_hours=2000.0,
+    ...               restart_minutes=20, checkpoint_minutes=5, work_hours=48,
+    ...               repair_minutes=30)
+    >>> law = scenario_cycle(sc, "rep", 2)
+    >>> round(attach_repairs(sc, law, evaluate(sc, law, 60.0, strategy="rep")).repairs)
+    53
+    """
+    if not isinstance(law, RepairCycle):
+        return estimate
+    return dataclasses.replace(estimate, repairs=expected_repairs(scenario, law, estimate.hours))
+
+
+def expected_repairs(scenario: Scenario, law: CycleLaw, hours: float) -> float:
+    """Expected repairs over a run of ``hours``: ``hours lambda int Q N mu p du / int Q du``.
+
+    The repair rate averaged over the cycle (restarts included); 0 for a law
+    without repairs.
+
+    Examples
+    --------
+    >>> sc = Scenario(gpus=1024, gpus_per_group=8, gpu_mtbf_hours=2000.0,
+    ...               restart_minutes=20, checkpoint_minutes=5, work_hours=48,
+    ...               repair_minutes=30)
+    >>> round(expected_repairs(sc, scenario_cycle(sc, "spare", 4), 100.0), 1)
+    51.1
+    """
+    if not isinstance(law, RepairCycle) or not math.isfinite(hours):
+        return 0.0 if math.isfinite(hours) else math.inf
+    return hours * scenario.group_failure_rate_per_hour * law.repairs_per_cycle_time()

@@ -184,6 +184,10 @@ class CycleLaw(ABC):
 
     #: The strategy's name in :data:`spare_theory.scenario.STRATEGIES`.
     name: ClassVar[str]
+    #: Largest number of checkpoint segments per cycle the renewal sums take
+    #: one by one; beyond, they are summed in blocks by the midpoint rule
+    #: (:func:`spare_theory.renewal.renewal_terms`).  ``None``: always one by one.
+    max_segments: ClassVar[int | None] = None
 
     def __init__(self, N: int, r: int, lifetimes: Any = EXPONENTIAL) -> None:
         self.N, self.r, self.lifetimes = N, r, lifetimes

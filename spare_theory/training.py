@@ -22,11 +22,12 @@ from typing import Any, overload
 
 from .optimize import optimal_interval
 from .renewal import TrainingEstimate, evaluate
+from .repairs import attach_repairs, scenario_cycle
 from .scenario import STRATEGIES, Scenario, check_checkpoint_interval, check_plan
 from .step_model import StepEstimate, step_time_to_train
 from .step_optimize import optimal_checkpoint_steps
 from .step_scenario import StepScenario
-from .strategies import MAX_SPARE_GROUPS, cycle_law, rep_survival_log, rep_throughput
+from .strategies import MAX_SPARE_GROUPS, rep_survival_log, rep_throughput
 
 __all__ = [
     "MAX_SPARE_GROUPS",
@@ -146,7 +147,8 @@ def time_to_train(
     if checkpoint_interval_minutes is None:
         return optimal_interval(scenario, strategy, r)
     tau = check_checkpoint_interval(checkpoint_interval_minutes)
-    return evaluate(scenario, cycle_law(strategy, scenario.groups, r), tau, strategy=strategy)
+    law = scenario_cycle(scenario, strategy, r)  # today's cycle law unless repairs are on
+    return attach_repairs(scenario, law, evaluate(scenario, law, tau, strategy=strategy))
 
 
 def _other_scenario(

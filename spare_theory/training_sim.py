@@ -49,6 +49,7 @@ helper, and the argument validators; never :mod:`~spare_theory.training`,
 
 from __future__ import annotations
 
+import heapq
 import math
 from dataclasses import dataclass
 from typing import overload
@@ -59,8 +60,9 @@ from ._validation import as_choice, as_count, as_seed_sequence, child_seed
 from .average_overhead import stacks_trajectory
 from .placement import cyclic_placement
 from .reordering import ReorderingController
+from .repairs_sim import repair_hours
 from .scenario import Scenario, check_checkpoint_interval, check_plan
-from .stacks import WipedOut
+from .stacks import WipedOut, min_stacks
 from .step_scenario import StepScenario
 from .step_sim import StepSimulation, simulate_steps
 
@@ -85,6 +87,9 @@ class TrainingSamples:
         Wall-clock hours of each run.
     restarts : numpy.ndarray
         Global restarts (wipe-outs) in each run.
+    repairs : numpy.ndarray or None
+        Repairs (failed groups rejoining without a restart) in each run;
+        all 0 without repairs (``None`` when built without it).
 
     Examples
     --------
@@ -96,6 +101,7 @@ class TrainingSamples:
 
     hours: np.ndarray
     restarts: np.ndarray
+    repairs: np.ndarray | None = None
 
     @property
     def mean_hours(self) -> float:
@@ -203,10 +209,103 @@ class _Cycle:
         return False
 
 
+class _RepairingCycle(_Cycle):
+    """A cycle in which failed groups come back after a repair (``Scenario.repair_minutes``).
+
+    A failing group is down for a repair time drawn from the scenario's
+    repair law; it then rejoins (its replica set, or its place in the
+    placement, whose ``S*`` is recomputed exactly with
+    :func:`~spare_theory.stacks.min_stacks` after every failure and rejoin)
+    and the whole job stalls ``rejoin_minutes`` (stalls queue; no work is
+    done while stalled).  Failures stay ``Exp(healthy * lambda)`` apart.
+    """
+
+    def __init__(self, scenario: Scenario, strategy: str, r: int, hosts, rng, t: float) -> None:
+        super().__init__(
+            strategy, scenario.groups, r, hosts, None, rng, t, scenario.group_failure_rate_per_hour
+        )
+        self.scenario, self.hosts = scenario, hosts
+        self.due: list[tuple[float, int]] = []  # (repair time, group), a heap
+        self.failed: set[int] = set()
+        self.stall = scenario.rejoin_minutes / 60
+        self.stall_end = t
+        self.repairs = 0
+
+    def _next_event(self) -> float:
+        return min(self.next_fail, self.due[0][0]) if self.due else self.next_fail
+
+    def _event(self) -> bool:
+        """Apply the next failure or rejoin (the clock moves to it); True at a wipe-out."""
+        if self.due and self.due[0][0] <= self.next_fail:
+            self.t, g = heapq.heappop(self.due)
+            self.alive[self.healthy] = g
+            self.healthy += 1
+            self.failed.discard(g)
+            self.repairs += 1
+            self.stall_end = max(self.stall_end, self.t) + self.stall
+            if self.strategy == "rep":
+                self.dead[g % self.sets] -= 1
+            elif self.strategy == "spare":
+                self.throughput = 1.0 / min_stacks(self.hosts, self.failed)
+        else:
+            self.t = self.next_fail
+            i = int(self.rng.integers(self.healthy))
+            g = int(self.alive[i])
+            self.healthy -= 1
+            self.alive[i] = self.alive[self.healthy]
+            self.failed.add(g)
+            repair = float(repair_hours(self.scenario, self.rng.random()))
+            heapq.heappush(self.due, (self.t + repair, g))
+            if self.strategy == "rep":
+                s = g % self.sets
+                self.dead[s] += 1
+                if self.dead[s] == self.size[s]:
+                    return True
+            else:
+                try:
+                    self.throughput = 1.0 / min_stacks(self.hosts, self.failed)
+                except WipedOut:
+                    return True
+        # The failure rate changed (or a failure happened): draw the next one afresh.
+        self.next_fail = self._draw_next_failure()
+        return False
+
+    def wait(self, duration: float) -> bool:
+        end = self.t + duration
+        while self._next_event() < end:
+            if self._event():
+                return True
+        self.t = end
+        return False
+
+    def compute(self, tau: float, work_left: float) -> tuple[float, bool]:
+        work, left = 0.0, tau
+        while True:
+            # The next stop: the stall's end, the interval's end or the work's end.
+            if self.t < self.stall_end:
+                rate, done = 0.0, self.t + left <= self.stall_end
+                end = self.t + left if done else self.stall_end
+            else:
+                rate, done = self.throughput, True
+                end = self.t + min(left, (work_left - work) / rate)
+            nxt = self._next_event()
+            if nxt >= end:
+                work += rate * (end - self.t)
+                left -= end - self.t
+                self.t = end
+                if done:
+                    return work, False
+                continue
+            work += rate * (nxt - self.t)
+            left -= nxt - self.t
+            if self._event():
+                return work, True
+
+
 def _one_run(
     scenario: Scenario, strategy: str, r: int, tau: float, hosts, pool, rng
-) -> tuple[float, int]:
-    """Hours and restarts of one run (times in hours)."""
+) -> tuple[float, int, int]:
+    """Hours, restarts and repairs of one run (times in hours)."""
     N, lam = scenario.groups, scenario.group_failure_rate_per_hour
     R, delta, W = (
         scenario.restart_minutes / 60,
@@ -215,10 +314,13 @@ def _one_run(
     )
     # Work within this tolerance of W counts as done (float rounding of sums).
     eps = 1e-12 * W
-    t, saved, restarts = 0.0, 0.0, 0
+    t, saved, restarts, repairs = 0.0, 0.0, 0, 0
     fresh = True  # the run starts computing, with no initial restart (as Daly)
     while True:
-        cycle = _Cycle(strategy, N, r, hosts, pool, rng, t, lam)
+        if scenario.repair_minutes is not None and r > 1:
+            cycle: _Cycle = _RepairingCycle(scenario, strategy, r, hosts, rng, t)
+        else:
+            cycle = _Cycle(strategy, N, r, hosts, pool, rng, t, lam)
         wiped = False if fresh else cycle.wait(R)
         fresh = False
         while not wiped:
@@ -227,9 +329,10 @@ def _one_run(
             if not wiped:
                 saved += work
                 if saved >= W - eps:
-                    return cycle.t, restarts
+                    return cycle.t, restarts, repairs + getattr(cycle, "repairs", 0)
         t = cycle.t
         restarts += 1
+        repairs += getattr(cycle, "repairs", 0)
 
 
 def _trajectory_pool(hosts, size: int, seed) -> list[np.ndarray]:
@@ -390,6 +493,11 @@ def simulate_training(
     pool_size = as_count(pool_size, "pool_size")
     if overhead_source == "auto":
         overhead_source = "controller" if N <= CONTROLLER_MAX_GROUPS else "pool"
+    if scenario.repair_minutes is not None and overhead_source == "pool":
+        raise ValueError(
+            "overhead_source='pool' cannot follow repairs (a trajectory has no rejoins); "
+            "use overhead_source='controller'"
+        )
     hosts = cyclic_placement(N, r) if strategy == "spare" else None
     pool = (
         _trajectory_pool(hosts, pool_size, seed)
@@ -398,10 +506,11 @@ def simulate_training(
     )
     hours = np.empty(trials)
     restarts = np.empty(trials, dtype=np.int64)
+    repairs = np.zeros(trials, dtype=np.int64)
     for i in range(trials):
         rng = np.random.default_rng(child_seed(seed, i))
-        hours[i], restarts[i] = _one_run(scenario, strategy, r, tau, hosts, pool, rng)
-    return TrainingSamples(hours, restarts)
+        hours[i], restarts[i], repairs[i] = _one_run(scenario, strategy, r, tau, hosts, pool, rng)
+    return TrainingSamples(hours, restarts, repairs)
 
 
 def _simulate_step_training(
