@@ -432,7 +432,7 @@ class Spare(CycleLaw):
         f_max = min(log_s.size - 1, N - math.ceil(N / r))
         f = np.arange(f_max + 1)
         log_s = log_s[: f_max + 1]
-        inv_stacks = 1.0 / np.asarray(expected_stacks(N, r, f), dtype=float)
+        inv_stacks = 1.0 / np.asarray(self.state_cost(f), dtype=float)
         log_binom = gammaln(N + 1) - gammaln(f + 1) - gammaln(N - f + 1)
 
         p_end = min((f_max + _BAND_SD * math.sqrt(f_max + 1) + 10) / N, 1 - 1e-12)
@@ -467,6 +467,14 @@ class Spare(CycleLaw):
             self.log_q[block] = top + np.log(total)
             self.theta_grid[block] = (w * inv_stacks[band]).sum(axis=1) / total
         self.slope = (self.log_q[-1] - self.log_q[-2]) / (self.u[-1] - self.u[-2])
+
+    def state_cost(self, failures: np.ndarray) -> np.ndarray:
+        """Step cost of the state with ``f`` failures: ``E[S*_f]`` (:func:`expected_stacks`).
+
+        The throughput of a state is its inverse; a subclass may price states
+        otherwise (micro-batch splitting: the expected load).
+        """
+        return np.asarray(expected_stacks(self.N, self.r, failures), dtype=float)
 
     def logq(self, u: ArrayLike) -> np.ndarray:
         u = np.asarray(u, dtype=float)

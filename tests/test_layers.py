@@ -44,6 +44,7 @@ LAYERS = {
     "domains_sim": 3,
     "_trajectory": 3,
     "_piece_trajectory": 3,
+    "microbatch_training": 4,
     "scenario": 4,
     "training": 4,
     "optimize": 4,
