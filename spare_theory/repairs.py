@@ -5,7 +5,7 @@ repair time ``D`` (mean ``m``) and rejoins the running job without a global
 restart; the job stalls ``rejoin_minutes`` while it loads the model state.
 A group then alternates between *up* (``Exp(lambda)``) and *down* (``D``),
 independently of the others, until the next global restart makes every
-group healthy again.  Derivation in ``docs/theory.md`` section 5.
+group healthy again.  Derivation in ``docs/theory.md`` section 6.
 
 **Wipe-outs.**  CKPT-only: any failure (repairs change nothing).  Rep: a
 replica set with all its members down at once.  SPARe: a shard type with all
