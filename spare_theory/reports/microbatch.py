@@ -21,6 +21,11 @@ load ``L / m`` in shard units.  Writes
     error alone, with the wipe-out law held fixed (the law's own error is the
     ``overhead_error`` table's subject).
 
+* ``tables/microbatch_600k.csv|md``: best plans at 600,000 GPUs (groups of
+  1024 and 2048 GPUs): Rep+CKPT, published SPARe, and SPARe with ``m`` = 4,
+  16 and 1024 (the limit of large ``m``) micro-batches per shard
+  (:func:`spare_theory.microbatch_training.split_optimal_plan`);
+
 * ``figures/microbatch_load.png``: the exact load along one failure order on
   the ruler placement ``N = 292``, ``r = 8`` (the example of the design
   issue) for ``m`` = 1, 2, 4, 8, 64, against ``N / (N - f)``.
@@ -39,14 +44,28 @@ import pandas as pd
 from .._parallel import map_tasks
 from .._validation import as_seed_sequence, child_seed
 from ..average_overhead import overhead, simulate_overhead, stacks_trajectory
+from ..microbatch_training import split_optimal_plan
+from ..optimize import optimal_plan
 from ..placement import cyclic_placement
+from ..scenario import Scenario
 from ..stacks import load_lower_bound
 from ._io import save_figure, write_table
 
 if TYPE_CHECKING:  # matplotlib is imported only when a figure is drawn
     from matplotlib.figure import Figure
 
-__all__ = ["FULL_GRID", "MICROBATCHES", "QUICK_GRID", "error_table", "reproduce"]
+__all__ = [
+    "FULL_GRID",
+    "MICROBATCHES",
+    "QUICK_GRID",
+    "SPLITS_600K",
+    "error_table",
+    "reproduce",
+    "table_600k",
+]
+
+#: Pieces per shard in the 600k-GPU comparison (1024: the limit of large m).
+SPLITS_600K = (4, 16, 1024)
 
 #: Pieces per shard compared in the error table.
 MICROBATCHES = (1, 2, 4, 8, 16)
@@ -141,6 +160,55 @@ def error_table(
     return pd.DataFrame(rows)
 
 
+def table_600k(gpus_per_group: tuple[int, ...] = (1024, 2048)) -> pd.DataFrame:
+    """Best plans at 600k GPUs: Rep+CKPT, published SPARe and SPARe with ``m`` micro-batches.
+
+    Parameters
+    ----------
+    gpus_per_group : tuple of int
+        Group sizes of :meth:`spare_theory.Scenario.published_600k`.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per group size and plan: ``plan``, ``microbatches`` (0 for
+        Rep), ``r``, ``checkpoint_interval_minutes``, ``hours``,
+        ``availability`` and the reductions ``reduction_vs_spare``,
+        ``reduction_vs_rep`` (fractions, ``1 - hours / hours of the other``).
+
+    Examples
+    --------
+    Skipped: several seconds.
+
+    >>> table_600k((2048,))["plan"].tolist()  # doctest: +SKIP
+    ['rep', 'spare', 'spare m=4', 'spare m=16', 'spare m=1024']
+    """
+    rows = []
+    for gpg in gpus_per_group:
+        sc = Scenario.published_600k(gpus_per_group=gpg)
+        rep, spare = optimal_plan(sc, "rep"), optimal_plan(sc, "spare")
+        plans = [("rep", 0, rep.r, rep.estimate), ("spare", 1, spare.r, spare.estimate)]
+        for m in SPLITS_600K:
+            r, est = split_optimal_plan(sc, microbatches=m)
+            plans.append((f"spare m={m}", m, r, est))
+        for name, m, r, est in plans:
+            rows.append(
+                {
+                    "gpus_per_group": gpg,
+                    "groups": sc.groups,
+                    "plan": name,
+                    "microbatches": m,
+                    "r": r,
+                    "checkpoint_interval_minutes": est.checkpoint_interval_minutes,
+                    "hours": est.hours,
+                    "availability": est.availability,
+                    "reduction_vs_spare": 1 - est.hours / spare.hours,
+                    "reduction_vs_rep": 1 - est.hours / rep.hours,
+                }
+            )
+    return pd.DataFrame(rows)
+
+
 def _figure() -> Figure:
     import matplotlib.pyplot as plt
 
@@ -195,7 +263,8 @@ def reproduce(
     Skipped: it writes files.
 
     >>> [p.name for p in reproduce("out", quick=True, progress=False)]  # doctest: +SKIP
-    ['microbatch_error.csv', 'microbatch_error.md', 'microbatch_load.png']
+    ['microbatch_error.csv', 'microbatch_error.md', 'microbatch_600k.csv', 'microbatch_600k.md',
+     'microbatch_load.png']
     """
     outdir = Path(outdir)
     table = error_table(
@@ -223,6 +292,16 @@ def reproduce(
             "microbatch_error",
             title="Micro-batch splitting: closed-form overhead against exact loads",
             notes=notes,
+        ),
+        *write_table(
+            table_600k((2048,) if quick else (1024, 2048)),
+            outdir / "tables",
+            "microbatch_600k",
+            title="Micro-batch splitting at 600,000 GPUs: best plans",
+            notes="Scenario.published_600k (Llama 3 MTBF, 60 min restarts); each plan at its "
+            "best r and checkpoint interval (renewal model). SPARe m: the SPARe cycle law with "
+            "state cost ceil(m N/(N-f))/m (the counting bound, slightly optimistic at small r, "
+            "see microbatch_error); m = 1024 stands for the limit of large m.",
         ),
         save_figure(_figure(), outdir / "figures", "microbatch_load"),
     ]
