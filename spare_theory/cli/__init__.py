@@ -22,7 +22,16 @@ from ._common import Output, UsageError
 __all__ = ["Output", "main"]
 
 # Modules that contribute subcommands, in the order ``--help`` lists them.
-_COMMAND_MODULES = ("mu", "overhead", "training", "sweep", "domains", "microbatch", "reproduce")
+_COMMAND_MODULES = (
+    "mu",
+    "overhead",
+    "training",
+    "sweep",
+    "domains",
+    "microbatch",
+    "simulator",
+    "reproduce",
+)
 
 
 class _Parser(argparse.ArgumentParser):
