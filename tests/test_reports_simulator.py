@@ -58,3 +58,11 @@ def test_cli_rejects_full_with_quick(tmp_path, capsys):
     code = main(["table", "simulator", "--quick", "--full", "--outdir", str(tmp_path)])
     assert code == 2
     assert "--full" in capsys.readouterr().err
+
+
+def test_headline_prints_the_paper_table_first(capsys):
+    assert main(["headline"]) == 0
+    out = capsys.readouterr().out
+    assert out.index("The SPARe paper's table") < out.index("| gpus_per_group |")
+    for N in simulator.PAPER_TABLE:
+        assert f"{N:>5} paper" in out and f"{N:>5} optimiser" in out

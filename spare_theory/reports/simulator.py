@@ -502,6 +502,10 @@ def paper_table_text(frame: pd.DataFrame) -> str:
             f"model {num(100 * d['gain_model'], '.1f')} %, "
             f"sim {num(100 * d['gain_sim'], '.1f')} %"
         )
+    lines.append(
+        "paper: the published table; model: step_time_to_train; sim: simulate_steps, mean +- "
+        "SE ('-': not simulated here; spare-theory table simulator runs it)."
+    )
     return "\n".join(lines)
 
 
