@@ -18,11 +18,13 @@ def register(commands: Subparsers, tables: Subparsers) -> None:
     parser = commands.add_parser(
         "reproduce",
         help="regenerate every table and figure",
-        description="Runs the reports " + ", ".join(REPORTS) + " in turn, writing CSV and "
-        "Markdown tables to OUTDIR/tables and PNG figures to OUTDIR/figures; prints the "
-        "files and the seconds each report took. Files are written to a temporary file and "
-        "renamed, so an interrupted run (Ctrl-C, kill) leaves no half-written table or figure; "
-        "each completed report records a manifest (seed, --quick, version, file hashes) in "
+        description="Runs the reports " + ", ".join(REPORTS) + " "
+        "in turn, their cells spread over every core by a process pool (--serial: one "
+        "process; same files), writing CSV and Markdown tables to OUTDIR/tables and PNG "
+        "figures to OUTDIR/figures; prints the files and the seconds each report took. Files "
+        "are written to a temporary file and renamed, so an interrupted run (Ctrl-C, kill) "
+        "leaves no half-written table or figure; each completed report records a manifest "
+        "(seed, --quick, version, file hashes) in "
         f"OUTDIR/{MANIFEST_DIR}/ that --resume uses to skip it.",
     )
     parser.add_argument("--only", nargs="+", choices=REPORTS, help="run only these reports")
