@@ -10,7 +10,9 @@ local minima (details in :func:`optimal_interval`); CKPT-only in closed form
 **Over r** (:func:`optimal_plan`): CKPT-only has ``r = 1``; Rep walks up from
 ``r = 1``; SPARe evaluates ``r = 1`` (no redundancy) and walks both ways
 from the published rule ``r* = floor(log2 N + 0.833)`` (:func:`r_star_rule`)
-over the ``r`` for which a modular Golomb ruler exists at ``N``.  A walk
+over the ``r`` for which a modular Golomb ruler exists at ``N`` (with repairs
+the walk down goes on to ``r = 2``: hours are then nearly flat in ``r``, see
+:meth:`Plan.smallest_r_within`).  A walk
 stops once ``hours`` has not beaten the best value for ``_PATIENCE = 3``
 consecutive ``r`` (the curve is unimodal in practice: more redundancy first
 buys longer cycles, then only costs overhead).
@@ -31,7 +33,8 @@ import numpy as np
 from numpy.typing import ArrayLike
 from scipy.special import lambertw
 
-from ._validation import as_count_array
+from ._validation import as_count_array, as_real
+from .microbatch_training import check_microbatches, split_law
 from .placement import modular_ruler
 from .renewal import TrainingEstimate, estimate_from, evaluate, hours_grid
 from .repairs import attach_repairs, repair_cycle, scenario_cycle
@@ -133,6 +136,40 @@ class Plan(Generic[EstimateT]):
         """Expected wall-clock hours of the plan."""
         return self.estimate.hours
 
+    def smallest_r_within(self, tolerance: float) -> int:
+        """The smallest scanned ``r`` whose best hours are within ``tolerance`` of the optimum.
+
+        ``min {r : hours_by_r[r] <= (1 + tolerance) hours}``: with fast repairs
+        hours are nearly flat in ``r`` and a much smaller ``r`` than the
+        optimum costs almost nothing (``optimal_plan`` then scans every ``r``
+        down to 2).
+
+        Parameters
+        ----------
+        tolerance : float
+            Relative excess over the best hours allowed, ``>= 0`` (0.01: 1 %).
+
+        Returns
+        -------
+        int
+            An ``r`` of :attr:`r_values` (at most :attr:`r`).
+
+        Raises
+        ------
+        ValueError
+            If ``tolerance`` is negative or not finite.
+
+        Examples
+        --------
+        >>> from spare_theory import Scenario
+        >>> plan = optimal_plan(Scenario.published_600k(4096), "spare")
+        >>> plan.r, plan.smallest_r_within(0.0), plan.smallest_r_within(0.01)
+        (9, 9, 8)
+        """
+        tolerance = as_real(tolerance, "tolerance", minimum=0.0)
+        within = self.r_values[self.hours_by_r <= (1.0 + tolerance) * self.hours]
+        return int(within.min())
+
 
 def ruler_exists(N: int, r: int) -> bool:
     """Whether a modular Golomb ruler with ``r`` marks exists at ``N`` (SPARe can use ``r``).
@@ -159,7 +196,9 @@ def _batch_below(x: float, lo: float) -> np.ndarray:
     return np.unique(np.maximum(x - _COARSE_STEP * np.arange(8, 0, -1), lo))[: 8 if x > lo else 0]
 
 
-def optimal_interval(scenario: Scenario, strategy: str, r: int | None) -> TrainingEstimate:
+def optimal_interval(
+    scenario: Scenario, strategy: str, r: int | None, *, microbatches: int = 1
+) -> TrainingEstimate:
     """The estimate at the checkpoint interval that minimises the expected hours.
 
     Minimises hours over ``tau`` by grids in ``x = log tau``, evaluated
@@ -196,7 +235,8 @@ def optimal_interval(scenario: Scenario, strategy: str, r: int | None) -> Traini
     on the published scenarios), so a last step of ``0.01`` costs below
     ``1.25e-5 c`` relative hours.  CKPT-only (``r = 1``) has its optimum in
     closed form.  With no checkpoint cost the best interval is the
-    smallest, and 1 second is used.  Cached per ``(scenario, strategy, r)``.
+    smallest, and 1 second is used.  Cached per ``(scenario, strategy, r,
+    microbatches)``.
 
     Parameters
     ----------
@@ -206,6 +246,10 @@ def optimal_interval(scenario: Scenario, strategy: str, r: int | None) -> Traini
         Strategy.
     r : int or None
         Redundancy (as in :func:`spare_theory.scenario.check_plan`).
+    microbatches : int, default 1
+        SPARe only: pieces per shard ``m``, states priced by the expected
+        load (:class:`spare_theory.microbatch_training.SpareSplit`); ``1`` is
+        published SPARe.
 
     Returns
     -------
@@ -225,16 +269,33 @@ def optimal_interval(scenario: Scenario, strategy: str, r: int | None) -> Traini
     30.98
     """
     strategy, r = check_plan(scenario, strategy, r)
-    est = _search_interval(scenario, strategy if r > 1 else "ckpt", r)
+    m = _check_split(scenario, strategy, microbatches)
+    est = _search_interval(scenario, strategy if r > 1 else "ckpt", r, m if r > 1 else 1)
     if scenario.repair_minutes is not None:
         est = attach_repairs(scenario, scenario_cycle(scenario, est.strategy, r), est)
     return est if est.strategy == strategy else dataclasses.replace(est, strategy=strategy)
 
 
+def _check_split(scenario: Scenario, strategy: str, microbatches: int) -> int:
+    """``microbatches`` checked for ``strategy`` (checked) and ``scenario`` (no repairs)."""
+    m = check_microbatches(strategy, microbatches)
+    if m != 1 and scenario.repair_minutes is not None:
+        raise ValueError(
+            "microbatches must be 1 when the scenario has repairs (repair_minutes): "
+            "splitting is modelled without rejoins"
+        )
+    return m
+
+
 @functools.lru_cache(maxsize=64)
-def _search_interval(scenario: Scenario, strategy: str, r: int) -> TrainingEstimate:
+def _search_interval(
+    scenario: Scenario, strategy: str, r: int, microbatches: int = 1
+) -> TrainingEstimate:
     """:func:`optimal_interval` for checked arguments (``strategy = "ckpt"`` at ``r = 1``)."""
-    law = scenario_cycle(scenario, strategy, r)  # today's cycle law unless repairs are on
+    if microbatches == 1:
+        law = scenario_cycle(scenario, strategy, r)  # today's cycle law unless repairs are on
+    else:
+        law = split_law(scenario.groups, r, microbatches)
     delta = scenario.checkpoint_minutes
     lam = scenario.group_failure_rate_per_hour
     if delta == 0:
@@ -286,7 +347,7 @@ def _search_interval(scenario: Scenario, strategy: str, r: int) -> TrainingEstim
             return estimate_from(scenario, strategy, r, math.exp(float(zoom[i])), terms, i)
 
 
-def optimal_plan(scenario: Scenario | Any, strategy: str) -> Plan:
+def optimal_plan(scenario: Scenario | Any, strategy: str, *, microbatches: int = 1) -> Plan:
     """Minimise the expected time to train over ``r`` (integer) and the interval (continuous).
 
     Parameters
@@ -298,6 +359,10 @@ def optimal_plan(scenario: Scenario | Any, strategy: str) -> Plan:
     strategy : {"ckpt", "rep", "spare"}
         Strategy; SPARe only uses ``r`` for which ``placement.modular_ruler``
         finds a ruler at ``N = scenario.groups``.
+    microbatches : int, default 1
+        SPARe with every failed group's shard cut into ``m`` pieces for its
+        survivors (:class:`spare_theory.microbatch_training.SpareSplit`);
+        ``1`` is published SPARe.  Hour-level scenarios without repairs.
 
     Returns
     -------
@@ -311,7 +376,8 @@ def optimal_plan(scenario: Scenario | Any, strategy: str) -> Plan:
     ------
     ValueError
         If ``scenario`` is neither a Scenario nor a StepScenario, or
-        ``strategy`` is unknown.
+        ``strategy`` is unknown; naming ``microbatches`` when it is not 1 for
+        a strategy other than SPARe, a StepScenario or a scenario with repairs.
 
     Examples
     --------
@@ -331,10 +397,19 @@ def optimal_plan(scenario: Scenario | Any, strategy: str) -> Plan:
     >>> step_plan = optimal_plan(paper_scenario(200, steps=2000), "spare")
     >>> step_plan.r, step_plan.checkpoint_every_steps, step_plan.checkpoint_interval_minutes
     (9, 14, None)
+
+    SPARe with each failed group's shard split into 16 micro-batches:
+
+    >>> split = optimal_plan(Scenario.published_600k(4096), "spare", microbatches=16)
+    >>> split.hours < plan.hours
+    True
     """
     if not isinstance(scenario, Scenario):
+        if microbatches != 1:
+            raise ValueError("microbatches must be 1 for a step-level scenario (not modelled yet)")
         return _other_scenario_plan(scenario, strategy)
     strategy = check_plan(scenario, strategy, 1)[0]
+    m = _check_split(scenario, strategy, microbatches)
     N = scenario.groups
     if strategy == "ckpt":
         curve = {1: optimal_interval(scenario, strategy, 1)}
@@ -348,8 +423,11 @@ def optimal_plan(scenario: Scenario | Any, strategy: str) -> Plan:
         curve = {1: optimal_interval(scenario, strategy, 1)}
         start = max(r for r in range(1, r_star_rule(N) + 1) if r == 1 or ruler_exists(N, r))
         if start > 1:
-            curve = _walk(scenario, strategy, start, N, curve)
-            curve = _walk(scenario, strategy, start - 1, 2, curve)
+            curve = _walk(scenario, strategy, start, N, curve, microbatches=m)
+            # With repairs hours are nearly flat in r: scan every r down to 2, so
+            # Plan.smallest_r_within can name the small r that cost almost nothing.
+            patience = math.inf if scenario.repair_minutes is not None else _PATIENCE
+            curve = _walk(scenario, strategy, start - 1, 2, curve, patience, microbatches=m)
     r_values = np.array(sorted(curve), dtype=np.int64)
     hours = np.array([curve[r].hours for r in r_values])
     best = curve[int(r_values[np.argmin(hours)])]  # the first minimum: ties go to the smaller r
@@ -374,11 +452,20 @@ def _other_scenario_plan(scenario: Any, strategy: str) -> Plan:
     )
 
 
-def _walk(scenario: Scenario, strategy: str, start: int, stop: int, curve: dict) -> dict:
+def _walk(
+    scenario: Scenario,
+    strategy: str,
+    start: int,
+    stop: int,
+    curve: dict,
+    patience: float = _PATIENCE,
+    *,
+    microbatches: int = 1,
+) -> dict:
     """Add to ``curve`` the estimates from ``r = start`` towards ``stop`` (either way).
 
     The walk ends after ``stop``, at the first ``r`` without a modular ruler
-    (SPARe), or once ``_PATIENCE`` consecutive ``r`` have not beaten the best
+    (SPARe), or once ``patience`` consecutive ``r`` have not beaten the best
     hours of the whole ``curve`` so far.
     """
     step = 1 if stop >= start else -1
@@ -387,12 +474,12 @@ def _walk(scenario: Scenario, strategy: str, start: int, stop: int, curve: dict)
     for r in range(start, stop + step, step):
         if strategy == "spare" and r > 1 and not ruler_exists(scenario.groups, r):
             break
-        est = curve[r] = optimal_interval(scenario, strategy, r)
+        est = curve[r] = optimal_interval(scenario, strategy, r, microbatches=microbatches)
         if est.hours < best:
             best, worse = est.hours, 0
         elif math.isfinite(best):
             worse += 1
-            if worse >= _PATIENCE:
+            if worse >= patience:
                 break
     return curve
 
