@@ -98,7 +98,7 @@ def reproduce(
     >>> reproduce("out", only=["plots"])
     Traceback (most recent call last):
     ...
-    ValueError: only must name reports among ['mu', 'overhead', 'training', 'sweep'], got ['plots']
+    ValueError: only must name reports among ['mu', 'overhead', ...], got ['plots']
 
     Skipped: even ``quick=True`` takes seconds per report and writes files.
 
