@@ -26,12 +26,18 @@ from scipy.optimize import minimize_scalar
 
 from ._validation import as_count
 from .average_overhead import expected_load
-from .optimize import ruler_exists
+from .placement import modular_ruler
 from .renewal import TrainingEstimate, evaluate
 from .scenario import Scenario, check_checkpoint_interval, check_plan
 from .strategies import EXPONENTIAL, Spare
 
-__all__ = ["SpareSplit", "split_optimal_plan", "split_time_to_train"]
+__all__ = [
+    "SpareSplit",
+    "check_microbatches",
+    "split_law",
+    "split_optimal_plan",
+    "split_time_to_train",
+]
 
 
 class SpareSplit(Spare):
@@ -67,8 +73,75 @@ class SpareSplit(Spare):
 
 
 @functools.lru_cache(maxsize=64)
-def _law(N: int, r: int, m: int) -> SpareSplit:
-    return SpareSplit(N, r, microbatches=m)
+def split_law(N: int, r: int, microbatches: int) -> SpareSplit:
+    """The cached :class:`SpareSplit` cycle law of ``N`` groups at redundancy ``r``.
+
+    Parameters
+    ----------
+    N : int
+        Groups.
+    r : int
+        Redundancy.
+    microbatches : int
+        Pieces per shard ``m >= 1``.
+
+    Returns
+    -------
+    SpareSplit
+        The same object for the same arguments (``lru_cache``, 64 laws).
+
+    Examples
+    --------
+    >>> split_law(146, 8, 4) is split_law(146, 8, 4)
+    True
+    """
+    return SpareSplit(N, r, microbatches=microbatches)
+
+
+def check_microbatches(strategy: str, microbatches: int) -> int:
+    """``microbatches`` checked against ``strategy``: any ``m >= 1`` for SPARe, else only 1.
+
+    Only SPARe moves a failed group's shard to survivors, so only SPARe can
+    split it; the other strategies accept ``microbatches = 1`` (the default).
+
+    Parameters
+    ----------
+    strategy : str
+        A checked strategy name (``"ckpt"``, ``"rep"`` or ``"spare"``).
+    microbatches : int
+        Pieces per shard.
+
+    Returns
+    -------
+    int
+        ``microbatches`` as an int.
+
+    Raises
+    ------
+    ValueError
+        Naming ``microbatches`` when it is below 1, or not 1 for a strategy
+        other than SPARe.
+
+    Examples
+    --------
+    >>> check_microbatches("spare", 8), check_microbatches("rep", 1)
+    (8, 1)
+    """
+    m = as_count(microbatches, "microbatches", minimum=1)
+    if m != 1 and strategy != "spare":
+        raise ValueError(
+            f"microbatches must be 1 for strategy {strategy!r} (only SPARe splits a "
+            f"failed group's shard), got {m}"
+        )
+    return m
+
+
+def _ruler_exists(N: int, r: int) -> bool:
+    try:
+        modular_ruler(N, r)
+    except ValueError:
+        return False
+    return True
 
 
 def split_time_to_train(
@@ -124,7 +197,7 @@ def split_time_to_train(
     _, r = check_plan(scenario, "spare", r)
     if r == 1:
         raise ValueError("r must be >= 2 for micro-batch splitting (r = 1 is plain checkpointing)")
-    law = _law(scenario.groups, r, m)
+    law = split_law(scenario.groups, r, m)
     if checkpoint_interval_minutes is not None:
         tau = check_checkpoint_interval(checkpoint_interval_minutes)
         return evaluate(scenario, law, tau, strategy="spare")
@@ -180,7 +253,7 @@ def split_optimal_plan(
     N = scenario.groups
     best: tuple[int, TrainingEstimate] | None = None
     for r in range(2, min(r_max, N) + 1):
-        if not ruler_exists(N, r):
+        if not _ruler_exists(N, r):
             continue
         est = split_time_to_train(scenario, r, microbatches=m)
         if best is None or est.hours < best[1].hours:
