@@ -50,8 +50,11 @@ def _run(args: argparse.Namespace) -> Output:
     with contextlib.ExitStack() as stack:
         executor = stack.enter_context(executor_from_args(args))
         if executor is None and not args.serial and (os.cpu_count() or 1) > 1:
-            # Every core by default; one pool shared by all reports.
-            executor = stack.enter_context(concurrent.futures.ProcessPoolExecutor(os.cpu_count()))
+            # Every core by default; one pool shared by all reports.  On Ctrl-C the
+            # queued cells are cancelled, not run to the end.
+            pool = concurrent.futures.ProcessPoolExecutor(os.cpu_count())
+            stack.callback(pool.shutdown, wait=True, cancel_futures=True)
+            executor = pool
         for name in args.only or REPORTS:
             manifest = Path(args.outdir) / MANIFEST_DIR / f"{name}.json"
             before = _stamp(manifest)

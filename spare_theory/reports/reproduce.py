@@ -115,7 +115,8 @@ def reproduce(
     _remove_partial_files(outdir)
     count = (os.cpu_count() or 1) if workers is None else as_count(workers, "workers")
     if executor is None and count > 1:
-        with concurrent.futures.ProcessPoolExecutor(count) as pool:
+        pool = concurrent.futures.ProcessPoolExecutor(count)
+        try:
             return reproduce(
                 outdir,
                 quick=quick,
@@ -125,6 +126,8 @@ def reproduce(
                 only=names,
                 resume=resume,
             )
+        finally:  # on an interrupt, cancel the queued cells instead of running them
+            pool.shutdown(wait=True, cancel_futures=True)
     paths: list[Path] = []
     for name in names:
         kept = _unchanged_files(outdir, name, run) if resume else None
