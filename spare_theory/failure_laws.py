@@ -18,18 +18,23 @@ mortality: a decreasing hazard).
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
-from scipy import stats
+from numpy.typing import ArrayLike
+from scipy import integrate, stats
 
 from ._validation import as_count, as_real
 
 __all__ = [
     "DEFAULT_WEIBULL_SHAPE",
     "LIFETIME_LAWS",
+    "EquilibriumLifetimes",
+    "equilibrium_law",
     "group_weibull_from_gpu",
     "lifetime_law",
+    "minimum_law",
     "validate_lifetime_law",
 ]
 
@@ -197,3 +202,240 @@ def group_weibull_from_gpu(shape: float, gpu_scale_seconds: float, gpus_per_grou
     if not (math.isfinite(scale) and scale > 0.0):
         raise ValueError(f"shape={k} and gpus_per_group={n} give no positive finite scale")
     return stats.weibull_min(k, scale=scale)
+
+
+class _Minimum(stats.rv_continuous):
+    """The minimum of ``n`` iid lifetimes of ``base``: ``sf = sf_base^n`` (:func:`minimum_law`)."""
+
+    def __init__(self, base: Any = None, n: int = 1, **kwargs: Any) -> None:
+        kwargs.setdefault("a", float(base.support()[0]))
+        kwargs.setdefault("name", "minimum")
+        super().__init__(**kwargs)
+        self.base, self.n = base, n
+
+    def _updated_ctor_param(self) -> dict[str, Any]:
+        # Freezing rebuilds the instance from these parameters: keep base and n.
+        return {**super()._updated_ctor_param(), "base": self.base, "n": self.n}
+
+    def _logsf(self, x: np.ndarray) -> np.ndarray:
+        return self.n * np.asarray(self.base.logsf(x), dtype=float)
+
+    def _sf(self, x: np.ndarray) -> np.ndarray:
+        return np.exp(self._logsf(x))
+
+    def _cdf(self, x: np.ndarray) -> np.ndarray:
+        return -np.expm1(self._logsf(x))
+
+    def _pdf(self, x: np.ndarray) -> np.ndarray:
+        base_logsf = np.asarray(self.base.logsf(x), dtype=float)
+        return (
+            self.n * np.asarray(self.base.pdf(x), dtype=float) * np.exp((self.n - 1) * base_logsf)
+        )
+
+    def _ppf(self, q: np.ndarray) -> np.ndarray:
+        # P(min <= x) = q  <=>  sf_base(x) = (1 - q)^(1/n).
+        return np.asarray(self.base.isf(np.exp(np.log1p(-q) / self.n)), dtype=float)
+
+    def _munp(self, n: int) -> float:
+        # E[min^k] = int_0^inf k x^(k-1) sf(x) dx, split at the median (sf^n is
+        # concentrated far below the base law's scale for large n).
+        median = float(self._ppf(np.array(0.5)))
+        lo = float(self.a)
+
+        def f(x: float) -> float:
+            return float(n * x ** (n - 1) * self._sf(np.array(x)))
+
+        head = integrate.quad(f, lo, median, limit=200)[0]
+        tail = integrate.quad(f, median, np.inf, limit=200)[0]
+        return head + tail
+
+
+def minimum_law(law: Any, n: int) -> Any:
+    """Lifetime law of a group of ``n`` components with iid lifetimes ``law`` (the first failure).
+
+    ``P(min > t) = sf(t)^n``, a frozen ``scipy.stats`` distribution (a
+    ``rv_continuous`` subclass with ``sf``, ``cdf``, ``pdf`` and the exact
+    inverse ``ppf(q) = isf((1 - q)^(1/n))``; moments by quadrature).  For a
+    Weibull law use :func:`group_weibull_from_gpu` (closed form); ``n = 1``
+    returns ``law`` itself.
+
+    Parameters
+    ----------
+    law : frozen scipy.stats distribution
+        Lifetime of one component (any unit), support in ``[0, inf)``.
+    n : int
+        Components, ``>= 1``.
+
+    Returns
+    -------
+    frozen scipy.stats distribution
+        The group's lifetime, same unit.
+
+    Examples
+    --------
+    >>> from scipy import stats
+    >>> d = minimum_law(stats.gamma(2.0, scale=10.0), 8)
+    >>> round(float(d.sf(1.0)), 6) == round(float(stats.gamma(2.0, scale=10.0).sf(1.0) ** 8), 6)
+    True
+    >>> round(float(minimum_law(stats.expon(scale=80.0), 8).mean()), 6)
+    10.0
+    """
+    validate_lifetime_law(law, "law")
+    n = as_count(n, "n")
+    return law if n == 1 else _Minimum(base=law, n=n)()
+
+
+class _Equilibrium(stats.rv_continuous):
+    """Residual life of a stationary renewal process of ``base`` (tabulated, see below)."""
+
+    def __init__(self, base: Any = None, **kwargs: Any) -> None:
+        kwargs.setdefault("a", 0.0)
+        kwargs.setdefault("name", "equilibrium")
+        super().__init__(**kwargs)
+        self.base = base
+        mean = float(base.mean())
+        # F_e(t) = int_0^t sf / m on a geometric grid up to sf = 1e-15 (the rest of
+        # the mass is put at the end by normalising), trapezoid rule: sf is smooth.
+        top = float(base.isf(1e-15))
+        self._t = np.concatenate([[0.0], np.geomspace(1e-9 * mean, top, 20_001)])
+        sf = np.asarray(base.sf(self._t), dtype=float)
+        cum = integrate.cumulative_trapezoid(sf, self._t, initial=0.0)
+        self._F = cum / cum[-1]
+        self._mean = mean
+
+    def _updated_ctor_param(self) -> dict[str, Any]:
+        return {**super()._updated_ctor_param(), "base": self.base}
+
+    def _cdf(self, x: np.ndarray) -> np.ndarray:
+        return np.interp(x, self._t, self._F)
+
+    def _sf(self, x: np.ndarray) -> np.ndarray:
+        return 1.0 - self._cdf(x)
+
+    def _pdf(self, x: np.ndarray) -> np.ndarray:
+        return np.asarray(self.base.sf(x), dtype=float) / self._mean
+
+    def _ppf(self, q: np.ndarray) -> np.ndarray:
+        return np.interp(q, self._F, self._t)
+
+
+def equilibrium_law(law: Any) -> Any:
+    """Residual-life (equilibrium) law of a stationary renewal process with lifetimes ``law``.
+
+    ``F_e(t) = int_0^t sf(s) ds / m`` (``m`` the mean lifetime): the time to
+    the next failure of a group whose renewal clock has run for a long time,
+    seen at a random instant.  Its hazard at 0 is ``1/m`` whatever the law,
+    hence the superposition of many such clocks is close to a Poisson process
+    of rate ``N / m`` (Palm-Khintchine).  Exponential: ``law`` itself.
+    Weibull(``k``, ``s``): ``F_e(t) = P(1/k, (t/s)^k)`` (regularised lower
+    incomplete gamma), the generalised gamma ``gengamma(1/k, k, scale=s)``.
+    Otherwise tabulated: ``F_e`` by the trapezoid rule on 20,001 geometric
+    points up to ``isf(1e-15)``, interpolated linearly (``ppf`` likewise).
+
+    Parameters
+    ----------
+    law : frozen scipy.stats distribution
+        Lifetime law, support in ``[0, inf)``, finite mean.
+
+    Returns
+    -------
+    frozen scipy.stats distribution
+        The residual-life law, same unit.
+
+    Examples
+    --------
+    >>> from scipy import stats
+    >>> w = stats.weibull_min(0.78, scale=2.0)
+    >>> e = equilibrium_law(w)
+    >>> e.dist.name, round(float(e.cdf(1.0)), 6)
+    ('gengamma', 0.316322)
+    >>> from scipy import integrate
+    >>> round(integrate.quad(w.sf, 0, 1.0)[0] / float(w.mean()), 6)
+    0.316322
+    """
+    validate_lifetime_law(law, "law")
+    name = law.dist.name
+    loc = float(law.kwds.get("loc", 0.0))
+    if name == "expon" and loc == 0.0:
+        return law
+    if name == "weibull_min" and loc == 0.0:
+        k = float(law.args[0]) if law.args else float(law.kwds["c"])
+        scale = float(law.kwds.get("scale", law.args[1] if len(law.args) > 2 else 1.0))
+        return stats.gengamma(1.0 / k, k, scale=scale)
+    return _Equilibrium(base=law)()
+
+
+@dataclass(frozen=True)
+class EquilibriumLifetimes:
+    """Group lifetimes of stationary renewal clocks, in dimensionless time ``u = t / m``.
+
+    The seam of :mod:`spare_theory.strategies` (the methods of
+    ``ExponentialLifetimes``): ``p(u) = F_e(m u)``, the probability that a
+    group whose clock is in equilibrium fails within ``u`` mean lifetimes
+    (:func:`equilibrium_law`).  Its initial rate is 1 per unit ``u``, as for
+    the exponential law.  Two instances are equal when their ``key`` is
+    (``("weibull", k)``: the dimensionless law depends on the shape only).
+
+    Parameters
+    ----------
+    law : frozen scipy.stats distribution
+        The group's lifetime law (any unit).
+    key : tuple
+        Identity for caches (default: the distribution's name and parameters).
+
+    Examples
+    --------
+    >>> from scipy import stats
+    >>> a = EquilibriumLifetimes(stats.weibull_min(0.78, scale=3.0))
+    >>> b = EquilibriumLifetimes(stats.weibull_min(0.78, scale=7.0))
+    >>> a == b, round(float(a.cdf(0.01)), 6), round(float(a.ppf(a.cdf(0.25))), 9)
+    (True, 0.009829, 0.25)
+    """
+
+    law: Any = field(compare=False, repr=False)
+    key: tuple[Any, ...] = ()
+
+    def __post_init__(self) -> None:
+        validate_lifetime_law(self.law, "law")
+        mean = float(self.law.mean())
+        eq = equilibrium_law(self.law)
+        if self.law.dist.name == "weibull_min" and float(self.law.kwds.get("loc", 0.0)) == 0.0:
+            k = float(eq.args[1])
+            key: tuple[Any, ...] = ("weibull", k)
+            # Dimensionless: scale / mean = 1 / Gamma(1 + 1/k), whatever the scale.
+            eq = stats.gengamma(1.0 / k, k, scale=1.0 / math.gamma(1.0 + 1.0 / k))
+            mean = 1.0
+        else:
+            key = (
+                self.law.dist.name,
+                tuple(float(a) for a in self.law.args),
+                tuple(sorted((str(k), float(v)) for k, v in self.law.kwds.items())),
+            )
+        object.__setattr__(self, "_eq", eq)
+        object.__setattr__(self, "_mean", mean)
+        if not self.key:
+            object.__setattr__(self, "key", key)
+
+    def _at(self, method: str, t: ArrayLike) -> np.ndarray:
+        """``method`` of the equilibrium law at ``t`` mean lifetimes."""
+        eq, mean = self.__dict__["_eq"], self.__dict__["_mean"]
+        with np.errstate(divide="ignore"):
+            out = getattr(eq, method)(np.asarray(t, dtype=np.float64) * mean)
+        return np.asarray(out, dtype=np.float64)
+
+    def logcdf(self, u: ArrayLike) -> np.ndarray:
+        """``log p(u)``, ``-inf`` at ``u = 0``."""
+        return self._at("logcdf", u)
+
+    def cdf(self, u: ArrayLike) -> np.ndarray:
+        """``p(u) = F_e(m u)``."""
+        return self._at("cdf", u)
+
+    def ppf(self, p: ArrayLike) -> np.ndarray:
+        """The ``u`` at which ``p(u) = p``."""
+        eq, mean = self.__dict__["_eq"], self.__dict__["_mean"]
+        return np.asarray(eq.ppf(np.asarray(p, dtype=np.float64)), dtype=np.float64) / mean
+
+    def logsf(self, u: ArrayLike) -> np.ndarray:
+        """``log(1 - p(u))``."""
+        return self._at("logsf", u)
