@@ -6,10 +6,13 @@ data-parallel groups train the model; when ``gpus_per_group`` does not divide
 (they compute nothing and their failures stop nothing), which is how the
 published "600k GPUs, N about 146 at 4096 GPUs per group" figures are counted.
 
-A GPU fails at rate ``1 / gpu_mtbf_hours`` (exponential lifetimes, the only
-failure law modelled), so a group of ``M`` GPUs fails at rate
+A GPU fails at rate ``1 / gpu_mtbf_hours`` (exponential lifetimes, the
+default ``failure_law``), so a group of ``M`` GPUs fails at rate
 ``lambda = M / gpu_mtbf_hours`` per hour and the ``N M`` grouped GPUs at
-``N lambda``.
+``N lambda``.  Other laws (``failure_law="weibull"`` or a frozen
+``scipy.stats`` distribution of one GPU's lifetime) give each group the law of
+the first of its ``M`` GPU failures (:attr:`Scenario.group_lifetime_law`) and
+``lambda = 1 / E[group lifetime]``.
 
 The argument checks shared by the model (:mod:`spare_theory.training`) and the
 independent simulation (:mod:`spare_theory.training_sim`) live here too:
@@ -20,11 +23,20 @@ part of either model, so the simulation can share them and stay independent.
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass
 from typing import Any
 
+from scipy import stats
+
 from ._validation import as_choice, as_count, as_real
+from .failure_laws import (
+    DEFAULT_WEIBULL_SHAPE,
+    group_weibull_from_gpu,
+    minimum_law,
+    validate_lifetime_law,
+)
 from .placement import modular_ruler
 
 __all__ = [
@@ -46,7 +58,8 @@ __all__ = [
 #: ``Scenario.gpu_mtbf_hours``.
 LLAMA3_H100_GPU_MTBF_HOURS = 16384 * 54 * 24 / 419
 
-FAILURE_LAWS = ("exponential",)
+#: Named GPU lifetime laws (a frozen ``scipy.stats`` distribution, in hours, is also accepted).
+FAILURE_LAWS = ("exponential", "weibull")
 
 #: Named repair-time laws (a frozen ``scipy.stats`` distribution, in minutes, is also accepted).
 REPAIR_LAWS = ("exponential", "fixed")
@@ -77,8 +90,25 @@ class Scenario:
     work_hours : float
         Failure-free wall time of the run on all ``N`` groups with no
         redundancy and no checkpoints, hours, ``> 0``.
-    failure_law : str
-        ``"exponential"`` (independent exponential GPU lifetimes).
+    failure_law : str or frozen scipy.stats distribution
+        Law of one GPU's lifetime: ``"exponential"`` (default) or
+        ``"weibull"`` (shape ``weibull_shape``), both with mean
+        ``gpu_mtbf_hours``, or a frozen continuous ``scipy.stats``
+        distribution in hours (then ``gpu_mtbf_hours`` is not used for the
+        failures).  Each group runs a renewal process: after a failure its
+        next lifetime is drawn afresh from the group law (the first of its
+        ``M`` GPUs to fail, :attr:`group_lifetime_law`), and clocks are not
+        reset at global restarts (the published simulator's semantics).
+        For Weibull GPUs the group law is Weibull(``k``, ``s M^(-1/k)``), the
+        minimum of ``M`` iid Weibull(``k``, ``s``): for ``k < 1`` a group
+        fails ``M^(1/k - 1)`` times as often as ``M`` exponential GPUs of the
+        same mean.  The model treats every clock as stationary (the
+        equilibrium residual-life law; ``docs/theory.md`` section 4); the
+        laws other than exponential are not combined with repairs or
+        failure domains.
+    weibull_shape : float
+        Weibull shape ``k > 0`` of a GPU's lifetime for
+        ``failure_law="weibull"`` (default 0.78, the SPARe paper's value).
     repair_minutes : float, optional
         Mean time from a group's failure until a replacement rejoins the
         running job without a global restart, minutes, ``> 0``.  ``None``
@@ -131,7 +161,8 @@ class Scenario:
     restart_minutes: float
     checkpoint_minutes: float
     work_hours: float
-    failure_law: str = "exponential"
+    failure_law: Any = "exponential"
+    weibull_shape: float = DEFAULT_WEIBULL_SHAPE
     repair_minutes: float | None = None
     repair_law: Any = "exponential"
     rejoin_minutes: float = 0.0
@@ -154,7 +185,10 @@ class Scenario:
                 self.checkpoint_minutes, "checkpoint_minutes", minimum=0.0
             ),
             "work_hours": as_real(self.work_hours, "work_hours", minimum=0.0, strict_minimum=True),
-            "failure_law": as_choice(self.failure_law, "failure_law", FAILURE_LAWS),
+            "failure_law": _check_failure_law(self.failure_law),
+            "weibull_shape": as_real(
+                self.weibull_shape, "weibull_shape", minimum=0.0, strict_minimum=True
+            ),
         }
         checked.update(_check_repairs(self.repair_minutes, self.repair_law, self.rejoin_minutes))
         checked.update(
@@ -169,6 +203,13 @@ class Scenario:
         # Store the normalised values (ints for counts, floats for times).
         for name, value in checked.items():
             object.__setattr__(self, name, value)
+        if not self.exponential and (
+            self.repair_minutes is not None or self.domain_size is not None or self.lemon_fraction
+        ):
+            raise ValueError(
+                f"failure_law={_law_name(self.failure_law)!r} is modelled without repairs, "
+                "failure domains or lemons: use failure_law='exponential' with those"
+            )
 
     @property
     def groups(self) -> int:
@@ -181,9 +222,48 @@ class Scenario:
         return self.repair_minutes is not None
 
     @property
+    def exponential(self) -> bool:
+        """Whether GPU lifetimes are exponential (``failure_law="exponential"``)."""
+        return isinstance(self.failure_law, str) and self.failure_law == "exponential"
+
+    @functools.cached_property
+    def group_lifetime_law(self) -> Any:
+        """Lifetime law of one group (its first GPU failure), a frozen distribution in hours.
+
+        Exponential: ``expon(scale=gpu_mtbf_hours / M)``.  Weibull: the
+        minimum of ``M`` iid Weibull(``k``, ``s``) with
+        ``s = gpu_mtbf_hours / Gamma(1 + 1/k)`` is Weibull(``k``, ``s M^(-1/k)``)
+        (:func:`~spare_theory.failure_laws.group_weibull_from_gpu`).  Any other
+        law: ``sf_group = sf^M``
+        (:func:`~spare_theory.failure_laws.minimum_law`, a ``rv_continuous``
+        subclass with the exact inverse; its mean by quadrature).
+
+        Examples
+        --------
+        >>> sc = Scenario(gpus=1024, gpus_per_group=8, gpu_mtbf_hours=2000.0,
+        ...               restart_minutes=20, checkpoint_minutes=5, work_hours=48,
+        ...               failure_law="weibull")
+        >>> law = sc.group_lifetime_law
+        >>> round(float(law.args[0]), 2), round(float(law.mean()), 2)
+        (0.78, 139.07)
+        """
+        M = self.gpus_per_group
+        if self.exponential:
+            return stats.expon(scale=self.gpu_mtbf_hours / M)
+        if isinstance(self.failure_law, str):
+            k = self.weibull_shape
+            return group_weibull_from_gpu(k, self.gpu_mtbf_hours / math.gamma(1.0 + 1.0 / k), M)
+        return minimum_law(self.failure_law, M)
+
+    @property
     def group_failure_rate_per_hour(self) -> float:
-        """``lambda = gpus_per_group / gpu_mtbf_hours``: failures of one group per hour."""
-        return self.gpus_per_group / self.gpu_mtbf_hours
+        """``lambda``: failures of one group per hour, ``1 / E[group lifetime]``.
+
+        ``gpus_per_group / gpu_mtbf_hours`` for exponential lifetimes.
+        """
+        if self.exponential:
+            return self.gpus_per_group / self.gpu_mtbf_hours
+        return 1.0 / float(self.group_lifetime_law.mean())
 
     @property
     def cluster_mtbf_minutes(self) -> float:
@@ -232,7 +312,20 @@ class Scenario:
                 if self.repair_minutes is not None
                 else ""
             )
+            + (
+                ""
+                if self.exponential
+                else f", {_law_name(self.failure_law)} GPU lifetimes"
+                + (f" (shape {self.weibull_shape:g})" if self.failure_law == "weibull" else "")
+            )
         )
+
+
+def _check_failure_law(law: Any) -> Any:
+    """``failure_law`` checked: a name in :data:`FAILURE_LAWS` or a frozen distribution."""
+    if isinstance(law, str) or law is None:
+        return as_choice(law, "failure_law", FAILURE_LAWS)
+    return validate_lifetime_law(law, "failure_law")
 
 
 def _law_name(law: Any) -> str:

@@ -64,7 +64,7 @@ def test_integral_floats_normalised():
         ("checkpoint_minutes", math.inf),
         ("work_hours", 0.0),
         ("work_hours", -5.0),
-        ("failure_law", "weibull"),
+        ("failure_law", "gamma"),
     ],
 )
 def test_bad_fields_name_the_field(field, value):
