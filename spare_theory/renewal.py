@@ -46,11 +46,14 @@ __all__ = [
     "estimate_from",
     "evaluate",
     "hours_grid",
+    "planned_kept",
     "renewal_terms",
     "scaled_times",
 ]
 
 _PARTS = ("useful", "redundancy", "checkpoint", "restart", "lost")
+# Quadrature points per piece for the work kept at planned restarts.
+_GAUSS_POINTS = 8
 
 
 @dataclass(frozen=True)
@@ -280,7 +283,7 @@ def renewal_terms(law: CycleLaw, rho: float, kappa: ArrayLike, d: float) -> Rene
         np.concatenate([log_mid, log_end]),
         np.concatenate([k, np.full(k.size, d)]),
     )
-    kept = np.exp(log_end)
+    kept = np.exp(log_end) + planned_kept(law, start, k, d, log_q0)
     rows = np.stack([pieces[: k.size], pieces[k.size :], kept, kept * law.theta(start + k / 2)])
     compute, checkpoint, kept_sum, useful_sum = np.add.reduceat(rows, first, axis=1)
     kept_compute, useful = kappa * kept_sum, kappa * useful_sum
@@ -323,10 +326,8 @@ def _block_terms(
         np.concatenate([log_mid, log_end]),
         np.concatenate([k, np.full(k.size, d)]),
     )
-    kept = np.exp(log_end)
-    rows = w * np.stack(
-        [pieces[: k.size], pieces[k.size :], kept, kept * law.theta(start + k / 2)]
-    )
+    kept = np.exp(log_end) + planned_kept(law, start, k, d, log_q0)
+    rows = w * np.stack([pieces[: k.size], pieces[k.size :], kept, kept * law.theta(start + k / 2)])
     compute, checkpoint, kept_sum, useful_sum = np.add.reduceat(rows, first, axis=1)
     kept_compute, useful = kappa * kept_sum, kappa * useful_sum
     return RenewalTerms(
@@ -337,6 +338,38 @@ def _block_terms(
         lost=np.maximum(compute - kept_compute, 0.0),
         log_q0=log_q0,
     )
+
+
+def planned_kept(
+    law: CycleLaw, start: np.ndarray, k: np.ndarray, d: float, log_q0: float
+) -> np.ndarray:
+    """Share of each segment's work kept by a planned restart inside it (0 without).
+
+    A planned restart keeps the work of the current segment: with ``f_p =
+    Q h`` the density of a planned end (``h``: :meth:`CycleLaw.planned_hazard`)
+    and ``w(u)`` the compute done in the segment by ``u``, the share is
+    ``int f_p(u) w(u) du / (kappa Q(rho))`` over the segment:
+    ``int_0^kappa f_p(s + x) x dx / kappa + int_kappa^{kappa+delta} f_p(s + x) dx``,
+    each by 8-point Gauss-Legendre (``f_p`` changes within a segment when
+    the trigger is near).
+
+    Examples
+    --------
+    >>> from spare_theory.strategies import cycle_law
+    >>> planned_kept(cycle_law("rep", 8, 2), np.zeros(1), np.ones(1), 0.1, 0.0).tolist()
+    [0.0]
+    """
+    if not law.planned:
+        return np.zeros(start.shape)
+    x, w = np.polynomial.legendre.leggauss(_GAUSS_POINTS)
+    x, w = (x + 1) / 2, w / 2  # on [0, 1]
+
+    def density(u: np.ndarray) -> np.ndarray:
+        return np.exp(law.logq(u) - log_q0) * law.planned_hazard(u)
+
+    compute = density(start[:, None] + k[:, None] * x) @ (w * x) * k
+    checkpoint = density(start[:, None] + k[:, None] + d * x) @ w * d
+    return compute + checkpoint
 
 
 def scaled_times(scenario: Scenario, tau_minutes: ArrayLike) -> tuple[float, np.ndarray, float]:

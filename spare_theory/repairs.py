@@ -61,16 +61,20 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike
 from scipy.linalg import expm
+from scipy.special import gammaln, logsumexp
 
 from .scenario import Scenario, check_plan
-from .strategies import CycleLaw, cycle_law, survival_integral
+from .strategies import CycleLaw, Spare, cycle_law, survival_integral
 from .wipeout import wipeout_law
 
 __all__ = [
+    "PlannedCycle",
     "RepairCycle",
     "attach_repairs",
+    "down_count_mean_passage",
     "expected_repairs",
     "mean_time_to_wipeout",
+    "planned_cycle",
     "repair_cycle",
     "repair_rate",
     "scenario_cycle",
@@ -449,9 +453,12 @@ def scenario_cycle(scenario: Scenario, strategy: str, r: int) -> CycleLaw:
     >>> scenario_cycle(sc, "spare", 1), type(scenario_cycle(sc, "rep", 2)).__name__
     (CkptOnly(N=128, r=1), 'RepairCycle')
     """
-    if scenario.repair_minutes is None or r == 1:
+    k = scenario.planned_restart_failures
+    if r == 1 or (scenario.repair_minutes is None and k is None):
         return cycle_law(strategy, scenario.groups, r)
     stall = scenario.group_failure_rate_per_hour * scenario.rejoin_minutes / 60.0
+    if k is not None:
+        return planned_cycle(strategy, scenario.groups, r, k, repair_rate(scenario), stall)
     return repair_cycle(strategy, scenario.groups, r, repair_rate(scenario), stall)
 
 
@@ -468,7 +475,10 @@ def attach_repairs(scenario: Scenario, law: CycleLaw, estimate: Any) -> Any:
     >>> round(attach_repairs(sc, law, evaluate(sc, law, 60.0, strategy="rep")).repairs)
     53
     """
-    if not isinstance(law, RepairCycle):
+    if isinstance(law, PlannedCycle):
+        planned = estimate.restarts * law.planned_share if math.isfinite(estimate.restarts) else 0.0
+        estimate = dataclasses.replace(estimate, planned_restarts=float(planned))
+    if not isinstance(law, RepairCycle | PlannedCycle) or law.mu == 0:
         return estimate
     return dataclasses.replace(estimate, repairs=expected_repairs(scenario, law, estimate.hours))
 
@@ -487,6 +497,294 @@ def expected_repairs(scenario: Scenario, law: CycleLaw, hours: float) -> float:
     >>> round(expected_repairs(sc, scenario_cycle(sc, "spare", 4), 100.0), 1)
     51.1
     """
-    if not isinstance(law, RepairCycle) or not math.isfinite(hours):
+    if not isinstance(law, RepairCycle | PlannedCycle) or not math.isfinite(hours):
         return 0.0 if math.isfinite(hours) else math.inf
     return hours * scenario.group_failure_rate_per_hour * law.repairs_per_cycle_time()
+
+
+def _down_chain_generator(n: int, k: int, mu: float) -> np.ndarray:
+    """Sub-generator of the down count ``0..k-1`` of ``n`` groups (reaching ``k`` is the loss)."""
+    G = np.zeros((k, k))
+    for j in range(k):
+        if j + 1 < k:
+            G[j, j + 1] = n - j
+        if j > 0:
+            G[j, j - 1] = j * mu
+        G[j, j] = -((n - j) + j * mu)
+    return G
+
+
+def down_count_mean_passage(n: int, k: int, mu: float) -> float:
+    """Mean time (units ``1/lambda``) until ``k`` of ``n`` groups are down at once, from all up.
+
+    ``t_j = (1 + j mu t_{j-1}) / (n - j)`` summed over ``j < k``
+    (:func:`set_mean_absorption` is ``n = k``).
+
+    Examples
+    --------
+    >>> round(down_count_mean_passage(10, 2, 0.0), 4), round(set_mean_absorption(3, 1.0), 6)
+    (0.2111, 3.333333)
+    """
+    total, step = 0.0, 0.0
+    for j in range(k):
+        step = (1.0 + j * mu * step) / (n - j)
+        total += step
+    return total
+
+
+def _rep_log_survival_by_count(N: int, r: int) -> np.ndarray:
+    """``log P(no replica set fully down | f uniformly random groups down)``, ``f = 0..N``.
+
+    The number of ways to pick ``f`` groups with no set complete is the
+    coefficient of ``x^f`` in ``prod_sets ((1 + x)^s - x^s)``; divided by
+    ``C(N, f)``.  Built in logs, one set at a time.
+    """
+    sets = N // r
+    sizes = np.bincount(np.arange(N) % sets)
+    log_ways = np.full(N + 1, -np.inf)
+    log_ways[0] = 0.0
+    for s in sizes:
+        j = np.arange(s)  # a set contributes j < s of its members
+        log_c = gammaln(s + 1) - gammaln(j + 1) - gammaln(s - j + 1)
+        shifted = np.full((s, N + 1), -np.inf)
+        for i in range(s):
+            shifted[i, i:] = log_ways[: N + 1 - i] + log_c[i]
+        log_ways = logsumexp(shifted, axis=0)
+    f = np.arange(N + 1)
+    log_binom = gammaln(N + 1) - gammaln(f + 1) - gammaln(N - f + 1)
+    return np.minimum(log_ways - log_binom, 0.0)
+
+
+class PlannedCycle(CycleLaw):
+    """A restart cycle that also ends, without rollback, once ``k`` groups are down at once.
+
+    The cycle ends at the first of the wipe-out and the *trigger* (the
+    ``k``-th group down; the step cost has then grown to about ``E[S*_k]``).
+    A planned end keeps the work of the current segment
+    (:func:`spare_theory.renewal.planned_kept`); ``Q`` here is the chance
+    the cycle is still on, ``h`` (:meth:`planned_hazard`) the rate of a
+    planned end.  Derivation in ``docs/theory.md`` section 6.
+
+    *Without repairs* (``mu = 0``) the law is today's cycle law truncated at
+    ``k``, exact given the per-count survival ``s_f = P(T > f)`` (SPARe: the
+    sharp wipe-out law; Rep: no replica set complete among ``f`` random
+    groups, counted exactly), with ``B_f(u)`` the binomial law of the
+    failure count at ``p = 1 - e^{-u}``:
+
+        Q(u) = sum_{f < k} B_f s_f,   Q h = B_{k-1} (N - k + 1) s_k,
+        theta(u) = sum_{f < k} B_f s_f / c_f / Q
+
+    (``c_f = E[S*_f]`` for SPARe; Rep's throughput is constant).  *With
+    repairs* the down count of all ``N`` groups is a birth-death chain
+    (``j -> j+1`` at ``(N - j) s_{j+1}/s_j``, killed by a wipe-out at
+    ``(N - j)(1 - s_{j+1}/s_j)``, ``j -> j-1`` at ``j mu``: the down set
+    taken as uniform among the sets not wiped, exact at ``mu = 0``), stopped
+    at ``k``.  Its survival ``Q_k`` over that of the same chain without
+    trigger ``Q_free`` corrects the :class:`RepairCycle`:
+    ``log Q = log Q_rep + log Q_k - log Q_free``; ``h`` is the chain's flux
+    into ``k`` over ``Q_k`` and ``theta = theta_rep E_k[1/c_j] /
+    E_free[1/c_j]``.
+
+    Parameters
+    ----------
+    strategy : {"rep", "spare"}
+        Strategy (``r >= 2``).
+    N, r, k : int
+        Groups, redundancy, trigger (``1 <= k <= N``).
+    mu, stall : float
+        As :class:`RepairCycle` (``mu = 0``: no repairs).
+
+    Attributes
+    ----------
+    u, log_q, theta_grid, hazard : numpy.ndarray
+        The grid, ``log Q``, the throughput and ``h`` on it.
+    planned_share : float
+        ``int_0^inf Q h du``: the chance that a cycle ends in a planned restart.
+
+    Examples
+    --------
+    >>> law = PlannedCycle("spare", 64, 4, k=8)
+    >>> round(law.planned_share, 3), round(float(np.exp(law.logq(0.05))), 4)
+    (0.993, 0.9874)
+    """
+
+    name = "planned"
+    planned = True
+    max_segments = 4096
+
+    def __init__(
+        self, strategy: str, N: int, r: int, k: int, mu: float = 0.0, stall: float = 0.0
+    ) -> None:
+        super().__init__(N, r)
+        if not 1 <= k <= N or r < 2:
+            raise ValueError(f"planned_restart_failures = {k} must be in [1, N = {N}] with r >= 2")
+        self.strategy, self.k, self.mu, self.stall = strategy, int(k), float(mu), float(stall)
+        if self.mu == 0.0:
+            self._no_repairs()
+        else:
+            self._with_repairs()
+        self.slope = min((self.log_q[-1] - self.log_q[-2]) / (self.u[-1] - self.u[-2]), -1e-300)
+        q = np.exp(self.log_q)
+        tail = float(q[-1] * self.hazard[-1] / -self.slope)
+        self.planned_share = min(float(np.trapezoid(q * self.hazard, self.u)) + tail, 1.0)
+
+    def _count_law(self) -> tuple[np.ndarray, np.ndarray]:
+        """``(log s_f, c_f)`` for ``f = 0..N``: per-count survival and step cost (module doc)."""
+        N, r = self.N, self.r
+        log_s = np.full(N + 1, -np.inf)
+        cost = np.ones(N + 1)
+        if self.strategy == "spare":
+            table = Spare.log_survival_table(N, r)
+            f_max = min(table.size - 1, N - math.ceil(N / r))
+            log_s[: f_max + 1] = table[: f_max + 1]
+            spare = cycle_law("spare", N, r)
+            assert isinstance(spare, Spare)
+            cost[: f_max + 1] = np.asarray(spare.state_cost(np.arange(f_max + 1)), dtype=float)
+        else:
+            log_s = _rep_log_survival_by_count(N, r)
+            cost[:] = N / (N // r)
+        return log_s, cost
+
+    def _no_repairs(self) -> None:
+        N, k = self.N, self.k
+        log_s, cost = self._count_law()
+        f = np.arange(k)
+        cost = cost[:k]
+        # Grid uniform in p up to where k failures are all but certain, plus early points.
+        p_end = min((k + 12 * math.sqrt(k) + 20) / N, 1 - 1e-12)
+        u_end = -math.log1p(-p_end)
+        self.u = np.union1d(
+            -np.log1p(-np.linspace(0.0, p_end, _GRID_STEPS + 1)),
+            np.geomspace(1e-3 / N, min(30.0 / N, u_end), _EARLY_POINTS),
+        )
+        u = self.u[:, None]
+        log_p = np.log(-np.expm1(-np.maximum(u, 1e-300)))
+        log_binom = gammaln(N + 1) - gammaln(f + 1) - gammaln(N - f + 1)
+        log_w = log_binom + np.where(f > 0, f * log_p, 0.0) - (N - f) * u + log_s[:k]
+        self.log_q = logsumexp(log_w, axis=1)
+        top = log_w.max(axis=1, keepdims=True)
+        w = np.exp(log_w - top)
+        self.theta_grid = (w / cost).sum(axis=1) / w.sum(axis=1)
+        j = k - 1
+        log_end = (
+            gammaln(N + 1)
+            - gammaln(j + 1)
+            - gammaln(N - j + 1)
+            + (j * log_p[:, 0] if j > 0 else 0.0)
+            - (N - j) * self.u
+            + math.log(N - j)
+            + log_s[k]
+        )
+        with np.errstate(invalid="ignore"):
+            self.hazard = np.nan_to_num(np.exp(log_end - self.log_q), nan=0.0, posinf=0.0)
+
+    def _chain(
+        self, top: int, log_s: np.ndarray, cost: np.ndarray, grid: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The down-count chain stopped at ``top`` and killed by wipe-outs, on a uniform grid.
+
+        States ``j < top``; ``j -> j+1`` at ``(N - j) s_{j+1} / s_j`` (to
+        ``top``: the trigger), a wipe-out at ``(N - j) (1 - s_{j+1} / s_j)``,
+        ``j -> j-1`` at ``j mu``.  Returns ``log P(on)``, the trigger's
+        hazard and ``E[1/c_j | on]`` at each grid point.
+        """
+        N, mu = self.N, self.mu
+        j = np.arange(top)
+        with np.errstate(invalid="ignore"):
+            keep = np.nan_to_num(np.exp(log_s[1 : top + 1] - log_s[:top]), nan=0.0)
+        G = np.zeros((top, top))
+        G[j, j] = -((N - j) + j * mu)
+        G[j[:-1], j[:-1] + 1] = (N - j[:-1]) * keep[:-1]
+        G[j[1:], j[1:] - 1] = j[1:] * mu
+        P = np.maximum(expm(G * (grid[1] - grid[0])), 0.0)
+        v = np.zeros(top)
+        v[0] = 1.0
+        log_on = np.zeros(grid.size)
+        hazard = np.zeros(grid.size)
+        inv = np.zeros(grid.size)
+        up = (N - top + 1) * keep[top - 1]
+        total = 0.0
+        for i in range(grid.size):
+            if i:
+                v = v @ P
+                mass = float(v.sum())
+                if mass <= 0.0:
+                    log_on[i:] = -np.inf
+                    break
+                total += math.log(mass)
+                v /= mass
+            log_on[i] = total
+            hazard[i] = up * v[top - 1]
+            inv[i] = float(v @ (1.0 / cost[:top]))
+        return log_on, hazard, inv
+
+    def _with_repairs(self) -> None:
+        N, k, mu = self.N, self.k, self.mu
+        base = repair_cycle(self.strategy, N, self.r, mu, self.stall)
+        log_s, cost = self._count_law()
+        # Where the chain without trigger is cut: beyond, the down count is
+        # out of reach (12 sd above its stationary mean) or a wipe-out certain.
+        mean_down = N / (1.0 + mu)
+        reach = int(mean_down + 12 * math.sqrt(mean_down + 1) + 30)
+        alive = int(np.flatnonzero(np.isfinite(log_s))[-1]) + 1
+        top_free = max(min(N, reach, alive), k)
+        # Grid up to where the triggered cycle is all but over (log Q <= -40).
+        span = min(-_LOG_END * down_count_mean_passage(N, k, mu) * 1.2 + 30.0 / N, base.u[-1])
+        grid = np.linspace(0.0, span, _GRID_STEPS + 1)
+        on_k, hazard, inv_k = self._chain(k, log_s, cost, grid)
+        on_free, _, inv_free = self._chain(top_free, log_s, cost, grid)
+        self.u = np.union1d(
+            np.union1d(grid, base.u[base.u < span]),
+            np.geomspace(1e-3 / (N * (1.0 + mu)), grid[1], _EARLY_POINTS),
+        )
+        # The chains' ratio corrects the repair cycle (docstring).
+        with np.errstate(invalid="ignore"):
+            log_ratio = np.interp(self.u, grid, np.nan_to_num(on_k - on_free, nan=-np.inf))
+        self.log_q = np.minimum.accumulate(np.asarray(base.logq(self.u)) + log_ratio)
+        ratio = np.interp(self.u, grid, inv_k / np.maximum(inv_free, 1e-300))
+        self.theta_grid = np.minimum(np.asarray(base.theta(self.u)) * ratio, 1.0)
+        self.hazard = np.interp(self.u, grid, hazard)
+        self.repairs_rate = np.interp(self.u, base.u, base.repairs_rate)
+
+    def logq(self, u: ArrayLike) -> np.ndarray:
+        u = np.asarray(u, dtype=float)
+        inside = np.interp(u, self.u, self.log_q)
+        return np.where(u > self.u[-1], self.log_q[-1] + self.slope * (u - self.u[-1]), inside)
+
+    def theta(self, u: ArrayLike) -> np.ndarray:
+        return np.interp(np.asarray(u, dtype=float), self.u, self.theta_grid)
+
+    def planned_hazard(self, u: ArrayLike) -> np.ndarray:
+        """``h(u)``: rate of a planned restart at ``u`` given the cycle is still on."""
+        return np.interp(np.asarray(u, dtype=float), self.u, self.hazard)
+
+    def u_at(self, level: float) -> float:
+        below = np.flatnonzero(self.log_q <= level)
+        if below.size == 0:
+            return float(self.u[-1] + (level - self.log_q[-1]) / self.slope)
+        i = max(int(below[0]), 1)
+        a, b = self.log_q[i - 1], self.log_q[i]
+        step = self.u[i] - self.u[i - 1]
+        return float(self.u[i - 1] + step * (a - level) / (a - b)) if a > b else float(self.u[i])
+
+    def repairs_per_cycle_time(self) -> float:
+        """``int Q N mu p du / int Q du`` over the truncated cycle (0 without repairs)."""
+        if self.mu == 0.0:
+            return 0.0
+        q = np.exp(self.log_q)
+        weights = np.diff(self.u, prepend=0.0)
+        return float(np.sum(q * self.repairs_rate * weights) / np.sum(q * weights))
+
+
+@functools.lru_cache(maxsize=256)
+def planned_cycle(
+    strategy: str, N: int, r: int, k: int, mu: float = 0.0, stall: float = 0.0
+) -> PlannedCycle:
+    """The cached :class:`PlannedCycle`.
+
+    Examples
+    --------
+    >>> planned_cycle("rep", 64, 2, 4).k
+    4
+    """
+    return PlannedCycle(strategy, N, r, k, mu, stall)

@@ -122,6 +122,12 @@ class Scenario:
     rejoin_minutes : float
         Stall of the whole job while a rejoining group loads the model
         state, minutes, ``>= 0`` (default 0).  Only with repairs.
+    planned_restart_failures : int, optional
+        Planned restarts: a global restart *without rollback* (the work of
+        the current segment is kept) as soon as this many groups are down at
+        once (failed and not yet repaired), ``1 <= k <= N``; the step cost
+        has then grown to about ``E[S*_k]`` (SPARe).  ``None`` (default):
+        restarts only at wipe-outs.  See ``docs/theory.md`` section 6.
     domain_size : int, optional
         Groups per failure domain (rack, switch; contiguous blocks of groups),
         ``1 <= m <= N``.  ``None`` (default): no domain failures, today's model.
@@ -170,6 +176,7 @@ class Scenario:
     domain_mtbf_hours: float | None = None
     lemon_fraction: float = 0.0
     lemon_rate_factor: float = 1.0
+    planned_restart_failures: int | None = None
 
     def __post_init__(self) -> None:
         gpus = as_count(self.gpus, "gpus")
@@ -200,6 +207,12 @@ class Scenario:
                 self.lemon_rate_factor,
             )
         )
+        if self.planned_restart_failures is not None:
+            checked["planned_restart_failures"] = as_count(
+                self.planned_restart_failures,
+                "planned_restart_failures",
+                maximum=gpus // per_group,
+            )
         # Store the normalised values (ints for counts, floats for times).
         for name, value in checked.items():
             object.__setattr__(self, name, value)

@@ -188,6 +188,9 @@ class CycleLaw(ABC):
     #: one by one; beyond, they are summed in blocks by the midpoint rule
     #: (:func:`spare_theory.renewal.renewal_terms`).  ``None``: always one by one.
     max_segments: ClassVar[int | None] = None
+    #: Whether cycles can also end in a planned restart (no rollback), at the
+    #: hazard :meth:`planned_hazard` (``spare_theory.repairs.PlannedCycle``).
+    planned: ClassVar[bool] = False
 
     def __init__(self, N: int, r: int, lifetimes: Any = EXPONENTIAL) -> None:
         self.N, self.r, self.lifetimes = N, r, lifetimes
@@ -200,6 +203,10 @@ class CycleLaw(ABC):
     @abstractmethod
     def theta(self, u: ArrayLike) -> np.ndarray:
         """Expected throughput at ``u`` given no wipe-out yet."""
+
+    def planned_hazard(self, u: ArrayLike) -> np.ndarray:
+        """Rate of a planned restart at ``u`` given the cycle is still on (0: none)."""
+        return np.zeros(np.shape(u))
 
     def u_at(self, level: float) -> float:
         """Smallest ``u`` with ``log Q(u) <= level`` (``level < 0``).

@@ -24,6 +24,18 @@ restart) until ``work_hours`` of work are saved by a checkpoint.  Events:
   checkpoint of ``delta`` saves the segment's work if no wipe-out strikes
   before it ends.
 
+**Other failure laws.**  With ``Scenario.failure_law`` other than
+exponential every group keeps a renewal clock: its next failure time is its
+last failure (or the run's start) plus a lifetime drawn from
+``Scenario.group_lifetime_law``, clocks are never reset at global restarts
+(the published simulator's semantics) and a failed group's clock renews
+silently until the restart.  Each run starts with stationary clocks (the
+first lifetimes drawn from the equilibrium residual-life law,
+:func:`~spare_theory.failure_laws.equilibrium_law`: a cluster that has been
+running for a long time).  The next failure is the earliest clock of a
+healthy group; SPARe runs the controller (no pool: the failure order is not
+uniform).  The exponential path is unchanged (same seed, same samples).
+
 **Trajectory pool.**  The controller costs ``O(N r)`` per cycle plus a
 matching step per failure (seconds per cycle at ``N = 75,000``, ``r = 17``).
 Beyond ``CONTROLLER_MAX_GROUPS`` groups SPARe instead simulates
@@ -60,6 +72,7 @@ import numpy as np
 
 from ._validation import as_choice, as_count, as_seed_sequence, child_seed
 from .average_overhead import stacks_trajectory
+from .failure_laws import equilibrium_law
 from .placement import cyclic_placement
 from .reordering import ReorderingController
 from .repairs_sim import repair_hours
@@ -92,6 +105,9 @@ class TrainingSamples:
     repairs : numpy.ndarray or None
         Repairs (failed groups rejoining without a restart) in each run;
         all 0 without repairs (``None`` when built without it).
+    planned_restarts : numpy.ndarray or None
+        Planned restarts (no rollback; ``Scenario.planned_restart_failures``)
+        among ``restarts`` in each run (``None`` when built without it).
 
     Examples
     --------
@@ -104,6 +120,7 @@ class TrainingSamples:
     hours: np.ndarray
     restarts: np.ndarray
     repairs: np.ndarray | None = None
+    planned_restarts: np.ndarray | None = None
 
     @property
     def mean_hours(self) -> float:
@@ -119,6 +136,16 @@ class TrainingSamples:
 
 class _Cycle:
     """One cycle from a restart's start: its clock, healthy groups and the wipe-out rule."""
+
+    #: Planned restart (no rollback) once this many groups are down at once.
+    trigger: float = math.inf
+    #: Whether the cycle ended at the trigger (then not a wipe-out).
+    planned = False
+
+    def _triggered(self) -> bool:
+        """True (and :attr:`planned` set) when the groups down reach the trigger."""
+        self.planned = self.N - self.healthy >= self.trigger
+        return self.planned
 
     def __init__(
         self,
@@ -167,7 +194,7 @@ class _Cycle:
         self.t = self.next_fail
         wiped = self.fail_next()
         self.next_fail = self._draw_next_failure()
-        return wiped
+        return wiped or self._triggered()
 
     def wait(self, duration: float) -> bool:
         """Spend ``duration`` hours without computing (restart, checkpoint); True at a wipe-out."""
@@ -281,7 +308,7 @@ class _RepairingCycle(_Cycle):
                     return True
         # The failure rate changed (or a failure happened): draw the next one afresh.
         self.next_fail = self._draw_next_failure()
-        return False
+        return self._triggered()
 
     def wait(self, duration: float) -> bool:
         end = self.t + duration
@@ -315,10 +342,82 @@ class _RepairingCycle(_Cycle):
                 return work, True
 
 
+# Lifetimes drawn from a law at once (one rvs call per batch).
+_LIFETIME_BATCH = 1024
+
+
+class _RenewalClocks:
+    """Renewal failure clocks of ``N`` groups for one run: a heap of ``(expiry, group)``."""
+
+    def __init__(self, law, N: int, rng) -> None:
+        self.law, self.rng = law, rng
+        self.buffer, self.used = np.empty(0), 0
+        first = equilibrium_law(law).rvs(size=N, random_state=rng)
+        self.heap = [(float(x), g) for g, x in enumerate(np.atleast_1d(first))]
+        heapq.heapify(self.heap)
+
+    def lifetime(self) -> float:
+        if self.used == self.buffer.size:
+            self.buffer = np.asarray(
+                self.law.rvs(size=_LIFETIME_BATCH, random_state=self.rng), dtype=float
+            )
+            self.used = 0
+        self.used += 1
+        return float(self.buffer[self.used - 1])
+
+    def next_healthy(self, down: np.ndarray) -> tuple[float, int]:
+        """Earliest expiry of a healthy group; expiries of down groups renew silently."""
+        while self.heap:
+            t, g = self.heap[0]
+            if not down[g]:
+                return t, g
+            heapq.heapreplace(self.heap, (t + self.lifetime(), g))
+        return math.inf, -1
+
+    def fire(self) -> int:
+        """Renew the earliest clock from its expiry; return its group."""
+        t, g = self.heap[0]
+        heapq.heapreplace(self.heap, (t + self.lifetime(), g))
+        return g
+
+
+class _RenewalCycle(_Cycle):
+    """A cycle under renewal clocks (a non-exponential ``failure_law``), shared across cycles."""
+
+    def __init__(self, strategy, N, r, hosts, rng, t, clocks, microbatches=1) -> None:
+        self.clocks = clocks
+        self.down = np.zeros(N, dtype=bool)  # all groups healthy at a restart
+        super().__init__(strategy, N, r, hosts, None, rng, t, math.nan, microbatches)
+
+    def _draw_next_failure(self) -> float:
+        return self.clocks.next_healthy(self.down)[0] if self.healthy else math.inf
+
+    def fail_next(self) -> bool:
+        """Fail the healthy group whose clock expires now; True if this is a wipe-out."""
+        g = self.clocks.fire()
+        self.down[g] = True
+        self.healthy -= 1
+        if self.strategy == "ckpt":
+            return True
+        if self.strategy == "rep":
+            s = g % self.sets
+            self.dead[s] += 1
+            return bool(self.dead[s] == self.size[s])
+        try:
+            self.throughput = 1.0 / self.controller.fail(g)
+        except WipedOut:
+            return True
+        return False
+
+
 def _one_run(
     scenario: Scenario, strategy: str, r: int, tau: float, hosts, pool, rng, microbatches: int = 1
-) -> tuple[float, int, int]:
-    """Hours, restarts and repairs of one run (times in hours)."""
+) -> tuple[float, int, int, int]:
+    """Hours, restarts, repairs and planned restarts of one run (times in hours).
+
+    A planned restart (the groups down reach ``planned_restart_failures``)
+    keeps the work of the current segment, then restarts as a wipe-out does.
+    """
     N, lam = scenario.groups, scenario.group_failure_rate_per_hour
     R, delta, W = (
         scenario.restart_minutes / 60,
@@ -327,24 +426,29 @@ def _one_run(
     )
     # Work within this tolerance of W counts as done (float rounding of sums).
     eps = 1e-12 * W
-    t, saved, restarts, repairs = 0.0, 0.0, 0, 0
+    clocks = None if scenario.exponential else _RenewalClocks(scenario.group_lifetime_law, N, rng)
+    t, saved, restarts, repairs, planned = 0.0, 0.0, 0, 0, 0
     fresh = True  # the run starts computing, with no initial restart (as Daly)
     while True:
         if scenario.repair_minutes is not None and r > 1:
             cycle: _Cycle = _RepairingCycle(scenario, strategy, r, hosts, rng, t)
+        elif clocks is not None:
+            cycle = _RenewalCycle(strategy, N, r, hosts, rng, t, clocks, microbatches)
         else:
             cycle = _Cycle(strategy, N, r, hosts, pool, rng, t, lam, microbatches)
+        cycle.trigger = scenario.planned_restart_failures or math.inf
         wiped = False if fresh else cycle.wait(R)
         fresh = False
         while not wiped:
             work, wiped = cycle.compute(tau, W - saved)
             wiped = wiped or cycle.wait(delta)
-            if not wiped:
+            if not wiped or cycle.planned:
                 saved += work
                 if saved >= W - eps:
-                    return cycle.t, restarts, repairs + getattr(cycle, "repairs", 0)
+                    return cycle.t, restarts, repairs + getattr(cycle, "repairs", 0), planned
         t = cycle.t
         restarts += 1
+        planned += cycle.planned
         repairs += getattr(cycle, "repairs", 0)
 
 
@@ -527,7 +631,14 @@ def simulate_training(
     overhead_source = as_choice(overhead_source, "overhead_source", OVERHEAD_SOURCES)
     pool_size = as_count(pool_size, "pool_size")
     if overhead_source == "auto":
-        overhead_source = "controller" if N <= CONTROLLER_MAX_GROUPS else "pool"
+        overhead_source = (
+            "controller" if N <= CONTROLLER_MAX_GROUPS or not scenario.exponential else "pool"
+        )
+    if not scenario.exponential and overhead_source == "pool":
+        raise ValueError(
+            "overhead_source='pool' assumes a uniformly random failure order, which a "
+            "failure_law other than 'exponential' does not give; use 'controller'"
+        )
     if scenario.repair_minutes is not None and overhead_source == "pool":
         raise ValueError(
             "overhead_source='pool' cannot follow repairs (a trajectory has no rejoins); "
@@ -542,12 +653,13 @@ def simulate_training(
     hours = np.empty(trials)
     restarts = np.empty(trials, dtype=np.int64)
     repairs = np.zeros(trials, dtype=np.int64)
+    planned = np.zeros(trials, dtype=np.int64)
     for i in range(trials):
         rng = np.random.default_rng(child_seed(seed, i))
-        hours[i], restarts[i], repairs[i] = _one_run(
+        hours[i], restarts[i], repairs[i], planned[i] = _one_run(
             scenario, strategy, r, tau, hosts, pool, rng, microbatches
         )
-    return TrainingSamples(hours, restarts, repairs)
+    return TrainingSamples(hours, restarts, repairs, planned)
 
 
 def _simulate_step_training(
