@@ -279,6 +279,8 @@ def optimal_interval(
 def _check_split(scenario: Scenario, strategy: str, microbatches: int) -> int:
     """``microbatches`` checked for ``strategy`` (checked) and ``scenario`` (no repairs)."""
     m = check_microbatches(strategy, microbatches)
+    if m != 1 and not scenario.exponential:
+        raise ValueError("microbatches must be 1 with a failure_law other than 'exponential'")
     if m != 1 and scenario.repair_minutes is not None:
         raise ValueError(
             "microbatches must be 1 when the scenario has repairs (repair_minutes): "
@@ -305,15 +307,17 @@ def _search_interval(
     young = min(young, math.log(600 * scenario.work_hours))
     lo = max(young - math.log(100), math.log(1 / 60))
     hi = max(min(young + math.log(100), math.log(600 * scenario.work_hours)), lo + 1e-6)
-    if r == 1:
+    if r == 1 and scenario.exponential:
         # CKPT-only is Daly's model, hours ~ (e^{(tau + delta)/M} - 1) / tau, whose
         # minimum solves e^{(tau + delta)/M} (1 - tau/M) = 1:
         # tau = M (1 + W0(-e^{-1 - delta/M})), M = 1/(N lambda) (in minutes).
         M = 60 / (scenario.groups * lam)
         tau = M * (1 + float(lambertw(-math.exp(-1 - delta / M)).real))
         return evaluate(scenario, law, min(max(tau, math.exp(lo)), math.exp(hi)), strategy=strategy)
-    # No plan of one checkpoint per cycle timed just before a predicted wipe-out.
-    hi = max(min(hi, math.log(_MAX_TAU_SHARE * 60 * law.mean_u / lam)), lo + 1e-6)
+    # No plan of one checkpoint per cycle timed just before a predicted wipe-out
+    # (CKPT-only under another failure law: the search below, uncapped).
+    if r > 1:
+        hi = max(min(hi, math.log(_MAX_TAU_SHARE * 60 * law.mean_u / lam)), lo + 1e-6)
     rho = lam * scenario.restart_minutes / 60
     span = math.log(max(law.restart_terms(rho)[2] - rho, 1e-300) * 60 / lam)
     top = min(max(span, lo), hi)

@@ -63,6 +63,7 @@ from numpy.typing import ArrayLike
 from scipy.linalg import expm
 from scipy.special import gammaln, logsumexp
 
+from .failure_laws import EquilibriumLifetimes
 from .scenario import Scenario, check_plan
 from .strategies import CycleLaw, Spare, cycle_law, survival_integral
 from .wipeout import wipeout_law
@@ -443,7 +444,11 @@ def scenario_cycle(scenario: Scenario, strategy: str, r: int) -> CycleLaw:
     """The cycle law of a checked plan: today's without repairs, :class:`RepairCycle` with.
 
     CKPT-only (``r = 1``) is today's law either way: every failure is a
-    wipe-out, so nothing is left to repair.
+    wipe-out, so nothing is left to repair.  A ``failure_law`` other than
+    exponential gives today's law with stationary renewal clocks: ``p(u)``
+    the equilibrium residual-life law of the group lifetime
+    (:class:`~spare_theory.failure_laws.EquilibriumLifetimes`,
+    ``docs/theory.md`` section 4).
 
     Examples
     --------
@@ -454,6 +459,13 @@ def scenario_cycle(scenario: Scenario, strategy: str, r: int) -> CycleLaw:
     (CkptOnly(N=128, r=1), 'RepairCycle')
     """
     k = scenario.planned_restart_failures
+    if not scenario.exponential:
+        if k is not None:
+            raise ValueError(
+                "planned_restart_failures is modelled with failure_law='exponential' only"
+            )
+        lifetimes = EquilibriumLifetimes(scenario.group_lifetime_law)
+        return cycle_law(strategy, scenario.groups, r, lifetimes)
     if r == 1 or (scenario.repair_minutes is None and k is None):
         return cycle_law(strategy, scenario.groups, r)
     stall = scenario.group_failure_rate_per_hour * scenario.rejoin_minutes / 60.0

@@ -168,6 +168,8 @@ def time_to_train(
     if checkpoint_interval_minutes is None:
         return optimal_interval(scenario, strategy, r, microbatches=m)
     tau = check_checkpoint_interval(checkpoint_interval_minutes)
+    if m != 1 and not scenario.exponential:
+        raise ValueError("microbatches must be 1 with a failure_law other than 'exponential'")
     if m != 1 and scenario.repair_minutes is not None:
         raise ValueError(
             "microbatches must be 1 when the scenario has repairs (repair_minutes): "
