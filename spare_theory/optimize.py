@@ -37,7 +37,7 @@ from ._validation import as_count_array, as_real
 from .microbatch_training import check_microbatches, split_law
 from .placement import modular_ruler
 from .renewal import TrainingEstimate, estimate_from, evaluate, hours_grid
-from .repairs import attach_repairs, repair_cycle, scenario_cycle
+from .repairs import attach_repairs, planned_cycle, repair_cycle, scenario_cycle
 from .scenario import Scenario, check_plan
 from .step_model import StepEstimate
 from .strategies import cycle_law
@@ -45,6 +45,7 @@ from .strategies import cycle_law
 __all__ = [
     "R_STAR_CONSTANT",
     "Plan",
+    "best_trigger",
     "clear_caches",
     "optimal_interval",
     "optimal_plan",
@@ -56,6 +57,8 @@ __all__ = [
 # (close to Euler's gamma / ln 2 = 0.8327) is symbolic.derive_r_star_constant.
 R_STAR_CONSTANT = 0.833
 _PATIENCE = 3
+# best_trigger: with repairs and fewer expected restarts per run, no search.
+_FEW_WIPEOUTS = 0.01
 
 #: The estimate type of a :class:`Plan` (hour-level or step-level).
 EstimateT = TypeVar("EstimateT", TrainingEstimate, StepEstimate)
@@ -110,6 +113,9 @@ class Plan(Generic[EstimateT]):
     estimate: EstimateT
     r_values: np.ndarray
     hours_by_r: np.ndarray
+    #: Best planned-restart trigger ``k`` (groups down at once) at :attr:`r`, from
+    #: ``optimal_plan(..., planned_restarts=True)``; ``None``: restart only at wipe-outs.
+    planned_restart_failures: int | None = None
 
     @property
     def strategy(self) -> str:
@@ -271,7 +277,7 @@ def optimal_interval(
     strategy, r = check_plan(scenario, strategy, r)
     m = _check_split(scenario, strategy, microbatches)
     est = _search_interval(scenario, strategy if r > 1 else "ckpt", r, m if r > 1 else 1)
-    if scenario.repair_minutes is not None:
+    if scenario.repair_minutes is not None or scenario.planned_restart_failures is not None:
         est = attach_repairs(scenario, scenario_cycle(scenario, est.strategy, r), est)
     return est if est.strategy == strategy else dataclasses.replace(est, strategy=strategy)
 
@@ -351,7 +357,13 @@ def _search_interval(
             return estimate_from(scenario, strategy, r, math.exp(float(zoom[i])), terms, i)
 
 
-def optimal_plan(scenario: Scenario | Any, strategy: str, *, microbatches: int = 1) -> Plan:
+def optimal_plan(
+    scenario: Scenario | Any,
+    strategy: str,
+    *,
+    microbatches: int = 1,
+    planned_restarts: bool = False,
+) -> Plan:
     """Minimise the expected time to train over ``r`` (integer) and the interval (continuous).
 
     Parameters
@@ -367,6 +379,14 @@ def optimal_plan(scenario: Scenario | Any, strategy: str, *, microbatches: int =
         SPARe with every failed group's shard cut into ``m`` pieces for its
         survivors (:class:`spare_theory.microbatch_training.SpareSplit`);
         ``1`` is published SPARe.  Hour-level scenarios without repairs.
+    planned_restarts : bool, default False
+        Also choose a planned-restart trigger ``k`` (restart without rollback
+        once ``k`` groups are down; ``Scenario.planned_restart_failures``)
+        jointly with ``r`` and the interval: from the best ``r`` without
+        planned restarts the walk goes both ways, each ``r`` at its best
+        ``k`` (:func:`best_trigger`); reported as
+        :attr:`Plan.planned_restart_failures` (``None``: none pays).  Rep
+        and SPARe at ``microbatches = 1``.
 
     Returns
     -------
@@ -432,10 +452,123 @@ def optimal_plan(scenario: Scenario | Any, strategy: str, *, microbatches: int =
             # Plan.smallest_r_within can name the small r that cost almost nothing.
             patience = math.inf if scenario.repair_minutes is not None else _PATIENCE
             curve = _walk(scenario, strategy, start - 1, 2, curve, patience, microbatches=m)
+    triggers: dict[int, int | None] = {}
+    if planned_restarts and strategy != "ckpt" and m == 1:
+        curve = _planned_walk(scenario, strategy, curve, triggers)
     r_values = np.array(sorted(curve), dtype=np.int64)
     hours = np.array([curve[r].hours for r in r_values])
-    best = curve[int(r_values[np.argmin(hours)])]  # the first minimum: ties go to the smaller r
-    return Plan(estimate=best, r_values=r_values, hours_by_r=hours)
+    r_best = int(r_values[np.argmin(hours)])  # the first minimum: ties go to the smaller r
+    return Plan(
+        estimate=curve[r_best],
+        r_values=r_values,
+        hours_by_r=hours,
+        planned_restart_failures=triggers.get(r_best),
+    )
+
+
+def _planned_walk(
+    scenario: Scenario, strategy: str, curve: dict, triggers: dict[int, int | None]
+) -> dict:
+    """``curve`` with each ``r`` replaced by its best trigger, walking from the best ``r``.
+
+    Starts at the best ``r >= 2`` without planned restarts and walks both
+    ways (``_PATIENCE`` as :func:`_walk`), each ``r`` at its best trigger
+    (:func:`best_trigger`); ``r`` not reached keep their plain estimate.
+    """
+    plain = {r: e for r, e in curve.items() if r > 1}
+    if not plain:
+        return curve
+    start = min(plain, key=lambda r: (plain[r].hours, r))
+    out = dict(curve)
+    best = min(e.hours for e in curve.values())
+    for step in (-1, 1):
+        worse = 0
+        r = start if step == -1 else start + 1
+        while 2 <= r <= scenario.groups:
+            if strategy == "spare" and not ruler_exists(scenario.groups, r):
+                break
+            triggers[r], out[r] = best_trigger(scenario, strategy, r)
+            if out[r].hours < best:
+                best, worse = out[r].hours, 0
+            else:
+                worse += 1
+                if worse >= _PATIENCE:
+                    break
+            r += step
+    return out
+
+
+@functools.lru_cache(maxsize=256)
+def best_trigger(scenario: Scenario, strategy: str, r: int) -> tuple[int | None, TrainingEstimate]:
+    """The best planned-restart trigger ``k`` at ``r`` (interval optimised at each ``k``).
+
+    ``k`` (``Scenario.planned_restart_failures``, groups down at once) on a
+    geometric grid of ratio about 2 from 1 up to the first ``k`` whose
+    planned restarts are below ``1e-6`` of the restarts (later ``k`` never
+    fire), then the integers between the best point's neighbours by a
+    ternary search (hours are unimodal in ``k`` in practice: early triggers
+    restart too often, late ones do not prevent wipe-outs).  ``None`` (no
+    planned restarts) wins ties and is kept, without a search, when repairs
+    are on and the plain plan expects fewer than 0.01 restarts per run: a
+    restart then has no wipe-out to prevent, and the step cost it resets
+    climbs back to its stationary level within about one repair time.
+
+    Parameters
+    ----------
+    scenario : Scenario
+        The run (its own ``planned_restart_failures`` is replaced).
+    strategy : {"rep", "spare"}
+        Strategy.
+    r : int
+        Redundancy, ``>= 2``.
+
+    Returns
+    -------
+    tuple of (int or None, TrainingEstimate)
+        The best ``k`` and the estimate at it.
+
+    Examples
+    --------
+    >>> from spare_theory import Scenario
+    >>> k, est = best_trigger(Scenario.published_600k(4096), "spare", 9)
+    >>> k, round(est.hours, 1), round(est.planned_restarts / est.restarts, 2)
+    (74, 1668.7, 0.78)
+    """
+    strategy, r = check_plan(scenario, strategy, r)
+    plain = optimal_interval(
+        dataclasses.replace(scenario, planned_restart_failures=None), strategy, r
+    )
+    if r == 1 or (scenario.repair_minutes is not None and plain.restarts < _FEW_WIPEOUTS):
+        return None, plain
+    N = scenario.groups
+    seen: dict[int, TrainingEstimate] = {}
+
+    def at(k: int) -> float:
+        if k not in seen:
+            sc = dataclasses.replace(scenario, planned_restart_failures=k)
+            seen[k] = optimal_interval(sc, strategy, r)
+        return seen[k].hours
+
+    grid: list[int] = []
+    for k in np.unique(np.round(np.geomspace(1, N, max(int(math.log(N) / math.log(2)), 1) + 1))):
+        grid.append(int(k))
+        at(int(k))
+        est = seen[int(k)]
+        if not est.planned_restarts > 1e-6 * est.restarts:
+            break
+    i = int(np.argmin([seen[k].hours for k in grid]))
+    lo, hi = grid[max(i - 1, 0)], grid[min(i + 1, len(grid) - 1)]
+    while hi - lo > 2:
+        a, b = lo + (hi - lo) // 3, hi - (hi - lo) // 3
+        if at(a) <= at(b):
+            hi = b
+        else:
+            lo = a
+    k_best = min(seen, key=lambda k: (seen[k].hours, k))
+    est = seen[k_best]
+    if not (est.hours < plain.hours * (1 - 1e-9) and est.planned_restarts > 0):
+        return None, plain
+    return k_best, seen[k_best]
 
 
 def _other_scenario_plan(scenario: Any, strategy: str) -> Plan:
@@ -545,4 +678,6 @@ def clear_caches() -> None:
     """
     cycle_law.cache_clear()
     repair_cycle.cache_clear()
+    planned_cycle.cache_clear()
+    best_trigger.cache_clear()
     _search_interval.cache_clear()

@@ -44,3 +44,28 @@ def test_no_repairs_walk_unchanged():
     plan = optimal_plan(Scenario.published_600k(4096), "spare")
     assert plan.r_values.tolist() == [1, 5, 6, 7, 8, 9, 10, 11]
     assert np.isfinite(plan.hours)
+
+
+def test_best_trigger_is_a_minimum_in_k():
+    from spare_theory.optimize import best_trigger, optimal_interval
+
+    sc = Scenario.published_600k(4096)
+    k, est = best_trigger(sc, "spare", 9)
+    assert k is not None and est.planned_restarts > 0
+    plain = optimal_interval(sc, "spare", 9)
+    assert est.hours < plain.hours
+    for other in (k - 2, k - 1, k + 1, k + 2, sc.groups):
+        alt = optimal_interval(dataclasses.replace(sc, planned_restart_failures=other), "spare", 9)
+        assert est.hours <= alt.hours
+
+
+def test_plan_reports_the_trigger():
+    sc = Scenario.published_600k(4096)
+    plain = optimal_plan(sc, "rep")
+    planned = optimal_plan(sc, "rep", planned_restarts=True)
+    assert plain.planned_restart_failures is None
+    assert planned.hours <= plain.hours
+    if planned.planned_restart_failures is not None:
+        k = planned.planned_restart_failures
+        again = optimal_plan(dataclasses.replace(sc, planned_restart_failures=k), "rep")
+        assert again.hours_by_r[again.r_values == planned.r][0] == pytest.approx(planned.hours)
