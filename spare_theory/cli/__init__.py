@@ -29,6 +29,7 @@ _COMMAND_MODULES = (
     "sweep",
     "domains",
     "microbatch",
+    "repairs",
     "simulator",
     "reproduce",
 )

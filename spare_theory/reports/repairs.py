@@ -1,0 +1,338 @@
+"""Repairs and planned restarts at 600k GPUs: best plans against repair time; wipe-out check.
+
+Writes
+
+* ``tables/repairs_600k.csv|md``: the best plan of each strategy
+  (:func:`spare_theory.optimize.optimal_plan`) at 600,000 GPUs
+  (:meth:`spare_theory.Scenario.published_600k`, groups of 2048 and 1024
+  GPUs) against the mean repair time (1 min, 10 min, 1 h, 6 h, never):
+  ``r``, interval, hours, availability, expected wipe-outs and repairs, the
+  winner of each row group, for SPARe the smallest ``r`` within 1 % of its
+  best hours (:meth:`~spare_theory.optimize.Plan.smallest_r_within`), and,
+  where repairs are slow or absent (6 h, never), the best plan with planned
+  restarts (``optimal_plan(..., planned_restarts=True)``: trigger ``k``,
+  ``r``, hours);
+* ``tables/repairs_wipeout.csv|md``: mean hours to the first wipe-out from a
+  healthy start, model (:func:`spare_theory.repairs.mean_time_to_wipeout`)
+  against the event simulation
+  (:func:`spare_theory.repairs_sim.simulate_time_to_wipeout`), ``N = 64``
+  groups of 2048 GPUs, repairs from 1 minute to 1 day, with ``z`` =
+  (model - simulation) / SE;
+* ``figures/repairs_600k.png``: best hours of each strategy against repair
+  time, and the ``r`` SPARe needs (best and smallest within 1 %).
+"""
+
+from __future__ import annotations
+
+import concurrent.futures
+import dataclasses
+import math
+import os
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+import pandas as pd
+
+from .._parallel import map_tasks
+from .._validation import as_seed_sequence, child_seed
+from ..optimize import optimal_plan
+from ..repairs import mean_time_to_wipeout
+from ..repairs_sim import simulate_time_to_wipeout
+from ..scenario import LLAMA3_H100_GPU_MTBF_HOURS, Scenario
+from ._io import save_figure, write_table
+
+if TYPE_CHECKING:  # matplotlib is imported only when a figure is drawn
+    from matplotlib.figure import Figure
+
+__all__ = [
+    "PLANNED_REPAIRS",
+    "REPAIR_MINUTES",
+    "WIPEOUT_CELLS",
+    "plans_table",
+    "reproduce",
+    "wipeout_table",
+]
+
+#: Mean repair times of the 600k table, minutes (``None``: no repairs).
+REPAIR_MINUTES: tuple[float | None, ...] = (1.0, 10.0, 60.0, 360.0, None)
+#: Repair times at which the table also searches planned restarts.
+PLANNED_REPAIRS: tuple[float | None, ...] = (None,)
+#: ``(repair minutes, strategy, r, trials)`` of the wipe-out check (``N = 64``).
+WIPEOUT_CELLS: tuple[tuple[float | None, str, int, int], ...] = (
+    (None, "rep", 2, 400),
+    (None, "spare", 3, 400),
+    (1.0, "rep", 2, 100),
+    (1.0, "spare", 2, 100),
+    (10.0, "spare", 2, 200),
+    (10.0, "spare", 3, 40),
+    (60.0, "spare", 3, 200),
+    (60.0, "spare", 4, 40),
+    (360.0, "spare", 3, 400),
+    (360.0, "rep", 2, 400),
+    (1440.0, "spare", 4, 400),
+)
+_QUICK_WIPEOUT = ((None, "rep", 2, 100), (360.0, "spare", 3, 100), (1440.0, "spare", 4, 100))
+_STRATEGIES = ("ckpt", "rep", "spare")
+
+
+def _label(minutes: float | None) -> str:
+    if minutes is None:
+        return "never"
+    return f"{minutes / 60:g} h" if minutes >= 60 else f"{minutes:g} min"
+
+
+def _plan_cell(task: tuple[int, float | None, str, bool]) -> dict[str, Any]:
+    gpg, minutes, strategy, planned = task
+    sc = dataclasses.replace(Scenario.published_600k(gpus_per_group=gpg), repair_minutes=minutes)
+    plan = optimal_plan(sc, strategy)
+    est = plan.estimate
+    row: dict[str, Any] = {
+        "gpus_per_group": gpg,
+        "groups": sc.groups,
+        "repair": _label(minutes),
+        "strategy": strategy,
+        "r": plan.r,
+        "checkpoint_interval_minutes": est.checkpoint_interval_minutes,
+        "hours": est.hours,
+        "availability": est.availability,
+        "wipeouts": est.wipeouts,
+        "repairs": est.repairs,
+        "r_within_1pct": plan.smallest_r_within(0.01) if strategy == "spare" else plan.r,
+        "planned_k": None,
+        "planned_r": None,
+        "planned_hours": None,
+    }
+    if planned and strategy != "ckpt":
+        best = optimal_plan(sc, strategy, planned_restarts=True)
+        row.update(
+            planned_k=best.planned_restart_failures,
+            planned_r=best.r,
+            planned_hours=best.hours,
+            planned_restarts=best.estimate.planned_restarts,
+        )
+    return row
+
+
+def plans_table(
+    gpus_per_group: tuple[int, ...] = (2048, 1024),
+    repair_minutes: tuple[float | None, ...] = REPAIR_MINUTES,
+    *,
+    planned: tuple[float | None, ...] = PLANNED_REPAIRS,
+    executor: concurrent.futures.Executor | None = None,
+    progress: bool = True,
+) -> pd.DataFrame:
+    """Best plans at 600k GPUs against the repair time (module docstring).
+
+    Parameters
+    ----------
+    gpus_per_group : tuple of int
+        Group sizes of :meth:`spare_theory.Scenario.published_600k`.
+    repair_minutes : tuple of float or None
+        Mean repair times (``None``: no repairs).
+    planned : tuple of float or None
+        Repair times at which planned restarts are also searched.
+    executor : concurrent.futures.Executor, optional
+        Where the cells run (``None``: serially).
+    progress : bool
+        Show a progress bar.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per group size, repair time and strategy; ``winner`` marks
+        the fewest hours of its group size and repair time (planned
+        restarts included).
+
+    Examples
+    --------
+    >>> t = plans_table((2048,), (10.0,), planned=(), progress=False)
+    >>> t[["strategy", "r", "r_within_1pct", "winner"]].values.tolist()
+    [['ckpt', 1, 1, False], ['rep', 2, 2, False], ['spare', 11, 4, True]]
+    """
+    tasks = [
+        (g, m, s, m in planned) for g in gpus_per_group for m in repair_minutes for s in _STRATEGIES
+    ]
+    rows = map_tasks(_plan_cell, tasks, executor=executor, desc="repairs plans", progress=progress)
+    table = pd.DataFrame(rows)
+    best = table[["hours", "planned_hours"]].astype(float).min(axis=1, skipna=True)
+    group_best = best.groupby([table["gpus_per_group"], table["repair"]]).transform("min")
+    table["winner"] = best == group_best
+    return table
+
+
+def _wipeout_cell(
+    task: tuple[float | None, str, int, int, np.random.SeedSequence],
+) -> dict[str, Any]:
+    minutes, strategy, r, trials, seed = task
+    sc = Scenario(
+        gpus=64 * 2048,
+        gpus_per_group=2048,
+        gpu_mtbf_hours=LLAMA3_H100_GPU_MTBF_HOURS,
+        restart_minutes=60,
+        checkpoint_minutes=5,
+        work_hours=100,
+        repair_minutes=minutes,
+    )
+    model = mean_time_to_wipeout(sc, strategy, r)
+    sim = simulate_time_to_wipeout(sc, strategy, r, trials, seed=seed)
+    se = sim.standard_error_hours
+    return {
+        "repair": _label(minutes),
+        "strategy": strategy,
+        "r": r,
+        "trials": trials,
+        "model_hours": model,
+        "sim_hours": sim.mean_hours,
+        "se": se,
+        "z": (model - sim.mean_hours) / se if se > 0 else math.nan,
+        "rel_error": model / sim.mean_hours - 1,
+    }
+
+
+def wipeout_table(
+    cells: tuple[tuple[float | None, str, int, int], ...] = WIPEOUT_CELLS,
+    *,
+    seed: int | np.random.SeedSequence = 0,
+    executor: concurrent.futures.Executor | None = None,
+    progress: bool = True,
+) -> pd.DataFrame:
+    """Mean hours to the first wipe-out, model against simulation, ``N = 64`` (module docstring).
+
+    Parameters
+    ----------
+    cells : tuple of (repair minutes or None, strategy, r, trials)
+        The cells; cell ``i`` is simulated with ``child_seed(seed, i)``.
+    seed : int or numpy.random.SeedSequence
+        Root seed.
+    executor : concurrent.futures.Executor, optional
+        Where the cells run (``None``: serially).
+    progress : bool
+        Show a progress bar.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per cell: model and simulated hours, SE, ``z``, relative error.
+
+    Examples
+    --------
+    >>> t = wipeout_table(((None, "rep", 2, 50),), seed=1, progress=False)
+    >>> round(float(t["model_hours"][0]), 2), bool(abs(t["z"][0]) < 4)
+    (4.28, True)
+    """
+    root = as_seed_sequence(seed)
+    tasks = [(*cell, child_seed(root, i)) for i, cell in enumerate(cells)]
+    rows = map_tasks(
+        _wipeout_cell, tasks, executor=executor, desc="repairs wipe-out", progress=progress
+    )
+    return pd.DataFrame(rows)
+
+
+def _figure(table: pd.DataFrame) -> Figure:
+    import matplotlib.pyplot as plt
+
+    sizes = sorted(table["gpus_per_group"].unique(), reverse=True)
+    fig, axes = plt.subplots(2, len(sizes), figsize=(5.2 * len(sizes), 7.0), squeeze=False)
+    for col, gpg in enumerate(sizes):
+        part = table[table["gpus_per_group"] == gpg]
+        labels = list(dict.fromkeys(part["repair"]))
+        x = np.arange(len(labels))
+        ax = axes[0, col]
+        for strategy in ("rep", "spare"):
+            rows = part[part["strategy"] == strategy].set_index("repair").loc[labels]
+            ax.plot(x, rows["hours"], "o-", label=f"{strategy} (best plan)")
+            planned = rows["planned_hours"].astype(float)
+            if planned.notna().any():
+                ax.plot(x, planned, "x", ms=9, label=f"{strategy} + planned restarts")
+        ax.axhline(720, color="k", lw=0.8, ls="--", label="work (720 h)")
+        ax.set_xticks(x, labels)
+        ax.set_ylabel("expected wall-clock hours")
+        ax.set_title(f"600k GPUs, groups of {gpg} (N = {part['groups'].iloc[0]})")
+        ax.grid(True, alpha=0.3)
+        ax.legend(fontsize=7)
+        ax = axes[1, col]
+        spare = part[part["strategy"] == "spare"].set_index("repair").loc[labels]
+        ax.plot(x, spare["r"], "o-", label="SPARe best r")
+        ax.plot(x, spare["r_within_1pct"], "s--", label="smallest r within 1 %")
+        ax.set_xticks(x, labels)
+        ax.set_xlabel("mean repair time")
+        ax.set_ylabel("r")
+        ax.grid(True, alpha=0.3)
+        ax.legend(fontsize=7)
+    fig.tight_layout()
+    return fig
+
+
+def reproduce(
+    outdir: str | os.PathLike[str],
+    *,
+    quick: bool = False,
+    executor: concurrent.futures.Executor | None = None,
+    seed: int | np.random.SeedSequence = 0,
+    progress: bool = True,
+) -> list[Path]:
+    """Write the 600k plans table, the wipe-out check table and the figure.
+
+    Parameters
+    ----------
+    outdir : path
+        Folder that receives ``tables/`` and ``figures/`` (created if needed).
+    quick : bool
+        Groups of 2048 only, repairs 10 min, 1 h and never, no planned
+        restarts, three wipe-out cells.
+    executor : concurrent.futures.Executor, optional
+        Where the cells run (``None``: serially).
+    seed : int or numpy.random.SeedSequence
+        Root seed of the simulations.
+    progress : bool
+        Show a progress bar.
+
+    Returns
+    -------
+    list of pathlib.Path
+        The files written.
+
+    Examples
+    --------
+    Skipped: it writes files.
+
+    >>> [p.name for p in reproduce("out", quick=True, progress=False)]  # doctest: +SKIP
+    ['repairs_600k.csv', 'repairs_600k.md', 'repairs_wipeout.csv', 'repairs_wipeout.md',
+     'repairs_600k.png']
+    """
+    outdir = Path(outdir)
+    if quick:
+        plans = plans_table(
+            (2048,), (10.0, 60.0, None), planned=(), executor=executor, progress=progress
+        )
+        wipe = wipeout_table(_QUICK_WIPEOUT, seed=seed, executor=executor, progress=progress)
+    else:
+        plans = plans_table(executor=executor, progress=progress)
+        wipe = wipeout_table(seed=seed, executor=executor, progress=progress)
+    worst = float(wipe["z"].abs().max())
+    return [
+        *write_table(
+            plans,
+            outdir / "tables",
+            "repairs_600k",
+            title="Repairs at 600,000 GPUs: best plan of each strategy against repair time",
+            notes="Scenario.published_600k (Llama 3 MTBF, 60 min restarts, 5 min checkpoints, "
+            "720 h of work) with exponential repairs of the given mean, no rejoin stall; "
+            "renewal model, each plan at its best r and checkpoint interval. r_within_1pct: "
+            "the smallest r whose best hours are within 1 % of the optimum (SPARe). planned_*: "
+            "the best plan with planned restarts (restart without rollback once k groups are "
+            "down), searched at 6 h and without repairs. winner: fewest hours of the row "
+            "group, planned restarts included. CKPT-only does not finish (cluster MTBF 5 min).",
+        ),
+        *write_table(
+            wipe,
+            outdir / "tables",
+            "repairs_wipeout",
+            title="Mean hours to the first wipe-out: model against event simulation",
+            notes="N = 64 groups of 2048 H100s (group MTBF 24.7 h), exponential repairs; "
+            "z = (model - simulation) / SE; largest |z| "
+            f"{worst:.2f}.",
+        ),
+        save_figure(_figure(plans), outdir / "figures", "repairs_600k"),
+    ]
