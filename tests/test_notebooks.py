@@ -22,6 +22,7 @@ def test_the_four_notebooks_exist():
         "03_optimal_redundancy.ipynb",
         "04_gpu_scale_sweeps.ipynb",
         "05_microbatch_splitting.ipynb",
+        "06_repairs_and_planned_restarts.ipynb",
         "07_failure_domains.ipynb",
         "08_published_simulator.ipynb",
     ]
