@@ -34,10 +34,11 @@ from numpy.typing import ArrayLike
 from scipy.special import lambertw
 
 from ._validation import as_count_array, as_real
+from .cycles import scenario_cycle
 from .microbatch_training import check_microbatches, split_law
 from .placement import modular_ruler
 from .renewal import TrainingEstimate, estimate_from, evaluate, hours_grid
-from .repairs import attach_repairs, planned_cycle, repair_cycle, scenario_cycle
+from .repairs import attach_repairs, planned_cycle, repair_cycle
 from .scenario import Scenario, check_plan
 from .step_model import StepEstimate
 from .strategies import cycle_law
@@ -301,7 +302,9 @@ def _search_interval(
 ) -> TrainingEstimate:
     """:func:`optimal_interval` for checked arguments (``strategy = "ckpt"`` at ``r = 1``)."""
     if microbatches == 1:
-        law = scenario_cycle(scenario, strategy, r)  # today's cycle law unless repairs are on
+        law = scenario_cycle(
+            scenario, strategy, r
+        )  # the one place that picks the law (spare_theory.cycles)
     else:
         law = split_law(scenario.groups, r, microbatches)
     delta = scenario.checkpoint_minutes

@@ -63,7 +63,6 @@ from numpy.typing import ArrayLike
 from scipy.linalg import expm
 from scipy.special import gammaln, logsumexp
 
-from .failure_laws import EquilibriumLifetimes
 from .scenario import Scenario, check_plan
 from .strategies import CycleLaw, Spare, cycle_law, survival_integral
 from .wipeout import wipeout_law
@@ -78,7 +77,6 @@ __all__ = [
     "planned_cycle",
     "repair_cycle",
     "repair_rate",
-    "scenario_cycle",
     "set_mean_absorption",
 ]
 
@@ -440,40 +438,6 @@ def mean_time_to_wipeout(scenario: Scenario, strategy: str, r: int | None) -> fl
     return repair_cycle(strategy, N, r, repair_rate(scenario)).mean_time / lam
 
 
-def scenario_cycle(scenario: Scenario, strategy: str, r: int) -> CycleLaw:
-    """The cycle law of a checked plan: today's without repairs, :class:`RepairCycle` with.
-
-    CKPT-only (``r = 1``) is today's law either way: every failure is a
-    wipe-out, so nothing is left to repair.  A ``failure_law`` other than
-    exponential gives today's law with stationary renewal clocks: ``p(u)``
-    the equilibrium residual-life law of the group lifetime
-    (:class:`~spare_theory.failure_laws.EquilibriumLifetimes`,
-    ``docs/theory.md`` section 4).
-
-    Examples
-    --------
-    >>> sc = Scenario(gpus=1024, gpus_per_group=8, gpu_mtbf_hours=2000.0,
-    ...               restart_minutes=20, checkpoint_minutes=5, work_hours=48,
-    ...               repair_minutes=30, rejoin_minutes=1)
-    >>> scenario_cycle(sc, "spare", 1), type(scenario_cycle(sc, "rep", 2)).__name__
-    (CkptOnly(N=128, r=1), 'RepairCycle')
-    """
-    k = scenario.planned_restart_failures
-    if not scenario.exponential:
-        if k is not None:
-            raise ValueError(
-                "planned_restart_failures is modelled with failure_law='exponential' only"
-            )
-        lifetimes = EquilibriumLifetimes(scenario.group_lifetime_law)
-        return cycle_law(strategy, scenario.groups, r, lifetimes)
-    if r == 1 or (scenario.repair_minutes is None and k is None):
-        return cycle_law(strategy, scenario.groups, r)
-    stall = scenario.group_failure_rate_per_hour * scenario.rejoin_minutes / 60.0
-    if k is not None:
-        return planned_cycle(strategy, scenario.groups, r, k, repair_rate(scenario), stall)
-    return repair_cycle(strategy, scenario.groups, r, repair_rate(scenario), stall)
-
-
 def attach_repairs(scenario: Scenario, law: CycleLaw, estimate: Any) -> Any:
     """``estimate`` with :func:`expected_repairs` filled in (unchanged without repairs).
 
@@ -483,7 +447,7 @@ def attach_repairs(scenario: Scenario, law: CycleLaw, estimate: Any) -> Any:
     >>> sc = Scenario(gpus=1024, gpus_per_group=8, gpu_mtbf_hours=2000.0,
     ...               restart_minutes=20, checkpoint_minutes=5, work_hours=48,
     ...               repair_minutes=30)
-    >>> law = scenario_cycle(sc, "rep", 2)
+    >>> law = repair_cycle("rep", sc.groups, 2, repair_rate(sc))
     >>> round(attach_repairs(sc, law, evaluate(sc, law, 60.0, strategy="rep")).repairs)
     53
     """
@@ -506,7 +470,7 @@ def expected_repairs(scenario: Scenario, law: CycleLaw, hours: float) -> float:
     >>> sc = Scenario(gpus=1024, gpus_per_group=8, gpu_mtbf_hours=2000.0,
     ...               restart_minutes=20, checkpoint_minutes=5, work_hours=48,
     ...               repair_minutes=30)
-    >>> round(expected_repairs(sc, scenario_cycle(sc, "spare", 4), 100.0), 1)
+    >>> round(expected_repairs(sc, repair_cycle("spare", sc.groups, 4, repair_rate(sc)), 100.0), 1)
     51.1
     """
     if not isinstance(law, RepairCycle | PlannedCycle) or not math.isfinite(hours):

@@ -20,10 +20,11 @@ from __future__ import annotations
 
 from typing import Any, overload
 
+from .cycles import scenario_cycle
 from .microbatch_training import check_microbatches, split_law
 from .optimize import optimal_interval
 from .renewal import TrainingEstimate, evaluate
-from .repairs import attach_repairs, scenario_cycle
+from .repairs import attach_repairs
 from .scenario import STRATEGIES, Scenario, check_checkpoint_interval, check_plan
 from .step_model import StepEstimate, step_time_to_train
 from .step_optimize import optimal_checkpoint_steps
@@ -177,7 +178,9 @@ def time_to_train(
         )
     if m != 1 and r > 1:
         return evaluate(scenario, split_law(scenario.groups, r, m), tau, strategy=strategy)
-    law = scenario_cycle(scenario, strategy, r)  # today's cycle law unless repairs are on
+    law = scenario_cycle(
+        scenario, strategy, r
+    )  # the one place that picks the law (spare_theory.cycles)
     return attach_repairs(scenario, law, evaluate(scenario, law, tau, strategy=strategy))
 
 

@@ -618,6 +618,12 @@ def simulate_training(
         raise ValueError("checkpoint_interval_minutes is required for a Scenario")
     # The same checks as the model it is compared with (strategy, r, ruler at N).
     strategy, r = check_plan(scenario, strategy, r)
+    if scenario.domain_size is not None or scenario.lemon_fraction > 0:
+        # This simulation draws independent, equal group failures: never ignore the fields.
+        raise ValueError(
+            "failure domains and lemons (domain_size, lemon_fraction) are simulated by "
+            "simulate_domain_training (any placement, an exclusion policy)"
+        )
     microbatches = as_count(microbatches, "microbatches", minimum=1)
     if microbatches != 1 and (strategy != "spare" or scenario.repair_minutes is not None):
         raise ValueError(

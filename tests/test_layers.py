@@ -54,6 +54,7 @@ LAYERS = {
     "domains_training": 4,
     "domains_training_sim": 4,
     "repairs": 4,
+    "cycles": 4,
     "repairs_sim": 4,
     "step_scenario": 4,
     "step_sim": 4,

@@ -8,7 +8,8 @@ import numpy as np
 import pytest
 
 from spare_theory import Scenario, time_to_train
-from spare_theory.repairs import PlannedCycle, planned_cycle, scenario_cycle
+from spare_theory.cycles import scenario_cycle
+from spare_theory.repairs import PlannedCycle, planned_cycle
 from spare_theory.scenario import LLAMA3_H100_GPU_MTBF_HOURS
 from spare_theory.strategies import cycle_law
 from spare_theory.training_sim import simulate_training

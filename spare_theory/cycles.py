@@ -1,0 +1,105 @@
+"""The cycle law of an hour-level scenario: one place that chooses it.
+
+A restart cycle's law (:class:`~spare_theory.strategies.CycleLaw`: how long
+the cycle survives and its throughput in each state) depends on the strategy
+and on which of the scenario's optional mechanisms are on.  Every front door
+(:func:`~spare_theory.training.time_to_train`,
+:func:`~spare_theory.optimize.optimal_plan`) asks :func:`scenario_cycle`, so a
+scenario field is either modelled or refused here, never silently ignored:
+
+- nothing optional: today's law (:func:`~spare_theory.strategies.cycle_law`);
+- a non-exponential ``failure_law``: today's law with stationary renewal
+  clocks (:class:`~spare_theory.failure_laws.EquilibriumLifetimes`);
+- ``repair_minutes``: :func:`~spare_theory.repairs.repair_cycle`;
+- ``planned_restart_failures``: :func:`~spare_theory.repairs.planned_cycle`;
+- failure domains or lemon groups: :func:`~spare_theory.domains_training.domain_cycle_law`
+  (SPARe on the domain-aware placement, and CKPT-only).
+
+Combinations no model covers raise ``ValueError`` naming the fields.
+"""
+
+from __future__ import annotations
+
+from .domains_training import domain_cycle_law
+from .failure_laws import EquilibriumLifetimes
+from .repairs import planned_cycle, repair_cycle, repair_rate
+from .scenario import Scenario
+from .strategies import CycleLaw, cycle_law
+
+__all__ = ["scenario_cycle"]
+
+
+def _correlated(scenario: Scenario) -> bool:
+    """Failure domains or lemon groups are on."""
+    domains = scenario.domain_size is not None and scenario.domain_mtbf_hours is not None
+    lemons = scenario.lemon_fraction > 0 and scenario.lemon_rate_factor > 1
+    return domains or lemons
+
+
+def scenario_cycle(scenario: Scenario, strategy: str, r: int) -> CycleLaw:
+    """The cycle law of a checked plan ``(strategy, r)`` on ``scenario``.
+
+    CKPT-only (``r = 1``) ends its cycle at every failure, so repairs and
+    planned restarts leave it unchanged.
+
+    Parameters
+    ----------
+    scenario : Scenario
+        The run.
+    strategy : str
+        ``"ckpt"``, ``"rep"`` or ``"spare"`` (checked with ``r`` by
+        :func:`~spare_theory.scenario.check_plan`).
+    r : int
+        Redundancy.
+
+    Returns
+    -------
+    CycleLaw
+
+    Raises
+    ------
+    ValueError
+        Naming the fields, for combinations no model covers: Rep under
+        failure domains or lemons, domains or lemons with repairs or planned
+        restarts, planned restarts with a non-exponential failure law.
+
+    Examples
+    --------
+    >>> sc = Scenario(gpus=1024, gpus_per_group=8, gpu_mtbf_hours=2000.0,
+    ...               restart_minutes=20, checkpoint_minutes=5, work_hours=48,
+    ...               repair_minutes=30, rejoin_minutes=1)
+    >>> scenario_cycle(sc, "spare", 1), type(scenario_cycle(sc, "rep", 2)).__name__
+    (CkptOnly(N=128, r=1), 'RepairCycle')
+    >>> racks = Scenario(gpus=256 * 8, gpus_per_group=8, restart_minutes=20,
+    ...                  checkpoint_minutes=5, work_hours=48, domain_size=16,
+    ...                  domain_mtbf_hours=20000.0)
+    >>> type(scenario_cycle(racks, "spare", 6)).__name__
+    'DomainSpare'
+    """
+    k = scenario.planned_restart_failures
+    if _correlated(scenario):
+        if scenario.repair_minutes is not None or k is not None:
+            raise ValueError(
+                "failure domains or lemons (domain_size, lemon_fraction) are modelled without "
+                "repair_minutes and planned_restart_failures; simulate the combination with "
+                "simulate_domain_training"
+            )
+        if strategy == "rep":
+            raise ValueError(
+                "strategy 'rep' is not modelled under failure domains or lemons "
+                "(domain_size, lemon_fraction): use 'spare' or 'ckpt'"
+            )
+        return domain_cycle_law(scenario, r)
+    if not scenario.exponential:
+        if k is not None:
+            raise ValueError(
+                "planned_restart_failures is modelled with failure_law='exponential' only"
+            )
+        lifetimes = EquilibriumLifetimes(scenario.group_lifetime_law)
+        return cycle_law(strategy, scenario.groups, r, lifetimes)
+    if r == 1 or (scenario.repair_minutes is None and k is None):
+        return cycle_law(strategy, scenario.groups, r)
+    stall = scenario.group_failure_rate_per_hour * scenario.rejoin_minutes / 60.0
+    if k is not None:
+        return planned_cycle(strategy, scenario.groups, r, k, repair_rate(scenario), stall)
+    return repair_cycle(strategy, scenario.groups, r, repair_rate(scenario), stall)

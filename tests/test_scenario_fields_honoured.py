@@ -1,0 +1,65 @@
+"""No front door silently ignores a scenario field: it models it or refuses it."""
+
+from __future__ import annotations
+
+import pytest
+
+import spare_theory as st
+from spare_theory.domains_training import domain_time_to_train
+
+BASE = dict(
+    gpus=256 * 8,
+    gpus_per_group=8,
+    gpu_mtbf_hours=2000.0,
+    restart_minutes=20,
+    checkpoint_minutes=5,
+    work_hours=48,
+)
+
+
+def test_time_to_train_models_failure_domains() -> None:
+    racks = st.Scenario(**BASE, domain_size=16, domain_mtbf_hours=5000.0)
+    plain = st.Scenario(**BASE)
+    with_domains = st.time_to_train(racks, "spare", r=6, checkpoint_interval_minutes=60.0)
+    # The same law as the domain module's own front door, and slower than without racks.
+    assert with_domains.hours == domain_time_to_train(racks, 6, 60.0).hours
+    assert (
+        with_domains.hours
+        > st.time_to_train(plain, "spare", r=6, checkpoint_interval_minutes=60.0).hours
+    )
+    plan = st.optimal_plan(racks, "spare")
+    assert plan.hours <= with_domains.hours
+
+
+def test_lemons_change_the_estimate() -> None:
+    lemons = st.Scenario(**BASE, lemon_fraction=0.1, lemon_rate_factor=10.0)
+    plain = st.Scenario(**BASE)
+    a = st.time_to_train(lemons, "spare", r=6, checkpoint_interval_minutes=60.0).hours
+    b = st.time_to_train(plain, "spare", r=6, checkpoint_interval_minutes=60.0).hours
+    assert a != b
+
+
+@pytest.mark.parametrize(
+    ("fields", "strategy", "match"),
+    [
+        (dict(domain_size=16, domain_mtbf_hours=5000.0), "rep", "strategy 'rep'"),
+        (
+            dict(domain_size=16, domain_mtbf_hours=5000.0, repair_minutes=30.0),
+            "spare",
+            "repair_minutes",
+        ),
+    ],
+)
+def test_uncovered_combinations_are_refused(fields: dict, strategy: str, match: str) -> None:
+    sc = st.Scenario(**BASE, **fields)
+    r = 2 if strategy == "rep" else 6
+    with pytest.raises(ValueError, match=match):
+        st.time_to_train(sc, strategy, r=r, checkpoint_interval_minutes=60.0)
+
+
+def test_simulation_refuses_domains_it_does_not_draw() -> None:
+    racks = st.Scenario(**BASE, domain_size=16, domain_mtbf_hours=5000.0)
+    with pytest.raises(ValueError, match="simulate_domain_training"):
+        st.simulate_training(
+            racks, "spare", r=6, checkpoint_interval_minutes=60.0, trials=1, seed=0
+        )
