@@ -13,7 +13,9 @@ scenario field is either modelled or refused here, never silently ignored:
 - ``repair_minutes``: :func:`~spare_theory.repairs.repair_cycle`;
 - ``planned_restart_failures``: :func:`~spare_theory.repairs.planned_cycle`;
 - failure domains or lemon groups: :func:`~spare_theory.domains_training.domain_cycle_law`
-  (SPARe on the domain-aware placement, and CKPT-only).
+  (SPARe on the domain-aware placement, and CKPT-only);
+- ``microbatches = m > 1`` (SPARe splitting a failed group's shard):
+  :func:`~spare_theory.microbatch_training.split_law`.
 
 Combinations no model covers raise ``ValueError`` naming the fields.
 """
@@ -22,11 +24,12 @@ from __future__ import annotations
 
 from .domains_training import domain_cycle_law
 from .failure_laws import EquilibriumLifetimes
+from .microbatch_training import check_microbatches, split_law
 from .repairs import planned_cycle, repair_cycle, repair_rate
 from .scenario import Scenario
 from .strategies import CycleLaw, cycle_law
 
-__all__ = ["scenario_cycle"]
+__all__ = ["check_split", "scenario_cycle"]
 
 
 def _correlated(scenario: Scenario) -> bool:
@@ -36,7 +39,58 @@ def _correlated(scenario: Scenario) -> bool:
     return domains or lemons
 
 
-def scenario_cycle(scenario: Scenario, strategy: str, r: int) -> CycleLaw:
+def check_split(scenario: Scenario, strategy: str, microbatches: int) -> int:
+    """``microbatches`` checked against a checked ``strategy`` and the scenario's fields.
+
+    Splitting is modelled for SPARe with exponential lifetimes and none of
+    repairs, planned restarts, failure domains or lemons.
+
+    Parameters
+    ----------
+    scenario : Scenario
+        The run.
+    strategy : str
+        A checked strategy name.
+    microbatches : int
+        Pieces per shard, ``>= 1``.
+
+    Returns
+    -------
+    int
+        ``microbatches`` as an int.
+
+    Raises
+    ------
+    ValueError
+        Naming ``microbatches`` and the field it cannot be combined with.
+
+    Examples
+    --------
+    >>> sc = Scenario(gpus=1024, gpus_per_group=8, restart_minutes=20,
+    ...               checkpoint_minutes=5, work_hours=48)
+    >>> check_split(sc, "spare", 8)
+    8
+    """
+    m = check_microbatches(strategy, microbatches)
+    if m == 1:
+        return m
+    fields = {
+        "failure_law": not scenario.exponential,
+        "repair_minutes": scenario.repair_minutes is not None,
+        "planned_restart_failures": scenario.planned_restart_failures is not None,
+        "domain_size": scenario.domain_size is not None,
+        "lemon_fraction": scenario.lemon_fraction > 0,
+    }
+    clashes = [name for name, on in fields.items() if on]
+    if clashes:
+        raise ValueError(
+            f"microbatches must be 1 with {', '.join(clashes)} set: splitting is modelled "
+            "for exponential lifetimes without repairs, planned restarts, domains or lemons"
+        )
+    return m
+
+
+def scenario_cycle(scenario: Scenario, strategy: str, r: int, microbatches: int = 1) -> CycleLaw:
     """The cycle law of a checked plan ``(strategy, r)`` on ``scenario``.
 
     CKPT-only (``r = 1``) ends its cycle at every failure, so repairs and
@@ -51,6 +105,8 @@ def scenario_cycle(scenario: Scenario, strategy: str, r: int) -> CycleLaw:
         :func:`~spare_theory.scenario.check_plan`).
     r : int
         Redundancy.
+    microbatches : int, default 1
+        Pieces per shard for SPARe (:func:`check_split`).
 
     Returns
     -------
@@ -76,6 +132,8 @@ def scenario_cycle(scenario: Scenario, strategy: str, r: int) -> CycleLaw:
     >>> type(scenario_cycle(racks, "spare", 6)).__name__
     'DomainSpare'
     """
+    if check_split(scenario, strategy, microbatches) != 1 and r > 1:
+        return split_law(scenario.groups, r, microbatches)
     k = scenario.planned_restart_failures
     if _correlated(scenario):
         if scenario.repair_minutes is not None or k is not None:

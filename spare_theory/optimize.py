@@ -34,8 +34,7 @@ from numpy.typing import ArrayLike
 from scipy.special import lambertw
 
 from ._validation import as_count_array, as_real
-from .cycles import scenario_cycle
-from .microbatch_training import check_microbatches, split_law
+from .cycles import check_split, scenario_cycle
 from .placement import modular_ruler
 from .renewal import TrainingEstimate, estimate_from, evaluate, hours_grid
 from .repairs import attach_repairs, planned_cycle, repair_cycle
@@ -276,24 +275,11 @@ def optimal_interval(
     30.98
     """
     strategy, r = check_plan(scenario, strategy, r)
-    m = _check_split(scenario, strategy, microbatches)
+    m = check_split(scenario, strategy, microbatches)
     est = _search_interval(scenario, strategy if r > 1 else "ckpt", r, m if r > 1 else 1)
     if scenario.repair_minutes is not None or scenario.planned_restart_failures is not None:
         est = attach_repairs(scenario, scenario_cycle(scenario, est.strategy, r), est)
     return est if est.strategy == strategy else dataclasses.replace(est, strategy=strategy)
-
-
-def _check_split(scenario: Scenario, strategy: str, microbatches: int) -> int:
-    """``microbatches`` checked for ``strategy`` (checked) and ``scenario`` (no repairs)."""
-    m = check_microbatches(strategy, microbatches)
-    if m != 1 and not scenario.exponential:
-        raise ValueError("microbatches must be 1 with a failure_law other than 'exponential'")
-    if m != 1 and scenario.repair_minutes is not None:
-        raise ValueError(
-            "microbatches must be 1 when the scenario has repairs (repair_minutes): "
-            "splitting is modelled without rejoins"
-        )
-    return m
 
 
 @functools.lru_cache(maxsize=64)
@@ -301,12 +287,7 @@ def _search_interval(
     scenario: Scenario, strategy: str, r: int, microbatches: int = 1
 ) -> TrainingEstimate:
     """:func:`optimal_interval` for checked arguments (``strategy = "ckpt"`` at ``r = 1``)."""
-    if microbatches == 1:
-        law = scenario_cycle(
-            scenario, strategy, r
-        )  # the one place that picks the law (spare_theory.cycles)
-    else:
-        law = split_law(scenario.groups, r, microbatches)
+    law = scenario_cycle(scenario, strategy, r, microbatches)  # the one place picking laws
     delta = scenario.checkpoint_minutes
     lam = scenario.group_failure_rate_per_hour
     if delta == 0:
@@ -436,7 +417,7 @@ def optimal_plan(
             raise ValueError("microbatches must be 1 for a step-level scenario (not modelled yet)")
         return _other_scenario_plan(scenario, strategy)
     strategy = check_plan(scenario, strategy, 1)[0]
-    m = _check_split(scenario, strategy, microbatches)
+    m = check_split(scenario, strategy, microbatches)
     N = scenario.groups
     if strategy == "ckpt":
         curve = {1: optimal_interval(scenario, strategy, 1)}

@@ -20,8 +20,7 @@ from __future__ import annotations
 
 from typing import Any, overload
 
-from .cycles import scenario_cycle
-from .microbatch_training import check_microbatches, split_law
+from .cycles import check_split, scenario_cycle
 from .optimize import optimal_interval
 from .renewal import TrainingEstimate, evaluate
 from .repairs import attach_repairs
@@ -165,22 +164,11 @@ def time_to_train(
             "checkpoint_interval_minutes"
         )
     strategy, r = check_plan(scenario, strategy, r)
-    m = check_microbatches(strategy, microbatches)
+    m = check_split(scenario, strategy, microbatches)
     if checkpoint_interval_minutes is None:
         return optimal_interval(scenario, strategy, r, microbatches=m)
     tau = check_checkpoint_interval(checkpoint_interval_minutes)
-    if m != 1 and not scenario.exponential:
-        raise ValueError("microbatches must be 1 with a failure_law other than 'exponential'")
-    if m != 1 and scenario.repair_minutes is not None:
-        raise ValueError(
-            "microbatches must be 1 when the scenario has repairs (repair_minutes): "
-            "splitting is modelled without rejoins"
-        )
-    if m != 1 and r > 1:
-        return evaluate(scenario, split_law(scenario.groups, r, m), tau, strategy=strategy)
-    law = scenario_cycle(
-        scenario, strategy, r
-    )  # the one place that picks the law (spare_theory.cycles)
+    law = scenario_cycle(scenario, strategy, r, microbatches=m)  # the one place picking laws
     return attach_repairs(scenario, law, evaluate(scenario, law, tau, strategy=strategy))
 
 

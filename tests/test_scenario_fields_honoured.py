@@ -63,3 +63,22 @@ def test_simulation_refuses_domains_it_does_not_draw() -> None:
         st.simulate_training(
             racks, "spare", r=6, checkpoint_interval_minutes=60.0, trials=1, seed=0
         )
+
+
+@pytest.mark.parametrize(
+    "fields",
+    [
+        dict(domain_size=16, domain_mtbf_hours=5000.0),
+        dict(lemon_fraction=0.1, lemon_rate_factor=10.0),
+        dict(repair_minutes=30.0),
+        dict(planned_restart_failures=20),
+        dict(failure_law="weibull"),
+    ],
+)
+def test_microbatches_refuse_the_fields_they_do_not_model(fields: dict) -> None:
+    sc = st.Scenario(**BASE, **fields)
+    name = next(iter(fields))
+    with pytest.raises(ValueError, match=f"microbatches.*{name}"):
+        st.time_to_train(sc, "spare", r=6, checkpoint_interval_minutes=60.0, microbatches=4)
+    with pytest.raises(ValueError, match=f"microbatches.*{name}"):
+        st.optimal_plan(sc, "spare", microbatches=4)
