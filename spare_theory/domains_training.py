@@ -46,7 +46,7 @@ from ._validation import as_count, as_real
 from .domains import domain_wipeout_law
 from .renewal import TrainingEstimate, evaluate, hours_grid
 from .scenario import Scenario, check_checkpoint_interval, check_plan
-from .strategies import CycleLaw, Spare, cycle_law
+from .strategies import CycleLaw, Spare, TabulatedCycle, cycle_law
 
 __all__ = [
     "DomainPlan",
@@ -126,7 +126,7 @@ def _inverse_stacks(
     return out
 
 
-class DomainSpare(CycleLaw):
+class DomainSpare(TabulatedCycle):
     """SPARe on the domain-aware placement under domain failures: ``Q`` and ``theta``.
 
     Tabulated on 400 points uniform in ``1 - Q`` plus geometric points over
@@ -185,14 +185,6 @@ class DomainSpare(CycleLaw):
         self.theta_grid = (w * inv).sum(axis=0) / np.where(total > 0, total, 1.0)
         self.log_q = np.minimum.accumulate(np.minimum(self.log_q, 0.0))
         self.slope = (self.log_q[-1] - self.log_q[-2]) / (self.u[-1] - self.u[-2])
-
-    def logq(self, u: ArrayLike) -> np.ndarray:
-        u = np.asarray(u, dtype=float)
-        inside = np.interp(u, self.u, self.log_q)
-        return np.where(u > self.u[-1], self.log_q[-1] + self.slope * (u - self.u[-1]), inside)
-
-    def theta(self, u: ArrayLike) -> np.ndarray:
-        return np.interp(np.asarray(u, dtype=float), self.u, self.theta_grid)
 
     def __repr__(self) -> str:
         return (

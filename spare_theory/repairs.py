@@ -64,7 +64,7 @@ from scipy.linalg import expm
 from scipy.special import gammaln, logsumexp
 
 from .scenario import Scenario, check_plan
-from .strategies import CycleLaw, Spare, cycle_law, survival_integral
+from .strategies import CycleLaw, Spare, TabulatedCycle, cycle_law, survival_integral
 from .wipeout import wipeout_law
 
 __all__ = [
@@ -213,7 +213,7 @@ def _cluster_no_repair(N: int, r: int, p: np.ndarray) -> np.ndarray:
     return N * one + n1 * (pair - 2 * one)
 
 
-class RepairCycle(CycleLaw):
+class RepairCycle(TabulatedCycle):
     """The restart cycle of a strategy when failed groups are repaired and rejoin.
 
     ``log Q`` and ``theta`` are tabulated on a uniform grid of 2049 points
@@ -336,23 +336,6 @@ class RepairCycle(CycleLaw):
                 slope = min(rise / (u[end - 1] - u[end - 1 - back]), slope)
             log_q[end:] = log_q[end - 1] + slope * (u[end:] - u[end - 1])
         return np.minimum.accumulate(log_q)
-
-    def logq(self, u: ArrayLike) -> np.ndarray:
-        u = np.asarray(u, dtype=float)
-        inside = np.interp(u, self.u, self.log_q)
-        return np.where(u > self.u[-1], self.log_q[-1] + self.slope * (u - self.u[-1]), inside)
-
-    def theta(self, u: ArrayLike) -> np.ndarray:
-        return np.interp(np.asarray(u, dtype=float), self.u, self.theta_grid)
-
-    def u_at(self, level: float) -> float:
-        below = np.flatnonzero(self.log_q <= level)
-        if below.size == 0:
-            return float(self.u[-1] + (level - self.log_q[-1]) / self.slope)
-        i = max(int(below[0]), 1)
-        a, b = self.log_q[i - 1], self.log_q[i]
-        step = self.u[i] - self.u[i - 1]
-        return float(self.u[i - 1] + step * (a - level) / (a - b)) if a > b else float(self.u[i])
 
     @functools.cached_property
     def mean_time(self) -> float:
@@ -531,7 +514,7 @@ def _rep_log_survival_by_count(N: int, r: int) -> np.ndarray:
     return np.minimum(log_ways - log_binom, 0.0)
 
 
-class PlannedCycle(CycleLaw):
+class PlannedCycle(TabulatedCycle):
     """A restart cycle that also ends, without rollback, once ``k`` groups are down at once.
 
     The cycle ends at the first of the wipe-out and the *trigger* (the
@@ -722,26 +705,9 @@ class PlannedCycle(CycleLaw):
         self.hazard = np.interp(self.u, grid, hazard)
         self.repairs_rate = np.interp(self.u, base.u, base.repairs_rate)
 
-    def logq(self, u: ArrayLike) -> np.ndarray:
-        u = np.asarray(u, dtype=float)
-        inside = np.interp(u, self.u, self.log_q)
-        return np.where(u > self.u[-1], self.log_q[-1] + self.slope * (u - self.u[-1]), inside)
-
-    def theta(self, u: ArrayLike) -> np.ndarray:
-        return np.interp(np.asarray(u, dtype=float), self.u, self.theta_grid)
-
     def planned_hazard(self, u: ArrayLike) -> np.ndarray:
         """``h(u)``: rate of a planned restart at ``u`` given the cycle is still on."""
         return np.interp(np.asarray(u, dtype=float), self.u, self.hazard)
-
-    def u_at(self, level: float) -> float:
-        below = np.flatnonzero(self.log_q <= level)
-        if below.size == 0:
-            return float(self.u[-1] + (level - self.log_q[-1]) / self.slope)
-        i = max(int(below[0]), 1)
-        a, b = self.log_q[i - 1], self.log_q[i]
-        step = self.u[i] - self.u[i - 1]
-        return float(self.u[i - 1] + step * (a - level) / (a - b)) if a > b else float(self.u[i])
 
     def repairs_per_cycle_time(self) -> float:
         """``int Q N mu p du / int Q du`` over the truncated cycle (0 without repairs)."""

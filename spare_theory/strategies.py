@@ -57,6 +57,7 @@ __all__ = [
     "ExponentialLifetimes",
     "Rep",
     "Spare",
+    "TabulatedCycle",
     "cycle_law",
     "log1mexp",
     "rep_survival_log",
@@ -292,6 +293,44 @@ def rep_survival_log(N: int, r: int, u: ArrayLike) -> np.ndarray:
     return Rep.survival_log(N, as_count(r, "r", maximum=N), u)
 
 
+class TabulatedCycle(CycleLaw):
+    """A cycle law tabulated on a grid: ``log Q`` and ``theta`` at the nodes ``u``.
+
+    Subclasses fill ``u`` (increasing), ``log_q`` and ``theta_grid`` at those
+    nodes and ``slope``, the log-survival slope beyond the last node.  ``log Q``
+    is interpolated linearly (exact for an exponential tail) and extrapolated
+    with ``slope``; :meth:`u_at` inverts the table directly.
+
+    Examples
+    --------
+    >>> law = cycle_law("spare", 200, 9)
+    >>> isinstance(law, TabulatedCycle), round(float(law.logq(law.u_at(-1.0))), 6)
+    (True, -1.0)
+    """
+
+    u: np.ndarray
+    log_q: np.ndarray
+    theta_grid: np.ndarray
+    slope: float
+
+    def logq(self, u: ArrayLike) -> np.ndarray:
+        u = np.asarray(u, dtype=float)
+        inside = np.interp(u, self.u, self.log_q)
+        return np.where(u > self.u[-1], self.log_q[-1] + self.slope * (u - self.u[-1]), inside)
+
+    def theta(self, u: ArrayLike) -> np.ndarray:
+        return np.interp(np.asarray(u, dtype=float), self.u, self.theta_grid)
+
+    def u_at(self, level: float) -> float:
+        below = np.flatnonzero(self.log_q <= level)
+        if below.size == 0:
+            return float(self.u[-1] + (level - self.log_q[-1]) / self.slope)
+        i = max(int(below[0]), 1)
+        a, b = self.log_q[i - 1], self.log_q[i]
+        step = self.u[i] - self.u[i - 1]
+        return float(self.u[i - 1] + step * (a - level) / (a - b)) if a > b else float(self.u[i])
+
+
 class Rep(CycleLaw):
     """Rep+CKPT: ``r`` replicas of every shard on disjoint groups; exact survival.
 
@@ -395,7 +434,7 @@ def _log_survival_table(N: int, r: int) -> np.ndarray:
     return log_s[: int(np.flatnonzero(log_s > _LOG_TINY)[-1]) + 1]
 
 
-class Spare(CycleLaw):
+class Spare(TabulatedCycle):
     """SPARe+CKPT: ``log Q`` and ``theta`` tabulated on a grid in ``u``.
 
     ``Q(u) = sum_f Binom(f; N, p) P(T > f)`` and
@@ -482,26 +521,6 @@ class Spare(CycleLaw):
         otherwise (micro-batch splitting: the expected load).
         """
         return np.asarray(expected_stacks(self.N, self.r, failures), dtype=float)
-
-    def logq(self, u: ArrayLike) -> np.ndarray:
-        u = np.asarray(u, dtype=float)
-        inside = np.interp(u, self.u, self.log_q)
-        return np.where(u > self.u[-1], self.log_q[-1] + self.slope * (u - self.u[-1]), inside)
-
-    def theta(self, u: ArrayLike) -> np.ndarray:
-        return np.interp(np.asarray(u, dtype=float), self.u, self.theta_grid)
-
-    def u_at(self, level: float) -> float:
-        below = np.flatnonzero(self.log_q <= level)
-        if below.size == 0:
-            return float(self.u[-1] + (level - self.log_q[-1]) / self.slope)
-        i = max(int(below[0]), 1)
-        a, b = self.log_q[i - 1], self.log_q[i]
-        return (
-            float(self.u[i - 1] + (self.u[i] - self.u[i - 1]) * (a - level) / (a - b))
-            if a > b
-            else float(self.u[i])
-        )
 
     @staticmethod
     def log_survival_table(N: int, r: int) -> np.ndarray:
