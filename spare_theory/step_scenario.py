@@ -23,16 +23,26 @@ to train over ``T0``.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Any
 
 from ._validation import as_choice, as_count, as_real
 from .failure_laws import lifetime_law, validate_lifetime_law
 
-__all__ = ["RESTART_SEMANTICS", "StepScenario", "paper_scenario"]
+__all__ = [
+    "RESTART_SEMANTICS",
+    "STEP_REPAIR_LAWS",
+    "StepScenario",
+    "check_step_repairs",
+    "paper_scenario",
+]
 
 #: Accepted values of :attr:`StepScenario.restart_semantics`.
 RESTART_SEMANTICS = ("window", "fixed")
+
+#: Named repair-time laws of a StepScenario (a frozen scipy.stats law in seconds is also accepted).
+STEP_REPAIR_LAWS = ("exponential", "fixed")
 
 
 def _law_key(law: Any) -> tuple:
@@ -80,6 +90,22 @@ class StepScenario:
     allreduce_failure_scale : float
         Factor on the all-reduce time of an attempt in which a failure was
         noticed, ``>= 0`` (0.5).
+    repair_seconds : float, optional
+        Mean time from the moment a group's failure is noticed until a
+        replacement is ready to rejoin the running job without a global
+        restart, seconds, ``> 0``.  ``None`` (default): a failed group stays
+        out until the next global restart (the published simulator).  A
+        ready group rejoins at the next step boundary, takes back its place
+        in the placement (SPARe re-optimises ``S*``) and starts a fresh
+        lifetime.
+    repair_law : str or frozen scipy.stats distribution
+        Law of the repair time: ``"exponential"`` (default) or ``"fixed"``
+        with mean ``repair_seconds``, or a frozen ``scipy.stats``
+        distribution in seconds (then ``repair_seconds`` defaults to its mean).
+    rejoin_seconds : float
+        Stall of every worker while one rejoining group loads the model
+        state, seconds, ``>= 0`` (default 0); each rejoining group stalls the
+        job once.  Only with repairs.
 
     Raises
     ------
@@ -93,6 +119,9 @@ class StepScenario:
     ...                  failure_law=stats.expon(scale=60_000.0))
     >>> s.failure_free_seconds, round(s.failure_free_hours, 2), s.cluster_mtbf_seconds
     (660000.0, 183.33, 300.0)
+    >>> StepScenario(groups=200, steps=10, allreduce_seconds=2.0, repair_seconds=600.0,
+    ...              failure_law=stats.expon(scale=60_000.0)).repairs
+    True
     """
 
     groups: int
@@ -106,6 +135,9 @@ class StepScenario:
     failure_law: Any
     partial_recovery_seconds: float = 0.1
     allreduce_failure_scale: float = 0.5
+    repair_seconds: float | None = None
+    repair_law: Any = "exponential"
+    rejoin_seconds: float = 0.0
 
     def __post_init__(self) -> None:
         checked = {
@@ -131,6 +163,9 @@ class StepScenario:
                 self.allreduce_failure_scale, "allreduce_failure_scale", minimum=0.0
             ),
         }
+        checked.update(
+            check_step_repairs(self.repair_seconds, self.repair_law, self.rejoin_seconds)
+        )
         for name, value in checked.items():
             object.__setattr__(self, name, value)
 
@@ -147,6 +182,9 @@ class StepScenario:
             _law_key(self.failure_law),
             self.partial_recovery_seconds,
             self.allreduce_failure_scale,
+            self.repair_seconds,
+            self.repair_law if isinstance(self.repair_law, str) else _law_key(self.repair_law),
+            self.rejoin_seconds,
         )
 
     def __eq__(self, other: object) -> bool:
@@ -157,6 +195,11 @@ class StepScenario:
 
     def __hash__(self) -> int:
         return hash(self._key())
+
+    @property
+    def repairs(self) -> bool:
+        """Whether failed groups come back without a global restart (``repair_seconds`` set)."""
+        return self.repair_seconds is not None
 
     @property
     def failure_free_seconds(self) -> float:
@@ -177,6 +220,60 @@ class StepScenario:
     def cluster_mtbf_seconds(self) -> float:
         """``E[L] / N``: long-run mean seconds between failures of the ``N`` renewing groups."""
         return self.group_mean_lifetime_seconds / self.groups
+
+
+def check_step_repairs(seconds: Any, law: Any, rejoin: Any) -> dict[str, Any]:
+    """Normalised repair fields of a :class:`StepScenario` (``ValueError`` naming the field).
+
+    Parameters
+    ----------
+    seconds : float or None
+        ``repair_seconds``: mean repair time, ``> 0``; ``None`` for no repairs
+        (unless ``law`` is a distribution, whose mean it then takes).
+    law : str or frozen scipy.stats distribution
+        ``repair_law``: one of :data:`STEP_REPAIR_LAWS` or a distribution on
+        ``[0, inf)`` in seconds whose mean equals ``seconds``.
+    rejoin : float
+        ``rejoin_seconds``, ``>= 0``; ``> 0`` needs repairs.
+
+    Returns
+    -------
+    dict
+        ``{"repair_seconds", "repair_law", "rejoin_seconds"}``.
+
+    Examples
+    --------
+    >>> from scipy import stats
+    >>> check_step_repairs(None, stats.uniform(0, 120), 5)["repair_seconds"]
+    60.0
+    """
+    if isinstance(law, str) or law is None:
+        law = as_choice(law, "repair_law", STEP_REPAIR_LAWS)
+    elif not (hasattr(law, "ppf") and hasattr(law, "mean") and hasattr(law, "support")):
+        raise ValueError(
+            f"repair_law must be one of {STEP_REPAIR_LAWS} or a frozen scipy.stats "
+            f"distribution (seconds), got {type(law).__name__}"
+        )
+    else:
+        lo, _ = law.support()
+        mean = float(law.mean())
+        if not (math.isfinite(mean) and mean > 0 and lo >= 0):
+            raise ValueError(
+                f"repair_law must be a distribution on [0, inf) with a finite mean > 0 "
+                f"(seconds), got support from {lo} and mean {mean}"
+            )
+        if seconds is None:
+            seconds = mean
+        elif not math.isclose(as_real(seconds, "repair_seconds"), mean, rel_tol=1e-9):
+            raise ValueError(
+                f"repair_seconds = {seconds} differs from the mean {mean:g} of repair_law"
+            )
+    if seconds is not None:
+        seconds = as_real(seconds, "repair_seconds", minimum=0.0, strict_minimum=True)
+    rejoin = as_real(rejoin, "rejoin_seconds", minimum=0.0)
+    if seconds is None and rejoin > 0:
+        raise ValueError("rejoin_seconds > 0 needs repairs (set repair_seconds)")
+    return {"repair_seconds": seconds, "repair_law": law, "rejoin_seconds": rejoin}
 
 
 def paper_scenario(
