@@ -54,6 +54,7 @@ __all__ = [
     "SweepPoint",
     "by_point",
     "scaled_restart_minutes",
+    "split_label",
     "sweep",
 ]
 
@@ -128,6 +129,9 @@ class SweepPoint:
         The cluster, its failure rate and costs at this point.
     restart_model : str
         ``"constant"`` or ``"linear"``: how ``scenario.restart_minutes`` was set.
+    microbatches : tuple of int
+        Pieces per shard ``m`` of the extra SPARe plans with micro-batch
+        splitting (strategy label ``spare_m<m>``); empty: none.
 
     Examples
     --------
@@ -140,6 +144,28 @@ class SweepPoint:
 
     scenario: Scenario
     restart_model: str
+    microbatches: tuple[int, ...] = ()
+
+
+def split_label(microbatches: int) -> str:
+    """Strategy label of SPARe with ``microbatches`` pieces per shard in sweep tables.
+
+    Parameters
+    ----------
+    microbatches : int
+        Pieces per shard ``m >= 2`` (``m = 1`` is published SPARe, label ``"spare"``).
+
+    Returns
+    -------
+    str
+        ``"spare_m<m>"``; columns of :func:`by_point` use it as their suffix.
+
+    Examples
+    --------
+    >>> split_label(16)
+    'spare_m16'
+    """
+    return f"spare_m{as_count(microbatches, 'microbatches', minimum=2)}"
 
 
 def _reduction(hours: float, rep_hours: float) -> float:
@@ -150,12 +176,15 @@ def _reduction(hours: float, rep_hours: float) -> float:
 
 
 def _evaluate(point: SweepPoint) -> list[dict[str, Any]]:
-    """Rows (one per strategy) for one grid point."""
+    """Rows (one per strategy, then one per micro-batch split of SPARe) for one grid point."""
     sc = point.scenario
-    plans = {s: optimal_plan(sc, s) for s in STRATEGIES}
-    best_rep_hours = plans["rep"].hours
+    plans = {(s, 1): optimal_plan(sc, s) for s in STRATEGIES}
+    plans |= {
+        (split_label(m), m): optimal_plan(sc, "spare", microbatches=m) for m in point.microbatches
+    }
+    best_rep_hours = plans["rep", 1].hours
     rows = []
-    for strategy, plan in plans.items():
+    for (strategy, m), plan in plans.items():
         rows.append(
             {
                 "gpus": sc.gpus,
@@ -166,6 +195,7 @@ def _evaluate(point: SweepPoint) -> list[dict[str, Any]]:
                 "restart_minutes": sc.restart_minutes,
                 "cluster_mtbf_minutes": sc.cluster_mtbf_minutes,
                 "strategy": strategy,
+                "microbatches": m,
                 "r": plan.r,
                 "checkpoint_interval_minutes": plan.checkpoint_interval_minutes,
                 "hours": plan.hours,
@@ -211,6 +241,7 @@ def sweep(
     work_hours: float = 720.0,
     restart_anchor_minutes: float = ANCHOR_RESTART_MINUTES,
     restart_anchor_gpus: int = ANCHOR_GPUS,
+    microbatches: Sequence[int] = (),
     executor: concurrent.futures.Executor | None = None,
     progress: bool = True,
 ) -> pd.DataFrame:
@@ -246,6 +277,10 @@ def sweep(
         Restart cost at ``restart_anchor_gpus`` GPUs, minutes (default 60).
     restart_anchor_gpus : int
         GPU count of the restart-cost anchor (default 600,000).
+    microbatches : sequence of int
+        Also plan SPARe with micro-batch splitting, each shard cut into ``m``
+        pieces (``optimal_plan(..., microbatches=m)``), for each ``m >= 2``
+        given: rows with strategy :func:`split_label` ``(m)``.  Default none.
     executor : concurrent.futures.Executor, optional
         Where the grid points run (``None``: serially in this process).
     progress : bool
@@ -256,14 +291,17 @@ def sweep(
     pandas.DataFrame
         Long form, one row per point and strategy, in grid order
         (``restart_model``, ``gpus_per_group``, ``gpus``, ``gpu_mtbf_hours``,
-        then strategy ``ckpt``, ``rep``, ``spare``), with columns
+        then strategy ``ckpt``, ``rep``, ``spare``, then ``spare_m<m>`` for
+        each ``microbatches``), with columns
 
         - ``gpus``, ``gpu_mtbf_hours``, ``gpus_per_group``: the point;
         - ``N``: data-parallel groups, ``gpus // gpus_per_group``;
         - ``restart_model``, ``restart_minutes``: the restart-cost model and
           its cost ``R`` at this point, minutes;
         - ``cluster_mtbf_minutes``: ``60 m_gpu / (N M)``, minutes;
-        - ``strategy``, ``r``, ``checkpoint_interval_minutes``: the best plan;
+        - ``strategy``, ``microbatches`` (pieces per shard; 1 but on the
+          ``spare_m<m>`` rows), ``r``, ``checkpoint_interval_minutes``: the
+          best plan;
         - ``hours``: its expected time to train, hours;
         - ``availability``: ``work_hours / hours``, the fraction of wall time
           spent on useful training;
@@ -304,6 +342,7 @@ def sweep(
         raise ValueError("restart_model must name at least one model")
     for model in models:
         as_choice(model, "restart_model", RESTART_MODELS)
+    splits = tuple(dict.fromkeys(as_count(m, "microbatches", minimum=2) for m in microbatches))
     # Scenario checks the rest (gpus_per_group <= gpus, costs, work) naming the field.
     points = [
         SweepPoint(
@@ -323,6 +362,7 @@ def sweep(
                 work_hours=work_hours,
             ),
             restart_model=model,
+            microbatches=splits,
         )
         for model, gpg, g, m in itertools.product(models, gpg_values, g_values, m_values)
     ]
@@ -370,10 +410,11 @@ def by_point(frame: pd.DataFrame) -> pd.DataFrame:
         Rows in the sweep's grid order.  Columns: the point's labels
         (``restart_model``, ``gpus_per_group``, ``gpus``, ``gpu_mtbf_hours``,
         ``N``, ``restart_minutes``, ``cluster_mtbf_minutes``), then
-        ``r_<strategy>`` and ``hours_<strategy>`` for ``ckpt``, ``rep`` and
-        ``spare`` (the best plan's redundancy and hours),
-        ``reduction_vs_best_rep_spare`` (``1 - hours_spare / hours_rep``, a
-        fraction), ``availability_spare`` (a fraction) and
+        ``r_<strategy>`` and ``hours_<strategy>`` for ``ckpt``, ``rep``,
+        ``spare`` and each ``spare_m<m>`` present (the best plan's redundancy
+        and hours), ``reduction_vs_best_rep_<s>`` (``1 - hours_<s> /
+        hours_rep``, a fraction) and ``availability_<s>`` (a fraction) for
+        ``spare`` and each split, and
         ``spare_is_plain_checkpointing`` (``r_spare == 1``: the best "SPARe"
         plan has no redundancy and is plain checkpointing; its hours and
         availability are CKPT-only's, not SPARe's).
@@ -390,15 +431,17 @@ def by_point(frame: pd.DataFrame) -> pd.DataFrame:
     >>> bool(row["spare_is_plain_checkpointing"])
     False
     """
-    per_strategy = {s: frame[frame["strategy"] == s].set_index(_POINT_COLUMNS) for s in STRATEGIES}
+    names = list(dict.fromkeys(frame["strategy"]))  # ckpt, rep, spare, then the splits
+    per_strategy = {s: frame[frame["strategy"] == s].set_index(_POINT_COLUMNS) for s in names}
     wide = pd.concat(
         [
             per_strategy[s][["r", "hours"]].rename(columns={"r": f"r_{s}", "hours": f"hours_{s}"})
-            for s in STRATEGIES
+            for s in names
         ],
         axis=1,
     )
-    wide["reduction_vs_best_rep_spare"] = per_strategy["spare"]["reduction_vs_best_rep"]
-    wide["availability_spare"] = per_strategy["spare"]["availability"]
+    for s in names[names.index("spare") :]:
+        wide[f"reduction_vs_best_rep_{s}"] = per_strategy[s]["reduction_vs_best_rep"]
+        wide[f"availability_{s}"] = per_strategy[s]["availability"]
     wide["spare_is_plain_checkpointing"] = per_strategy["spare"]["r"] == 1
     return wide.reset_index()

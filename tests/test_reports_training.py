@@ -30,6 +30,16 @@ def test_quick_reproduce_writes_tables_and_figures(tmp_path):
     # Uptime counts checkpoints and lost compute as up, the kept-compute share does not.
     assert (head.uptime_spare >= head.kept_compute_share_spare).all()
     assert (head.uptime_spare <= 1).all() and (head.availability_spare < head.uptime_spare).all()
+    # Splitting never raises the load (min_load <= min_stacks; m = 4 -> 16 refines), so the
+    # split plans are ordered; their reductions are fractions of the right baselines.
+    for m in rt.HEADLINE_MICROBATCHES:
+        np.testing.assert_allclose(
+            head[f"reduction_vs_spare_spare_m{m}"],
+            1 - head[f"hours_spare_m{m}"] / head.hours_spare,
+            rtol=1e-9,
+        )
+    assert (head.hours_spare_m4 < head.hours_spare).all()
+    assert (head.hours_spare_m16 <= head.hours_spare_m4).all()
     r_star = pd.read_csv(tmp_path / "tables" / "r_star.csv")
     np.testing.assert_allclose(
         r_star.rule_loss, r_star.hours_rule / r_star.hours_optimal - 1, rtol=1e-9, atol=1e-15
@@ -51,3 +61,5 @@ def test_table_functions_take_keyword_arguments_only():
         rt.sensitivity_table(2048)
     with pytest.raises(ValueError, match="N"):
         rt.r_star_table(N=[0])
+    with pytest.raises(ValueError, match="microbatches"):
+        rt.headline_table(gpus_per_group=[2048], microbatches=[1])

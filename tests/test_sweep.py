@@ -225,3 +225,36 @@ def test_cli_sweep_json_and_tables(tmp_path, capsys):
     ]
     assert main(["sweep", "--gpus", "100", "--gpus-per-group", "2048", "--no-progress"]) == 2
     assert "gpus_per_group" in capsys.readouterr().err
+
+
+def test_microbatch_splits_add_rows_that_never_lose_to_published_spare():
+    # min_load with m pieces never exceeds min_stacks, and refining m = 4 -> 16
+    # never raises it, so the best plans' hours must be ordered the same way.
+    frame = sweep(
+        gpus=[131_072, 600_000],
+        gpu_mtbf_hours=[50_000.0],
+        gpus_per_group=[2048],
+        restart_model="constant",
+        microbatches=[4, 16],
+        progress=False,
+    )
+    assert list(frame["strategy"][:5]) == ["ckpt", "rep", "spare", "spare_m4", "spare_m16"]
+    assert list(frame["microbatches"][:5]) == [1, 1, 1, 4, 16]
+    wide = by_point(frame)
+    assert (wide["hours_spare_m4"] <= wide["hours_spare"] * (1 + 1e-12)).all()
+    assert (wide["hours_spare_m16"] <= wide["hours_spare_m4"] * (1 + 1e-12)).all()
+    assert (wide["hours_spare_m16"] < wide["hours_spare"]).any()
+    expected = 1 - wide["hours_spare_m16"] / wide["hours_rep"]
+    assert np.allclose(wide["reduction_vs_best_rep_spare_m16"], expected)
+
+
+@pytest.mark.parametrize("bad", [[1], [0], [2.5]])
+def test_microbatch_splits_are_checked(bad):
+    with pytest.raises(ValueError, match="microbatches"):
+        sweep(
+            gpus=[131_072],
+            gpu_mtbf_hours=[50_000.0],
+            gpus_per_group=[2048],
+            microbatches=bad,
+            progress=False,
+        )

@@ -17,6 +17,8 @@ reduction_vs_best_rep):
   r_<strategy>, hours_<strategy>  best redundancy and expected hours of ckpt, rep, spare
   reduction_vs_best_rep_spare  1 - hours_spare / hours_rep (a fraction)
   availability_spare           work_hours / hours_spare: useful training / wall time
+  *_spare_m<m>                 the same for SPARe with m micro-batches per shard
+                               (--microbatches)
   spare_is_plain_checkpointing r_spare == 1: the best SPARe plan keeps one copy per shard,
                                i.e. it is plain checkpointing (CKPT-only's hours)"""
 
@@ -62,6 +64,15 @@ def register(commands: Subparsers, tables: Subparsers) -> None:
         "--work-hours", type=float, default=720.0, help="failure-free run time, hours (default 720)"
     )
     parser.add_argument(
+        "--microbatches",
+        type=int,
+        nargs="+",
+        default=(),
+        metavar="M",
+        help="also plan SPARe with each failed group's shard cut into M micro-batches "
+        "computed by its surviving hosts (M >= 2; e.g. 4 16 1024); default none",
+    )
+    parser.add_argument(
         "--outdir",
         default=None,
         help="also write tables/sweep.csv|md and sweep_by_point.csv|md here",
@@ -95,6 +106,7 @@ def _run(args: argparse.Namespace) -> Output:
             **grid,
             checkpoint_minutes=args.checkpoint_minutes,
             work_hours=args.work_hours,
+            microbatches=args.microbatches,
             **anchor,
             executor=executor,
             progress=not args.no_progress,

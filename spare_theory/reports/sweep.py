@@ -8,9 +8,14 @@ Writes
   side by side with SPARe's reduction against the best Rep+CKPT plan and its
   availability;
 * ``figures/sweep_reduction.png`` and ``figures/sweep_availability.png``:
-  reduction and availability against the GPU count, one line per MTBF, one
+  reduction (published SPARe solid, SPARe with 16 micro-batches per shard
+  dotted) and availability against the GPU count, one line per MTBF, one
   panel per restart model; open markers are plans with ``r = 1`` (plain
   checkpointing, whatever the strategy).
+
+Both grids add SPARe with micro-batch splitting (:data:`SPLITS`: each failed
+group's shard cut into ``m`` pieces computed by its surviving hosts;
+``docs/theory.md`` section 7) beside published SPARe and Rep.
 
 The grid spans 10,000 to 1,000,000 GPUs (600,000 included, the published
 scenario), the Llama-3-derived H100 per-GPU MTBF and 0.5x and 2x of it, and
@@ -30,25 +35,29 @@ import numpy as np
 import pandas as pd
 
 from ..scenario import LLAMA3_H100_GPU_MTBF_HOURS
-from ..sweeps import RESTART_MODELS, by_point, sweep
+from ..sweeps import RESTART_MODELS, by_point, split_label, sweep
 from ._io import save_figure, write_table
 
 if TYPE_CHECKING:  # matplotlib is imported only when a figure is drawn
     from matplotlib.figure import Figure
 
-__all__ = ["FULL_GRID", "QUICK_GRID", "reproduce"]
+__all__ = ["FULL_GRID", "QUICK_GRID", "SPLITS", "reproduce"]
 
 _MTBF = [f * LLAMA3_H100_GPU_MTBF_HOURS for f in (0.5, 1.0, 2.0)]
 
+#: Pieces per shard of the SPARe plans with micro-batch splitting in both grids
+#: (1024 stands for the limit of large ``m``).
+SPLITS = (4, 16, 1024)
 #: Keyword arguments of :func:`~spare_theory.sweeps.sweep` for the default run:
 #: log-spaced GPU counts 10k..1M with the published 600k point added, the
 #: Llama-3-derived H100 MTBF and 0.5x and 2x of it, three group sizes, both
-#: restart-cost models.
+#: restart-cost models, and SPARe with :data:`SPLITS` micro-batches per shard.
 FULL_GRID: dict[str, Any] = dict(
     gpus=sorted({int(round(g, -3)) for g in np.geomspace(10_000, 1_000_000, 9)} | {600_000}),
     gpu_mtbf_hours=_MTBF,
     gpus_per_group=[64, 512, 2048],
     restart_model=list(RESTART_MODELS),
+    microbatches=SPLITS,
 )
 #: The ``quick=True`` grid (also the defaults of ``spare-theory sweep``).
 QUICK_GRID: dict[str, Any] = dict(
@@ -56,6 +65,7 @@ QUICK_GRID: dict[str, Any] = dict(
     gpu_mtbf_hours=_MTBF,
     gpus_per_group=[2048],
     restart_model=list(RESTART_MODELS),
+    microbatches=SPLITS,
 )
 # The panel drawn in the figures (one group size keeps them readable).
 _FIGURE_GPUS_PER_GROUP = 2048
@@ -75,14 +85,14 @@ def _plot(frame: pd.DataFrame, column: str, ylabel: str, strategies: Collection[
         ):
             if strategy not in strategies:
                 continue
-            style = "-" if strategy == "spare" else "--"
+            style = {"spare": "-", "rep": "--"}.get(strategy, ":")
             (drawn,) = ax.plot(
                 line["gpus"],
                 line[column],
                 style,
                 marker="o",
                 ms=3,
-                label=f"{strategy}, MTBF {mtbf:,.0f} h",
+                label=f"{strategy}, GPU MTBF {mtbf:,.0f} h",
             )
             # r = 1 is plain checkpointing whatever the strategy: open markers, not SPARe's.
             plain = line[line["r"] == 1]
@@ -147,7 +157,9 @@ def reproduce(
         "Best plan of each strategy (optimal r and checkpoint interval) per point; "
         "restart cost constant at 60 min or linear in GPUs (60 min at 600,000 GPUs). "
         "reduction_vs_best_rep = 1 - hours / hours of the best Rep+CKPT plan (a fraction); "
-        "availability = work_hours / hours. "
+        "availability = work_hours / hours. spare_m<m>: SPARe with each shard cut into m "
+        "micro-batches that any surviving host of its type may compute (m = 1024 stands for "
+        "the limit of large m). "
         "plain_checkpointing (spare_is_plain_checkpointing) marks plans with r = 1: one copy "
         "per shard, i.e. plain checkpointing whatever the strategy label; where the best "
         "SPARe plan has r = 1 its hours and availability are CKPT-only's, not SPARe's."
@@ -168,7 +180,12 @@ def reproduce(
             notes=notes,
         ),
         save_figure(
-            _plot(frame, "reduction_vs_best_rep", "SPARe reduction vs best Rep+CKPT", {"spare"}),
+            _plot(
+                frame,
+                "reduction_vs_best_rep",
+                "SPARe reduction vs best Rep+CKPT",
+                {"spare", split_label(16)},
+            ),
             outdir / "figures",
             "sweep_reduction",
         ),

@@ -40,6 +40,7 @@ from ._io import save_figure, write_table
 __all__ = [
     "HEADLINE_COLUMNS",
     "HEADLINE_GPUS_PER_GROUP",
+    "HEADLINE_MICROBATCHES",
     "R_STAR_N",
     "headline_table",
     "headline_verdict",
@@ -52,8 +53,19 @@ __all__ = [
 
 #: Group sizes (GPUs per group) of the headline table.
 HEADLINE_GPUS_PER_GROUP = (8, 64, 256, 1024, 2048, 4096)
+#: Pieces per shard of the headline's SPARe plans with micro-batch splitting
+#: (``docs/theory.md`` section 7); 1024 stands for the limit of large ``m``.
+HEADLINE_MICROBATCHES = (4, 16, 1024)
 #: Group counts of :func:`r_star_table` (``quick=True`` stops at ``2**16``).
 R_STAR_N = (64, 256, 1024, 4096, 16384, 65536, 262144, 1_000_000)
+
+
+def _split_columns(splits: Iterable[int]) -> list[str]:
+    """Headline columns of SPARe split into ``m`` micro-batches, for each ``m``."""
+    names = ("r", "hours", "reduction_vs_spare", "reduction_vs_best_rep")
+    return [f"{name}_spare_m{m}" for m in splits for name in names]
+
+
 #: Columns of :func:`headline_table` (``sensitivity_table`` puts
 #: ``checkpoint_minutes`` and ``restart_minutes`` in place of ``gpus_per_group``).
 HEADLINE_COLUMNS = (
@@ -69,6 +81,7 @@ HEADLINE_COLUMNS = (
     "uptime_spare",
     "kept_compute_share_spare",
     "reduction_vs_best_rep_spare",
+    *_split_columns(HEADLINE_MICROBATCHES),
 )
 # Error-table grid: (gpus, gpus_per_group, gpu_mtbf_hours, restart_minutes, checkpoint_minutes).
 _ERROR_GRID = (
@@ -236,9 +249,18 @@ def r_star_table(*, N: Iterable[int] | None = None, quick: bool = False) -> pd.D
     return pd.DataFrame(rows)
 
 
-def _best(sc: Scenario) -> dict[str, Any]:
+def _best(sc: Scenario, microbatches: Iterable[int] = ()) -> dict[str, Any]:
     ckpt, rep, spare = (optimal_plan(sc, s) for s in ("ckpt", "rep", "spare"))
     est = spare.estimate
+    splits: dict[str, float] = {}
+    for m in microbatches:
+        split = optimal_plan(sc, "spare", microbatches=m)
+        splits |= {
+            f"r_spare_m{m}": split.r,
+            f"hours_spare_m{m}": split.hours,
+            f"reduction_vs_spare_spare_m{m}": 1 - split.hours / spare.hours,
+            f"reduction_vs_best_rep_spare_m{m}": 1 - split.hours / rep.hours,
+        }
     return {
         "N": sc.groups,
         "hours_ckpt": ckpt.hours,
@@ -251,6 +273,7 @@ def _best(sc: Scenario) -> dict[str, Any]:
         "uptime_spare": est.uptime,
         "kept_compute_share_spare": (est.useful_hours + est.redundancy_hours) / est.hours,
         "reduction_vs_best_rep_spare": 1 - spare.hours / rep.hours,
+        **splits,
     }
 
 
@@ -260,11 +283,14 @@ def headline_table(
     checkpoint_minutes: float = 5.0,
     work_hours: float = 720.0,
     restart_minutes: float = 60.0,
+    microbatches: Iterable[int] = HEADLINE_MICROBATCHES,
 ) -> pd.DataFrame:
     """The published comparison at 600,000 GPUs, one row per group size.
 
     Each row is :meth:`Scenario.published_600k <spare_theory.scenario.Scenario.published_600k>`
-    at that group size and the best plan of each strategy.
+    at that group size and the best plan of each strategy, published SPARe
+    and SPARe with micro-batch splitting (each failed group's shard cut into
+    ``m`` pieces that the surviving hosts of its type share).
 
     Parameters
     ----------
@@ -273,6 +299,9 @@ def headline_table(
     checkpoint_minutes, work_hours, restart_minutes : float
         The scenario's checkpoint cost (minutes), failure-free work (hours)
         and restart cost (minutes).
+    microbatches : sequence of int
+        Pieces per shard ``m >= 2`` of the split SPARe plans (default
+        :data:`HEADLINE_MICROBATCHES`; empty: published SPARe only).
 
     Returns
     -------
@@ -287,8 +316,11 @@ def headline_table(
         <spare_theory.renewal.TrainingEstimate.uptime>`, the SPARe paper's
         "availability"), ``kept_compute_share_spare`` (time computing kept
         work, redundant layers included / wall time) and
-        ``reduction_vs_best_rep_spare`` (``1 - hours_spare / hours_rep``).
-        All ratios are fractions.
+        ``reduction_vs_best_rep_spare`` (``1 - hours_spare / hours_rep``);
+        then per ``m`` in ``microbatches``: ``r_spare_m<m>``,
+        ``hours_spare_m<m>`` (best split plan), ``reduction_vs_spare_spare_m<m>``
+        (``1 - hours_spare_m<m> / hours_spare``) and
+        ``reduction_vs_best_rep_spare_m<m>``.  All ratios are fractions.
 
     Examples
     --------
@@ -298,7 +330,12 @@ def headline_table(
     >>> print(f"{row['hours_rep']:.0f} h -> {row['hours_spare']:.0f} h, "
     ...       f"reduction {row['reduction_vs_best_rep_spare']:.3f}")
     3935 h -> 1923 h, reduction 0.511
+    >>> bool(row["hours_spare_m16"] < row["hours_spare_m4"] < row["hours_spare"])
+    True
     """
+    splits = [as_count(m, "microbatches", minimum=2) for m in microbatches]
+    columns = [c for c in HEADLINE_COLUMNS if c not in _split_columns(HEADLINE_MICROBATCHES)]
+    columns += _split_columns(splits)
     return pd.DataFrame(
         [
             {
@@ -309,12 +346,13 @@ def headline_table(
                         checkpoint_minutes=checkpoint_minutes,
                         work_hours=work_hours,
                         restart_minutes=restart_minutes,
-                    )
+                    ),
+                    splits,
                 ),
             }
             for g in gpus_per_group
         ],
-        columns=list(HEADLINE_COLUMNS),
+        columns=columns,
     )
 
 
@@ -332,7 +370,8 @@ def sensitivity_table(*, gpus_per_group: int = 2048) -> pd.DataFrame:
     -------
     pandas.DataFrame
         Columns ``checkpoint_minutes``, ``restart_minutes``, then those of
-        :func:`headline_table` from ``N`` on.
+        :func:`headline_table` from ``N`` to ``reduction_vs_best_rep_spare``
+        (published SPARe only).
 
     Examples
     --------
@@ -359,6 +398,9 @@ restarts / wall time (the SPARe paper's "availability"). Kept-compute share = ti
 kept work, redundant layers included / wall time. Overhead = mean step cost (S*) over kept
 compute.
 All ratios are fractions: reduction_vs_best_rep_spare = 1 - hours_spare / hours_rep.
+*_spare_m<m>: SPARe with each failed group's shard cut into m micro-batches that the
+surviving hosts of its type share (m = 1024 stands for the limit of large m);
+reduction_vs_spare_spare_m<m> = 1 - hours_spare_m<m> / hours_spare.
 """
 
 
@@ -378,7 +420,7 @@ def headline_verdict(frame: pd.DataFrame) -> str:
     reductions range 47-51 %. Uptime > 90 % at [2048, 4096]; kept-compute share > 90 %
     at none. Useful share (availability, ETTR) at most 0.42: after the first failure
     S* >= 2, so it stays below ~1/2. CKPT-only needs 5.93e+08 h or more: it barely
-    progresses.
+    progresses. Splitting each shard into m micro-batches cuts SPARe's time by ...
     """
     reduction = frame["reduction_vs_best_rep_spare"]
     hold = frame[(reduction >= 0.40) & (reduction <= 0.50)]
@@ -392,7 +434,26 @@ def headline_verdict(frame: pd.DataFrame) -> str:
         f"at {list(kept['gpus_per_group']) or 'none'}. Useful share (availability, ETTR) at "
         f"most {frame['availability_spare'].max():.2f}: after the first failure S* >= 2, so it "
         f"stays below ~1/2. CKPT-only needs {frame['hours_ckpt'].min():.3g} h or more: it "
-        f"barely progresses."
+        f"barely progresses." + _splits_verdict(frame)
+    )
+
+
+def _splits_verdict(frame: pd.DataFrame) -> str:
+    """The reductions of the micro-batch splits in ``frame`` (empty when it has none)."""
+    splits = [int(c.rsplit("_m", 1)[1]) for c in frame.columns if c.startswith("hours_spare_m")]
+    if not splits:
+        return ""
+
+    def span(column: str) -> str:
+        return f"{100 * frame[column].min():.0f}-{100 * frame[column].max():.0f} %"
+
+    parts = [
+        f"m = {m}: {span(f'reduction_vs_spare_spare_m{m}')} "
+        f"({span(f'reduction_vs_best_rep_spare_m{m}')} vs best Rep+CKPT)"
+        for m in splits
+    ]
+    return (
+        " Splitting each shard into m micro-batches cuts SPARe's time by " + "; ".join(parts) + "."
     )
 
 
@@ -500,6 +561,10 @@ def _headline_figure(frame: pd.DataFrame, outdir: Path) -> Path:
         "o-",
         label="SPARe+CKPT vs best Rep+CKPT",
     )
+    for column in frame.columns:
+        if column.startswith("reduction_vs_best_rep_spare_m"):
+            m = column.rsplit("_m", 1)[1]
+            ax.plot(frame["N"], 100 * frame[column], "s:", ms=4, label=f"SPARe, m = {m} pieces")
     ax.axhspan(40, 50, color="0.85", label="published 40-50 %")
     ax.set(xscale="log", xlabel="groups N (600k GPUs)", ylabel="time-to-train reduction (%)")
     ax.legend()
