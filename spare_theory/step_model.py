@@ -122,7 +122,7 @@ import numpy.typing as npt
 from scipy import integrate, signal, special
 
 from ._validation import as_choice, as_count
-from .average_overhead import expected_stacks
+from .average_overhead import expected_load, expected_stacks
 from .step_scenario import StepScenario
 from .wipeout import wipeout_law
 
@@ -543,6 +543,75 @@ def _run_bound(sc: StepScenario, r: int) -> float:
     return 5.0 * sc.steps * (step + sc.checkpoint_seconds)
 
 
+# ---------------------------------------------------------------------------
+# Micro-batch splitting (StepScenario.microbatches = m > 1, SPARe only)
+# ---------------------------------------------------------------------------
+
+
+def _max_two_classes(n_hi: np.ndarray, n_lo: np.ndarray, delta: np.ndarray, ratio: np.ndarray):
+    """``E[max]`` of ``n_hi`` standard normals and ``n_lo`` normals ``ratio Z - delta``.
+
+    The CDF of the maximum is ``Phi(z)^n_hi Phi((z + delta)/ratio)^n_lo`` (in
+    logs); its mean ``int_0^inf (1 - F) - int_-inf^0 F`` by Simpson's rule,
+    step 0.01 on ``[-10, 12]`` (rows broadcast).
+    """
+    below = np.linspace(-10.0, 0.0, 1001)
+    above = np.linspace(0.0, 12.0, 1201)
+    n_hi, n_lo, delta, ratio = (
+        np.asarray(x, dtype=float)[:, None] for x in (n_hi, n_lo, delta, ratio)
+    )
+
+    def log_cdf(z: np.ndarray) -> np.ndarray:
+        hi = n_hi * special.log_ndtr(z)[None, :]
+        lo = np.where(n_lo > 0, n_lo * special.log_ndtr((z[None, :] + delta) / ratio), 0.0)
+        return hi + lo
+
+    lower = integrate.simpson(np.exp(log_cdf(below)), x=below, axis=1)
+    upper = integrate.simpson(-np.expm1(log_cdf(above)), x=above, axis=1)
+    return upper - lower
+
+
+def _split_costs(sc: StepScenario, r: int, f: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``(tau_f, retry_f)``: SPARe's attempt and retry seconds in state ``f`` with ``m`` pieces.
+
+    **Attempt.**  The ``n = N - f`` survivors compute ``m N`` pieces at most
+    ``L m = ceil(m N / n)`` a worker (the model's load,
+    :func:`spare_theory.average_overhead.expected_load`); taken as balanced,
+    ``n_hi = m N - n (L m - 1)`` workers carry ``L m`` pieces and the rest
+    one fewer.  Work-additive jitter (``w`` shard units last
+    ``Normal(c w, (c v)^2 w)``), so with ``s = c v sqrt(L)``
+    ``tau_f = c L + s E[max(n_hi Z, n_lo (rho Z - delta))] + a`` where
+    ``delta = (c/m)/s`` and ``rho = sqrt(1 - 1/(L m))``.
+
+    **Retry.**  A failed worker's pieces of the step are lost: every noticed
+    failure without a wipe-out costs a retry.  Its ``m`` pieces of its own
+    type go, water-filled, to the ``A = (r - 1) n / N`` surviving holders of
+    that type: ``q = ceil(m / A)`` pieces on ``k = m - A (q - 1)`` of them,
+    ``retry_f = c q/m + c v sqrt(q/m) e_k + a``.
+    """
+    N, m = sc.groups, sc.microbatches
+    c, v, a = sc.stack_seconds, sc.stack_jitter_cv, sc.allreduce_seconds
+    n = (N - f).astype(float)
+    cap = np.round(np.asarray(expected_load(N, r, f, microbatches=m), dtype=float) * m)
+    L = cap / m
+    n_hi = m * N - n * (cap - 1.0)
+    n_lo = n - n_hi
+    s = c * v * np.sqrt(L)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        delta = np.where(s > 0, (c / m) / s, np.inf)
+    delta = np.minimum(delta, 40.0)  # beyond, the lower class never holds the maximum
+    ratio = np.sqrt(np.maximum(cap - 1.0, 1.0) / cap)
+    keys = np.stack([n_hi, n_lo, delta, ratio], axis=1)
+    uniq, inverse = np.unique(keys, axis=0, return_inverse=True)
+    e = _max_two_classes(*uniq.T)[inverse.ravel()]
+    tau_f = c * L + s * e + a
+    holders = np.maximum((r - 1) * n / N, 1.0)
+    q = np.ceil(m / holders)
+    k = np.clip(m - holders * (q - 1.0), 1.0, None)
+    retry = c * q / m + c * v * np.sqrt(q / m) * _e_of(N, np.minimum(k, N)) + a
+    return tau_f, retry
+
+
 def _spare_cycle(sc: StepScenario, r: int) -> _Cycle:
     N, law = sc.groups, sc.failure_law
     c, v, a = sc.stack_seconds, sc.stack_jitter_cv, sc.allreduce_seconds
@@ -563,6 +632,10 @@ def _spare_cycle(sc: StepScenario, r: int) -> _Cycle:
     p_retry = np.where((S_next <= S) & (r <= S), 0.0, p_retry)
     orphans = np.where(S_next > S, n - 1, np.maximum(S * q / np.maximum(p_retry, 1e-300), 1.0))
     retry_cost = c * (1.0 + v * _e_of(N, np.maximum(orphans, 1.0))) + a
+    if sc.microbatches > 1:
+        # Loads instead of whole stacks; every failure loses the worker's pieces: a retry.
+        tau_f, retry_cost = _split_costs(sc, r, np.minimum(f, f_end))
+        p_retry = np.ones(f.size)
     # Grid in time up to where Q < e^-30 (the binomial mass passes f_end).
     p_end = min((f_end + 12.0 * math.sqrt(f_end + 1.0) + 10.0) / N, 1.0 - 1e-9)
     pis = _burst_nodes(sc)
@@ -630,6 +703,8 @@ def _spare_cycle(sc: StepScenario, r: int) -> _Cycle:
     # The failures noticed at the resume: one attempt with a failure, a retry
     # on every survivor (S grows from 1) unless they wipe out.
     levelup = c * (1.0 + v * _e_of(N, np.maximum(n, 1.0))) + a
+    if sc.microbatches > 1:
+        levelup = retry_cost  # the burst's lost pieces, spread over their holders
     burst_cost = sc.partial_recovery_seconds - (1 - sc.allreduce_failure_scale) * a + levelup
     burst_handling = float((w0[1:] * burst_cost[1:]).sum())
     return _Cycle(
@@ -760,6 +835,7 @@ def _scenario_key(sc: StepScenario) -> tuple:
         sc.restart_seconds,
         sc.restart_semantics,
         _law_key(sc.failure_law),
+        sc.microbatches,
     )
 
 
@@ -862,6 +938,11 @@ def _validate(scenario, strategy, r, k) -> tuple[str, int, int]:
         r = as_count(r, "r", maximum=N)
     if strategy == "spare" and r > 1 and r * (r - 1) + 1 > N:
         raise ValueError(f"r={r} needs N >= r(r-1)+1 = {r * (r - 1) + 1} groups, got N={N}")
+    if strategy == "spare" and scenario.microbatches > 1 and scenario.repair_seconds is not None:
+        raise ValueError(
+            "microbatches > 1 with repairs is not modelled; set microbatches=1 or "
+            "repair_seconds=None"
+        )
     k = as_count(k, "checkpoint_every_steps")
     return strategy, r, k
 

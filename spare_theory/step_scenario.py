@@ -24,7 +24,7 @@ to train over ``T0``.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from ._validation import as_choice, as_count, as_real
@@ -35,6 +35,7 @@ __all__ = [
     "STEP_REPAIR_LAWS",
     "StepScenario",
     "check_step_repairs",
+    "merge_microbatches",
     "paper_scenario",
 ]
 
@@ -106,6 +107,14 @@ class StepScenario:
         Stall of every worker while one rejoining group loads the model
         state, seconds, ``>= 0`` (default 0); each rejoining group stalls the
         job once.  Only with repairs.
+    microbatches : int
+        ``m >= 1`` micro-batches (pieces) per shard (default 1).  SPARe only:
+        a failed worker's shard is cut into ``m`` pieces that any surviving
+        worker holding its type may compute, so a step costs the largest
+        worker load ``L`` (pieces / ``m``, shard units) instead of ``S*``
+        whole stacks (:func:`spare_theory.stacks.min_load`).  ``1`` is the
+        published whole-shard scheme, with identical numbers.  Rep and
+        CKPT-only do not split: for them it changes nothing.
 
     Raises
     ------
@@ -138,6 +147,7 @@ class StepScenario:
     repair_seconds: float | None = None
     repair_law: Any = "exponential"
     rejoin_seconds: float = 0.0
+    microbatches: int = 1
 
     def __post_init__(self) -> None:
         checked = {
@@ -162,6 +172,7 @@ class StepScenario:
             "allreduce_failure_scale": as_real(
                 self.allreduce_failure_scale, "allreduce_failure_scale", minimum=0.0
             ),
+            "microbatches": as_count(self.microbatches, "microbatches", minimum=1),
         }
         checked.update(
             check_step_repairs(self.repair_seconds, self.repair_law, self.rejoin_seconds)
@@ -185,6 +196,7 @@ class StepScenario:
             self.repair_seconds,
             self.repair_law if isinstance(self.repair_law, str) else _law_key(self.repair_law),
             self.rejoin_seconds,
+            self.microbatches,
         )
 
     def __eq__(self, other: object) -> bool:
@@ -327,3 +339,47 @@ def paper_scenario(
         restart_seconds=restart_seconds,
         failure_law=law,
     )
+
+
+def merge_microbatches(scenario: StepScenario, microbatches: Any) -> StepScenario:
+    """``scenario`` with a front door's ``microbatches=`` keyword folded in.
+
+    The front doors (``time_to_train``, ``optimal_plan``,
+    ``simulate_training``) take ``microbatches=m`` for hour-level scenarios;
+    a :class:`StepScenario` states its own :attr:`StepScenario.microbatches`.
+    The keyword is used when the scenario's field is 1 (its default); equal
+    values agree; a keyword of 1 leaves the scenario as it is.
+
+    Parameters
+    ----------
+    scenario : StepScenario
+        The step-level scenario.
+    microbatches : int
+        The keyword's ``m >= 1``.
+
+    Returns
+    -------
+    StepScenario
+        ``scenario`` itself, or a copy with ``microbatches = m``.
+
+    Raises
+    ------
+    ValueError
+        Naming ``microbatches``: not an integer ``>= 1``, or ``m > 1``
+        differing from a scenario field that is not 1.
+
+    Examples
+    --------
+    >>> s = merge_microbatches(paper_scenario(200), 16)
+    >>> s.microbatches, merge_microbatches(s, 1).microbatches, merge_microbatches(s, 16) == s
+    (16, 16, True)
+    """
+    m = as_count(microbatches, "microbatches", minimum=1)
+    if m == 1 or m == scenario.microbatches:
+        return scenario
+    if scenario.microbatches != 1:
+        raise ValueError(
+            f"microbatches={m} conflicts with the scenario's microbatches="
+            f"{scenario.microbatches} (give one, or equal values)"
+        )
+    return replace(scenario, microbatches=m)

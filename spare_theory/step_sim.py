@@ -85,7 +85,7 @@ import numpy as np
 from ._parallel import map_tasks
 from ._validation import as_choice, as_count, as_seed_sequence, child_seed
 from .placement import cyclic_placement, group_stacks
-from .reordering import reorder
+from .reordering import ReorderingController, reorder
 from .stacks import WipedOut
 from .step_scenario import StepScenario
 
@@ -224,6 +224,60 @@ class _Clocks:
         self.next[idx] = at + (self.draw(count) if np.ndim(idx) else self.draw(1)[0])
 
 
+class _Repairs:
+    """When each removed worker is ready to rejoin (``StepScenario.repair_seconds``).
+
+    A repair starts when the controller removes the worker (the end of the
+    attempt in which it acts on the failure) and lasts a draw of
+    ``scenario.repair_law``; the draws come from their own stream, so the
+    failure and jitter streams are those of the run without repairs until
+    the first rejoin.
+    """
+
+    def __init__(self, scenario: StepScenario, N: int, seed: Any):
+        self._sc = scenario
+        self._rng = np.random.default_rng(seed)
+        self.ready = np.full(N, np.inf)
+
+    def start(self, idx: np.ndarray, at: float) -> None:
+        """Start the repairs of workers ``idx`` at time ``at``."""
+        idx = np.asarray(idx, dtype=np.int64)
+        if not idx.size:
+            return
+        law, mean = self._sc.repair_law, float(self._sc.repair_seconds or 0.0)
+        if law == "exponential":
+            draws = self._rng.exponential(mean, idx.size)
+        elif law == "fixed":
+            draws = np.full(idx.size, mean)
+        else:
+            draws = np.asarray(law.rvs(size=idx.size, random_state=self._rng), dtype=float)
+        self.ready[idx] = at + np.maximum(draws, 0.0)
+
+    def due(self, t: float) -> np.ndarray:
+        """Workers whose repair is done by ``t`` (removed from the pending repairs)."""
+        back = np.flatnonzero(self.ready <= t)
+        self.ready[back] = np.inf
+        return back
+
+    def clear(self) -> None:
+        """A global restart restores every worker: pending repairs are dropped."""
+        self.ready[:] = np.inf
+
+
+def _rejoin(run: _Run, repairs: _Repairs | None) -> np.ndarray:
+    """Workers rejoining at a step boundary: each stalls every worker ``rejoin_seconds``.
+
+    A rejoining worker starts a fresh lifetime when its stall ends.
+    """
+    if repairs is None:
+        return np.zeros(0, dtype=np.int64)
+    back = repairs.due(run.t)
+    if back.size:
+        run.t += run.sc.rejoin_seconds * back.size
+        run.clocks.renew(back, run.t)
+    return back
+
+
 class _Run:
     """State shared by both strategies: clocks, time, counters, restarts."""
 
@@ -274,7 +328,14 @@ class _Run:
         return (self.t, self.t - down, self.failures, self.restarts, self.recomputed)
 
 
-def _run_rep(sc: StepScenario, r: int, k: int, rng: np.random.Generator, published: bool) -> tuple:
+def _run_rep(
+    sc: StepScenario,
+    r: int,
+    k: int,
+    rng: np.random.Generator,
+    published: bool,
+    repairs: _Repairs | None = None,
+) -> tuple:
     run = _Run(sc, rng)
     N, clocks = run.N, run.clocks
     nxt = clocks.next
@@ -288,6 +349,10 @@ def _run_rep(sc: StepScenario, r: int, k: int, rng: np.random.Generator, publish
     writer = -1  # the worker still writing the last checkpoint at the next step's start
     step, last_ckpt = 0, 0
     while step < sc.steps:
+        back = _rejoin(run, repairs)
+        if back.size:  # repaired workers take back their place in their replica sets
+            active[back] = True
+            pending[back] = False
         t = run.t
         leader = int(np.argmax(active))  # the lowest active id
         start = np.full(N, t)
@@ -323,6 +388,8 @@ def _run_rep(sc: StepScenario, r: int, k: int, rng: np.random.Generator, publish
                 removed[int(np.argmax(pending))] = True
             survivors = active & ~removed
             if np.bincount(sets[survivors], minlength=n_sets).all():
+                if repairs is not None:
+                    repairs.start(np.flatnonzero(active & removed), T2)
                 active = survivors
                 pending &= active
                 run.partial_count[active] += 1
@@ -330,6 +397,8 @@ def _run_rep(sc: StepScenario, r: int, k: int, rng: np.random.Generator, publish
             else:
                 run.t = T2
                 run.global_restart()
+                if repairs is not None:
+                    repairs.clear()
                 active[:] = True
                 pending[:] = False
                 step = last_ckpt
@@ -350,7 +419,9 @@ def _run_rep(sc: StepScenario, r: int, k: int, rng: np.random.Generator, publish
     return run.result()
 
 
-def _run_spare(sc: StepScenario, r: int, k: int, rng: np.random.Generator) -> tuple:
+def _run_spare(
+    sc: StepScenario, r: int, k: int, rng: np.random.Generator, repairs: _Repairs | None = None
+) -> tuple:
     run = _Run(sc, rng)
     N, clocks = run.N, run.clocks
     nxt = clocks.next
@@ -362,6 +433,20 @@ def _run_spare(sc: StepScenario, r: int, k: int, rng: np.random.Generator) -> tu
     leader, pending_leader = 0, False
     step, last_ckpt = 0, 0
     while step < sc.steps:
+        back = _rejoin(run, repairs)
+        if back.size:
+            # Repaired workers take back their rows; the controller recomputes S*
+            # (it may fall) with the fewest moves.  No stack is recomputed.
+            act_idx = np.union1d(act_idx, back)
+            out = np.ones(N, dtype=bool)
+            out[act_idx] = False
+            gone = np.flatnonzero(out)
+            plan = reorder(hosts, gone, order)
+            order_new = plan.order.copy()
+            order_new[gone] = order[gone]
+            S, order = plan.stacks, order_new
+            if not pending_leader:
+                leader = int(act_idx[0])
         # First attempt: every active worker computes positions [0, S).
         lo = np.zeros(N, dtype=np.int64)
         hi = np.full(N, S, dtype=np.int64)
@@ -416,6 +501,8 @@ def _run_spare(sc: StepScenario, r: int, k: int, rng: np.random.Generator) -> tu
             covered = np.zeros(N, dtype=bool)
             covered[order[survivors, :S]] = True
             if covered.all():  # the survivors' top S stacks still cover every type
+                if repairs is not None:
+                    repairs.start(act_idx[flagged], T2)
                 act_idx = survivors
                 run.partial_count[act_idx] += 1
                 leader = int(act_idx[0])
@@ -429,8 +516,12 @@ def _run_spare(sc: StepScenario, r: int, k: int, rng: np.random.Generator) -> tu
             except WipedOut:
                 run.t = T2
                 run.global_restart()
+                if repairs is not None:
+                    repairs.clear()
                 restarted = True
                 break
+            if repairs is not None:
+                repairs.start(act_idx[flagged], T2)
             new_S = plan.stacks
             new_order = plan.order.copy()
             new_order[failed] = order[failed]  # keep full rows: failed workers stay out
@@ -468,12 +559,160 @@ def _run_spare(sc: StepScenario, r: int, k: int, rng: np.random.Generator) -> tu
     return run.result()
 
 
+def _water_fill(counts: np.ndarray, q: int) -> np.ndarray:
+    """Integers ``add >= 0`` summing to ``q`` that minimise ``max(counts + add)``.
+
+    The level ``L`` is the least integer with ``sum max(0, L - counts) >= q``;
+    every host is filled to ``L - 1``, and the rest go one each, lowest index
+    first, to the hosts that reach ``L``.
+    """
+    lo, hi = int(counts.min()), int(counts.min()) + q
+    while lo < hi:  # least L with enough room below it
+        mid = (lo + hi) // 2
+        if int(np.maximum(mid - counts, 0).sum()) >= q:
+            hi = mid
+        else:
+            lo = mid + 1
+    add = np.maximum(lo - 1 - counts, 0)
+    rest = q - int(add.sum())
+    if rest:
+        add[np.flatnonzero(counts + add == lo - 1)[:rest]] += 1
+    return add
+
+
+def _spread_lost(hosts: np.ndarray, alive: np.ndarray, lost: np.ndarray) -> np.ndarray:
+    """Retry work ``todo[t, k]``: the lost pieces of each type on its surviving hosts.
+
+    Types in decreasing order of lost pieces; each type's pieces are
+    water-filled over its surviving hosts by the pieces they already retry,
+    so the largest retry is as small as this greedy order allows.
+    """
+    todo = np.zeros(hosts.shape, dtype=np.int64)
+    retry = np.zeros(alive.size, dtype=np.int64)
+    types = np.flatnonzero(lost)
+    for t in types[np.argsort(-lost[types], kind="stable")].tolist():
+        cols = np.flatnonzero(alive[hosts[t]])
+        add = _water_fill(retry[hosts[t, cols]], int(lost[t]))
+        todo[t, cols] = add
+        retry[hosts[t, cols]] += add
+    return todo
+
+
+def _run_spare_split(sc: StepScenario, r: int, k: int, rng: np.random.Generator) -> tuple:
+    """SPARe with ``m = sc.microbatches > 1`` pieces a shard (see :func:`simulate_steps`)."""
+    run = _Run(sc, rng)
+    N, clocks = run.N, run.clocks
+    nxt = clocks.next
+    m = sc.microbatches
+    hosts = cyclic_placement(N, r)
+    flat = hosts.ravel()
+    piece = sc.stack_seconds / m
+    # Work-additive jitter: w shard units take Normal(c w, (c v)^2 w) seconds.
+    piece_sd = sc.stack_seconds * sc.stack_jitter_cv / math.sqrt(m)
+    controller = ReorderingController(hosts, microbatches=m)
+    flow = controller.pieces  # flow[t, j]: pieces of type t on group hosts[t, j]
+    alive = np.ones(N, dtype=bool)
+    leader, pending_leader = 0, False
+    step, last_ckpt = 0, 0
+    while step < sc.steps:
+        todo = flow.copy()  # pieces to compute in this attempt
+        done = np.zeros_like(flow)  # pieces computed in earlier attempts of this step
+        retry = False
+        restarted = False
+        while True:
+            t = run.t
+            pending = np.zeros(N, dtype=bool)
+            if pending_leader:
+                pending[leader] = True
+                pending_leader = False
+            count = np.bincount(flat, weights=todo.ravel(), minlength=N).astype(np.int64)
+            workers = np.flatnonzero((count > 0) & alive & ~pending)
+            end = np.full(N, t)
+            if workers.size:
+                pieces = count[workers].astype(float)
+                z = run.rng.standard_normal(workers.size)
+                seconds = np.maximum(
+                    piece * pieces + piece_sd * np.sqrt(pieces) * z, 0.1 * piece * pieces
+                )
+                end[workers] = t + seconds
+                computed = count[workers].copy()
+                horizon = float(end[workers].max())
+                for pos in np.flatnonzero(nxt[workers] <= horizon):
+                    w = int(workers[pos])
+                    gap = seconds[pos] / pieces[pos]  # checks before each piece, evenly spaced
+                    j = max(math.ceil((nxt[w] - t) / gap), 0)
+                    if j < computed[pos]:  # the check before piece j fails
+                        at = t + j * gap
+                        run.failures += 1
+                        clocks.renew(w, at)
+                        end[w] = at
+                        pending[w] = True
+                        computed[pos] = j
+                if retry:
+                    run.recomputed += int(computed.sum())
+            T1 = float(end.max())
+            # All-reduce check of every active worker that has not failed yet.
+            ok = np.flatnonzero(alive & ~pending)
+            for w in ok[nxt[ok] <= T1]:
+                run.failures += 1
+                clocks.renew(int(w), T1)
+                pending[w] = True
+            if not pending.any():
+                run.t = T1 + sc.allreduce_seconds
+                break
+            T2 = T1 + sc.allreduce_seconds * sc.allreduce_failure_scale
+            # A failed worker's pieces of this step are lost (its gradients with it).
+            on_failed = pending[hosts]
+            done = np.where(on_failed, 0, done + todo)
+            lost = (m - done.sum(axis=1)).astype(np.int64)
+            try:
+                for g in np.flatnonzero(pending).tolist():
+                    controller.fail(g)
+            except WipedOut:
+                run.t = T2
+                run.global_restart()
+                restarted = True
+                break
+            alive &= ~pending
+            flow = controller.pieces
+            todo = _spread_lost(hosts, alive, lost)
+            run.partial_count[alive] += 1
+            leader = int(np.argmax(alive))
+            run.t = T2 + sc.partial_recovery_seconds
+            retry = True
+        if restarted:
+            controller = ReorderingController(hosts, microbatches=m)
+            flow = controller.pieces
+            alive[:] = True
+            leader, pending_leader = 0, False
+            step = last_ckpt
+            continue
+        if (step + 1) % k == 0 or step + 1 == sc.steps:
+            if nxt[leader] <= run.t:
+                run.failures += 1
+                clocks.renew(leader, run.t)
+                pending_leader = True
+            else:
+                last_ckpt = step
+                run.t += sc.checkpoint_seconds  # every worker waits for the write
+        step += 1
+    return run.result()
+
+
 def _trial(task: tuple) -> tuple:
     scenario, strategy, r, k, rep_recovery, seed = task
     rng = np.random.default_rng(seed)
+    # Repairs draw from their own child stream: without them nothing changes.
+    repairs = (
+        _Repairs(scenario, scenario.groups, child_seed(seed, 0))
+        if scenario.repair_seconds is not None
+        else None
+    )
+    if strategy == "spare" and scenario.microbatches > 1:
+        return _run_spare_split(scenario, r, k, rng)
     if strategy == "spare":
-        return _run_spare(scenario, r, k, rng)
-    return _run_rep(scenario, r, k, rng, published=rep_recovery == "published")
+        return _run_spare(scenario, r, k, rng, repairs)
+    return _run_rep(scenario, r, k, rng, published=rep_recovery == "published", repairs=repairs)
 
 
 def simulate_steps(
@@ -564,6 +803,11 @@ def simulate_steps(
         r_checked = as_count(r, "r", minimum=1, maximum=N)
     if strategy == "spare":
         cyclic_placement(N, r_checked)  # raises ValueError when no placement exists
+        if scenario.microbatches > 1 and scenario.repair_seconds is not None:
+            raise ValueError(
+                "microbatches > 1 with repairs is not simulated (a rejoining group's "
+                "pieces are not modelled); set microbatches=1 or repair_seconds=None"
+            )
     k = as_count(checkpoint_every_steps, "checkpoint_every_steps")
     n = as_count(trials, "trials")
     root = as_seed_sequence(seed)
