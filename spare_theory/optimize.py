@@ -362,7 +362,10 @@ def optimal_plan(
     microbatches : int, default 1
         SPARe with every failed group's shard cut into ``m`` pieces for its
         survivors (:class:`spare_theory.microbatch_training.SpareSplit`);
-        ``1`` is published SPARe.  Hour-level scenarios without repairs.
+        ``1`` is published SPARe.  Hour-level scenarios without repairs; a
+        StepScenario states its own ``microbatches``, and the keyword is
+        used when that field is 1 (an equal value agrees, another raises
+        ``ValueError``).
     planned_restarts : bool, default False
         Also choose a planned-restart trigger ``k`` (restart without rollback
         once ``k`` groups are down; ``Scenario.planned_restart_failures``)
@@ -413,9 +416,7 @@ def optimal_plan(
     True
     """
     if not isinstance(scenario, Scenario):
-        if microbatches != 1:
-            raise ValueError("microbatches must be 1 for a step-level scenario (not modelled yet)")
-        return _other_scenario_plan(scenario, strategy)
+        return _other_scenario_plan(scenario, strategy, microbatches)
     strategy = check_plan(scenario, strategy, 1)[0]
     m = check_split(scenario, strategy, microbatches)
     N = scenario.groups
@@ -555,19 +556,22 @@ def best_trigger(scenario: Scenario, strategy: str, r: int) -> tuple[int | None,
     return k_best, seen[k_best]
 
 
-def _other_scenario_plan(scenario: Any, strategy: str) -> Plan:
+def _other_scenario_plan(scenario: Any, strategy: str, microbatches: int = 1) -> Plan:
     """The dispatch point for scenario types other than :class:`Scenario`.
 
     A ``StepScenario`` (checkpoints every ``k`` steps) goes to the step-level
     search over ``r`` and ``checkpoint_every_steps``
-    (:func:`spare_theory.step_optimize.optimal_step_plan`).
+    (:func:`spare_theory.step_optimize.optimal_step_plan`); ``microbatches``
+    is folded into it by :func:`spare_theory.step_scenario.merge_microbatches`.
     """
-    from .step_scenario import StepScenario
+    from .step_scenario import StepScenario, merge_microbatches
 
     if isinstance(scenario, StepScenario):
         from .step_optimize import optimal_step_plan  # imports this module
 
-        return optimal_step_plan(scenario, strategy)
+        return optimal_step_plan(merge_microbatches(scenario, microbatches), strategy)
+    if microbatches != 1:
+        raise ValueError("microbatches must be 1 for a scenario other than Scenario/StepScenario")
     raise ValueError(
         f"scenario must be a Scenario or a StepScenario, got {type(scenario).__name__}"
     )

@@ -27,7 +27,7 @@ from .repairs import attach_repairs
 from .scenario import STRATEGIES, Scenario, check_checkpoint_interval, check_plan
 from .step_model import StepEstimate, step_time_to_train
 from .step_optimize import optimal_checkpoint_steps
-from .step_scenario import StepScenario
+from .step_scenario import StepScenario, merge_microbatches
 from .strategies import MAX_SPARE_GROUPS, rep_survival_log, rep_throughput
 
 __all__ = [
@@ -107,7 +107,11 @@ def time_to_train(
         compute, so state ``f`` runs at ``1 / E[load_f]`` with ``E[load_f] =
         ceil(m N / (N - f)) / m``
         (:class:`spare_theory.microbatch_training.SpareSplit`); ``1`` is
-        published SPARe (whole shards, ``E[S*_f]``).
+        published SPARe (whole shards, ``E[S*_f]``).  A StepScenario states
+        its own ``microbatches``: the keyword is used when that field is 1,
+        an equal value agrees, another raises ``ValueError``
+        (:func:`spare_theory.step_scenario.merge_microbatches`); Rep and
+        CKPT-only ignore it there.
 
     Returns
     -------
@@ -126,7 +130,8 @@ def time_to_train(
         of range ``r``, no modular ruler for ``(N, r)``, ``tau <= 0``; for
         SPARe with ``r > 1``, ``N = gpus // gpus_per_group`` above
         :data:`MAX_SPARE_GROUPS` (``2**25``); ``microbatches`` not 1 for
-        another strategy, a StepScenario or a scenario with repairs.
+        another strategy or a scenario with repairs (a StepScenario: in
+        conflict with its own field).
 
     Examples
     --------
@@ -153,8 +158,12 @@ def time_to_train(
     True
     """
     if not isinstance(scenario, Scenario):
-        if microbatches != 1:
-            raise ValueError("microbatches must be 1 for a step-level scenario (not modelled yet)")
+        if isinstance(scenario, StepScenario):
+            scenario = merge_microbatches(scenario, microbatches)
+        elif microbatches != 1:
+            raise ValueError(
+                "microbatches must be 1 for a scenario other than Scenario/StepScenario"
+            )
         return _other_scenario(
             scenario, strategy, r, checkpoint_every_steps, checkpoint_interval_minutes
         )

@@ -78,7 +78,7 @@ from .reordering import ReorderingController
 from .repairs_sim import repair_hours
 from .scenario import Scenario, check_checkpoint_interval, check_plan
 from .stacks import WipedOut, min_stacks
-from .step_scenario import StepScenario
+from .step_scenario import StepScenario, merge_microbatches
 from .step_sim import StepSimulation, simulate_steps
 
 __all__ = ["CONTROLLER_MAX_GROUPS", "TrainingSamples", "simulate_training"]
@@ -555,7 +555,9 @@ def simulate_training(
         throughput in each state is ``1 / load`` with the exact load kept by
         ``ReorderingController(hosts, microbatches=m)`` (or the pool's
         ``stacks_trajectory(..., microbatches=m)``).  Raises ``ValueError``
-        naming ``microbatches`` when not 1 for another strategy.
+        naming ``microbatches`` when not 1 for another strategy.  A
+        StepScenario states its own ``microbatches``; the keyword is used
+        when that field is 1 (an equal value agrees, another raises).
 
     Returns
     -------
@@ -592,10 +594,8 @@ def simulate_training(
     ((2,), (2,), True)
     """
     if isinstance(scenario, StepScenario):
-        if microbatches != 1:
-            raise ValueError("microbatches must be 1 for a step-level scenario (not modelled yet)")
         return _simulate_step_training(
-            scenario,
+            merge_microbatches(scenario, microbatches),
             strategy,
             r,
             checkpoint_interval_minutes=checkpoint_interval_minutes,

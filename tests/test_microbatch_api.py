@@ -1,5 +1,6 @@
 """Micro-batch splitting through the front doors: time_to_train, optimal_plan, simulate_training."""
 
+import dataclasses
 import subprocess
 import sys
 
@@ -118,7 +119,8 @@ def test_only_spare_splits(strategy, r):
 def test_bad_microbatches():
     sc = Scenario(**BASE, work_hours=5)
     repairs = Scenario(**BASE, work_hours=5, repair_minutes=60.0)
-    step = paper_scenario(50, steps=100)
+    # A StepScenario states its own micro-batches: a differing keyword conflicts.
+    step = dataclasses.replace(paper_scenario(50, steps=100), microbatches=4)
     calls = [
         lambda: time_to_train(sc, "spare", r=5, checkpoint_interval_minutes=30.0, microbatches=0),
         lambda: optimal_plan(sc, "spare", microbatches=0),
