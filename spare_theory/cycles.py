@@ -12,6 +12,10 @@ scenario field is either modelled or refused here, never silently ignored:
   clocks (:class:`~spare_theory.failure_laws.EquilibriumLifetimes`);
 - ``repair_minutes``: :func:`~spare_theory.repairs.repair_cycle`;
 - ``planned_restart_failures``: :func:`~spare_theory.repairs.planned_cycle`;
+  ``planned_restart_cost = c``: the same law at the down count ``k(c)`` where
+  the model's step cost reaches ``c``
+  (:func:`~spare_theory.repairs.cost_trigger_failures`; SPARe only, since
+  Rep's and CKPT-only's steps do not grow with failures);
 - failure domains or lemon groups: :func:`~spare_theory.domains_training.domain_cycle_law`
   (SPARe on the domain-aware placement, and CKPT-only);
 - ``microbatches = m > 1`` (SPARe splitting a failed group's shard):
@@ -25,11 +29,11 @@ from __future__ import annotations
 from .domains_training import domain_cycle_law
 from .failure_laws import EquilibriumLifetimes
 from .microbatch_training import check_microbatches, split_law
-from .repairs import planned_cycle, repair_cycle, repair_rate
+from .repairs import cost_trigger_failures, planned_cycle, repair_cycle, repair_rate
 from .scenario import Scenario
 from .strategies import CycleLaw, cycle_law
 
-__all__ = ["check_split", "scenario_cycle"]
+__all__ = ["check_split", "planned_trigger", "scenario_cycle"]
 
 
 def _correlated(scenario: Scenario) -> bool:
@@ -43,7 +47,8 @@ def check_split(scenario: Scenario, strategy: str, microbatches: int) -> int:
     """``microbatches`` checked against a checked ``strategy`` and the scenario's fields.
 
     Splitting is modelled for SPARe with exponential lifetimes and none of
-    repairs, planned restarts, failure domains or lemons.
+    repairs, failure domains or lemons (planned restarts, by count or by
+    cost, are modelled with it).
 
     Parameters
     ----------
@@ -77,7 +82,6 @@ def check_split(scenario: Scenario, strategy: str, microbatches: int) -> int:
     fields = {
         "failure_law": not scenario.exponential,
         "repair_minutes": scenario.repair_minutes is not None,
-        "planned_restart_failures": scenario.planned_restart_failures is not None,
         "domain_size": scenario.domain_size is not None,
         "lemon_fraction": scenario.lemon_fraction > 0,
     }
@@ -85,7 +89,7 @@ def check_split(scenario: Scenario, strategy: str, microbatches: int) -> int:
     if clashes:
         raise ValueError(
             f"microbatches must be 1 with {', '.join(clashes)} set: splitting is modelled "
-            "for exponential lifetimes without repairs, planned restarts, domains or lemons"
+            "for exponential lifetimes without repairs, domains or lemons"
         )
     return m
 
@@ -132,15 +136,19 @@ def scenario_cycle(scenario: Scenario, strategy: str, r: int, microbatches: int 
     >>> type(scenario_cycle(racks, "spare", 6)).__name__
     'DomainSpare'
     """
-    if check_split(scenario, strategy, microbatches) != 1 and r > 1:
-        return split_law(scenario.groups, r, microbatches)
-    k = scenario.planned_restart_failures
+    m = check_split(scenario, strategy, microbatches)
+    k = planned_trigger(scenario, strategy, m)
+    if m != 1 and r > 1:
+        if k is None:
+            return split_law(scenario.groups, r, m)
+        return planned_cycle(strategy, scenario.groups, r, k, microbatches=m)
+    planned = k is not None or scenario.planned_restart_cost is not None
     if _correlated(scenario):
-        if scenario.repair_minutes is not None or k is not None:
+        if scenario.repair_minutes is not None or planned:
             raise ValueError(
                 "failure domains or lemons (domain_size, lemon_fraction) are modelled without "
-                "repair_minutes and planned_restart_failures; simulate the combination with "
-                "simulate_domain_training"
+                "repair_minutes, planned_restart_failures and planned_restart_cost; simulate "
+                "the combination with simulate_domain_training"
             )
         if strategy == "rep":
             raise ValueError(
@@ -149,9 +157,10 @@ def scenario_cycle(scenario: Scenario, strategy: str, r: int, microbatches: int 
             )
         return domain_cycle_law(scenario, r)
     if not scenario.exponential:
-        if k is not None:
+        if planned:
             raise ValueError(
-                "planned_restart_failures is modelled with failure_law='exponential' only"
+                "planned_restart_failures and planned_restart_cost are modelled with "
+                "failure_law='exponential' only"
             )
         lifetimes = EquilibriumLifetimes(scenario.group_lifetime_law)
         return cycle_law(strategy, scenario.groups, r, lifetimes)
@@ -160,4 +169,46 @@ def scenario_cycle(scenario: Scenario, strategy: str, r: int, microbatches: int 
     stall = scenario.group_failure_rate_per_hour * scenario.rejoin_minutes / 60.0
     if k is not None:
         return planned_cycle(strategy, scenario.groups, r, k, repair_rate(scenario), stall)
-    return repair_cycle(strategy, scenario.groups, r, repair_rate(scenario), stall)
+    return repair_cycle(
+        strategy, scenario.groups, r, repair_rate(scenario), stall, scenario.repair_law
+    )
+
+
+def planned_trigger(scenario: Scenario, strategy: str, microbatches: int = 1) -> int | None:
+    """The planned-restart trigger of a checked plan as a down count ``k`` (``None``: none).
+
+    ``planned_restart_failures`` as it is; ``planned_restart_cost = c``
+    becomes ``k(c)``, the least down count whose closed-form step cost
+    ``ceil(m N/(N-d))/m`` reaches ``c``
+    (:func:`~spare_theory.repairs.cost_trigger_failures`), for SPARe; Rep's
+    and CKPT-only's steps cost the same in every state, so a cost trigger
+    never fires for them (``None``).
+
+    Parameters
+    ----------
+    scenario : Scenario
+        The run.
+    strategy : str
+        A checked strategy name.
+    microbatches : int, default 1
+        Pieces per shard ``m`` (the cost is then the load in shard units).
+
+    Returns
+    -------
+    int or None
+
+    Examples
+    --------
+    >>> sc = Scenario.published_600k(2048)
+    >>> import dataclasses
+    >>> planned_trigger(dataclasses.replace(sc, planned_restart_cost=3.0), "spare")
+    147
+    >>> planned_trigger(dataclasses.replace(sc, planned_restart_cost=3.0), "rep") is None
+    True
+    """
+    if scenario.planned_restart_failures is not None:
+        return scenario.planned_restart_failures
+    c = scenario.planned_restart_cost
+    if c is None or strategy != "spare":
+        return None
+    return int(cost_trigger_failures(scenario.groups, c, microbatches=microbatches))

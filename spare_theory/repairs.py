@@ -35,10 +35,14 @@ repairs:
   whose leading term is the rare-event rate ``N r (1-pi) pi^{r-1}`` of
   ``r`` overlapping outages.
 
-Other repair laws (``"fixed"``, a scipy distribution) enter the model through
-their mean only: the stationary down probability and the rate of ``r``
-overlapping outages depend on the mean alone; the transient and the
-clumping do not (measured in the report's agreement table).
+Other repair laws (``"fixed"``, a scipy distribution): the stationary down
+probability and the rate of ``r`` overlapping outages depend on the mean
+alone, the transient from a healthy start does not.  The law enters through
+the exact down probability ``p(u)`` of :func:`spare_theory.outages.down_probability`:
+the wipe-out hazard of exponential repairs of the same mean is scaled by
+``(p / p_e)^{r-1}`` (a wipe-out is the last of ``r`` hosts failing while
+``r - 1`` are down), and the throughput and repair rate use ``p``.  Rep's
+sets of ``q > r`` groups are scaled with ``r - 1`` too.
 
 **Throughput** given no wipe-out: SPARe ``theta_0(u_0)`` of today's law at
 the same ``p(u)`` (the down set as a uniform, not wiped set of the binomial
@@ -63,6 +67,9 @@ from numpy.typing import ArrayLike
 from scipy.linalg import expm
 from scipy.special import gammaln, logsumexp
 
+from ._validation import as_count, as_count_array, as_real_array
+from .average_overhead import expected_load
+from .outages import down_probability
 from .scenario import Scenario, check_plan
 from .strategies import CycleLaw, Spare, TabulatedCycle, cycle_law, survival_integral
 from .wipeout import wipeout_law
@@ -71,6 +78,7 @@ __all__ = [
     "PlannedCycle",
     "RepairCycle",
     "attach_repairs",
+    "cost_trigger_failures",
     "down_count_mean_passage",
     "expected_repairs",
     "mean_time_to_wipeout",
@@ -252,11 +260,21 @@ class RepairCycle(TabulatedCycle):
     # Fast repairs make cycles of millions of segments: sum them in blocks.
     max_segments = 4096
 
-    def __init__(self, strategy: str, N: int, r: int, mu: float, stall: float = 0.0) -> None:
+    def __init__(
+        self,
+        strategy: str,
+        N: int,
+        r: int,
+        mu: float,
+        stall: float = 0.0,
+        repair_law: Any = "exponential",
+    ) -> None:
         super().__init__(N, r)
         #: The strategy whose wipe-out rule and throughput the cycle uses.
         self.strategy = "ckpt" if r == 1 else strategy
         self.mu, self.stall = float(mu), float(stall)
+        #: Law of the repair time (``Scenario.repair_law``); only its shape matters here.
+        self.repair_law = repair_law
         self._base = cycle_law(self.strategy, N, r)
         if r == 1:
             base_rate = float(N)
@@ -285,7 +303,12 @@ class RepairCycle(TabulatedCycle):
         self.log_q = np.interp(self.u, u, log_q)
         u = self.u
         p = self.down_probability(u)
-        self.repairs_rate = N * self.mu * p if r > 1 else np.zeros(u.size)
+        if self._exponential:
+            self.repairs_rate = N * self.mu * p if r > 1 else np.zeros(u.size)
+        else:
+            self._carry_repair_law(p)
+            # Repairs end at the failure rate less the growth of the down share.
+            self.repairs_rate = N * np.maximum(1.0 - p - np.gradient(p, u), 0.0)
         share = np.minimum(self.repairs_rate * self.stall, 1.0)
         if self.strategy == "spare":
             base = self._base.theta(self.lifetimes.ppf(p))
@@ -293,10 +316,34 @@ class RepairCycle(TabulatedCycle):
             base = np.full(u.size, float(self._base.theta(0.0)))
         self.theta_grid = base * (1.0 - share)
 
+    @property
+    def _exponential(self) -> bool:
+        law = self.repair_law
+        return self.r == 1 or self.mu == 0.0 or (isinstance(law, str) and law == "exponential")
+
     def down_probability(self, u: ArrayLike) -> np.ndarray:
-        """``p(u) = pi (1 - e^{-(1 + mu) u})``, ``pi = 1/(1 + mu)``: a group down at ``u``."""
-        u = np.asarray(u, dtype=float)
-        return -np.expm1(-(1.0 + self.mu) * u) / (1.0 + self.mu)
+        """``p(u)``: a group down at ``u`` (:func:`spare_theory.outages.down_probability`).
+
+        ``pi (1 - e^{-(1 + mu) u})``, ``pi = 1/(1 + mu)``, for exponential repairs.
+        """
+        return down_probability(u, self.mu, "exponential" if self._exponential else self.repair_law)
+
+    def _carry_repair_law(self, p: np.ndarray) -> None:
+        """Rescale the exponential-repair wipe-out hazard to the repair law's down share.
+
+        A wipe-out needs the last of ``r`` hosts to fail while the other
+        ``r - 1`` are down, so the hazard scales as ``p(u)^{r-1}``; with ``p``
+        of the law and ``p_e`` of exponential repairs of the same mean,
+        ``-d log Q/du = -d log Q_e/du (p / p_e)^{r-1}``.  Both ``p`` tend to
+        ``pi`` (insensitivity), so the law only moves the transient.
+        """
+        u = self.u
+        p_exp = down_probability(u, self.mu)
+        ratio = np.ones(u.size)
+        ratio[1:] = (p[1:] / p_exp[1:]) ** (self.r - 1)
+        hazard = -np.diff(self.log_q) * 0.5 * (ratio[1:] + ratio[:-1])
+        self.log_q = -np.concatenate(([0.0], np.cumsum(hazard)))
+        self.slope *= ratio[-1]
 
     def _log_q_grid(self, u: np.ndarray) -> np.ndarray:
         N, r, mu = self.N, self.r, self.mu
@@ -317,7 +364,7 @@ class RepairCycle(TabulatedCycle):
         # Two types: lost twice as fast as one when losses are rare (where it matters).
         pair = _log_survival(_pair_generator(r, mu), h, steps, mean / 2)
         n1 = N * r * (r - 1) / 2
-        p = self.down_probability(u)
+        p = down_probability(u, mu)
         u0 = self.lifetimes.ppf(p)
         with np.errstate(invalid="ignore"):
             correction = N * one + n1 * (pair - 2 * one) - _cluster_no_repair(N, r, p)
@@ -352,7 +399,9 @@ class RepairCycle(TabulatedCycle):
 
 
 @functools.lru_cache(maxsize=256)
-def repair_cycle(strategy: str, N: int, r: int, mu: float, stall: float = 0.0) -> RepairCycle:
+def repair_cycle(
+    strategy: str, N: int, r: int, mu: float, stall: float = 0.0, repair_law: Any = "exponential"
+) -> RepairCycle:
     """The cached :class:`RepairCycle` (``r = 1``: CKPT-only whatever the strategy).
 
     Examples
@@ -362,7 +411,7 @@ def repair_cycle(strategy: str, N: int, r: int, mu: float, stall: float = 0.0) -
     """
     if r == 1:
         strategy = "ckpt"
-    return RepairCycle(strategy, N, r, mu, stall)
+    return RepairCycle(strategy, N, r, mu, stall, repair_law)
 
 
 def mean_time_to_wipeout(scenario: Scenario, strategy: str, r: int | None) -> float:
@@ -418,7 +467,10 @@ def mean_time_to_wipeout(scenario: Scenario, strategy: str, r: int | None) -> fl
         law = wipeout_law(N, r)
         f = np.arange(law.tail_end() + 1)
         return float(np.sum(np.asarray(law.sf(f), dtype=float) / (N - f)) / lam)
-    return repair_cycle(strategy, N, r, repair_rate(scenario)).mean_time / lam
+    return (
+        repair_cycle(strategy, N, r, repair_rate(scenario), 0.0, scenario.repair_law).mean_time
+        / lam
+    )
 
 
 def attach_repairs(scenario: Scenario, law: CycleLaw, estimate: Any) -> Any:
@@ -544,6 +596,11 @@ class PlannedCycle(TabulatedCycle):
     into ``k`` over ``Q_k`` and ``theta = theta_rep E_k[1/c_j] /
     E_free[1/c_j]``.
 
+    With ``microbatches = m > 1`` (SPARe, no repairs) the state costs are
+    the micro-batch loads ``c_f = ceil(m N/(N-f))/m``
+    (:func:`~spare_theory.average_overhead.expected_load`), as in
+    :class:`~spare_theory.microbatch_training.SpareSplit`.
+
     Parameters
     ----------
     strategy : {"rep", "spare"}
@@ -552,6 +609,8 @@ class PlannedCycle(TabulatedCycle):
         Groups, redundancy, trigger (``1 <= k <= N``).
     mu, stall : float
         As :class:`RepairCycle` (``mu = 0``: no repairs).
+    microbatches : int, default 1
+        Pieces per shard ``m`` (SPARe without repairs only).
 
     Attributes
     ----------
@@ -572,12 +631,25 @@ class PlannedCycle(TabulatedCycle):
     max_segments = 4096
 
     def __init__(
-        self, strategy: str, N: int, r: int, k: int, mu: float = 0.0, stall: float = 0.0
+        self,
+        strategy: str,
+        N: int,
+        r: int,
+        k: int,
+        mu: float = 0.0,
+        stall: float = 0.0,
+        microbatches: int = 1,
     ) -> None:
         super().__init__(N, r)
         if not 1 <= k <= N or r < 2:
             raise ValueError(f"planned_restart_failures = {k} must be in [1, N = {N}] with r >= 2")
         self.strategy, self.k, self.mu, self.stall = strategy, int(k), float(mu), float(stall)
+        self.microbatches = as_count(microbatches, "microbatches", minimum=1)
+        if self.microbatches > 1 and (strategy != "spare" or self.mu > 0.0):
+            raise ValueError(
+                f"microbatches = {self.microbatches} with planned restarts is modelled for "
+                "SPARe without repairs only"
+            )
         if self.mu == 0.0:
             self._no_repairs()
         else:
@@ -598,7 +670,13 @@ class PlannedCycle(TabulatedCycle):
             log_s[: f_max + 1] = table[: f_max + 1]
             spare = cycle_law("spare", N, r)
             assert isinstance(spare, Spare)
-            cost[: f_max + 1] = np.asarray(spare.state_cost(np.arange(f_max + 1)), dtype=float)
+            f = np.arange(f_max + 1)
+            cost[: f_max + 1] = np.asarray(
+                spare.state_cost(f)
+                if self.microbatches == 1
+                else expected_load(N, r, f, microbatches=self.microbatches),
+                dtype=float,
+            )
         else:
             log_s = _rep_log_survival_by_count(N, r)
             cost[:] = N / (N // r)
@@ -720,7 +798,13 @@ class PlannedCycle(TabulatedCycle):
 
 @functools.lru_cache(maxsize=256)
 def planned_cycle(
-    strategy: str, N: int, r: int, k: int, mu: float = 0.0, stall: float = 0.0
+    strategy: str,
+    N: int,
+    r: int,
+    k: int,
+    mu: float = 0.0,
+    stall: float = 0.0,
+    microbatches: int = 1,
 ) -> PlannedCycle:
     """The cached :class:`PlannedCycle`.
 
@@ -729,4 +813,67 @@ def planned_cycle(
     >>> planned_cycle("rep", 64, 2, 4).k
     4
     """
-    return PlannedCycle(strategy, N, r, k, mu, stall)
+    return PlannedCycle(strategy, N, r, k, mu, stall, microbatches)
+
+
+# Relative slack when comparing a step cost with a threshold: costs are
+# multiples of 1/m, and m c in floating point may land just above an integer.
+_COST_SLACK = 1e-12
+
+
+def cost_trigger_failures(
+    N: ArrayLike, cost: ArrayLike, *, microbatches: int = 1
+) -> int | np.ndarray:
+    """The down count ``k(c)`` at which the model's step cost first reaches ``c``.
+
+    The closed-form step cost with ``d`` groups down is
+    ``c_d = ceil(m N/(N - d))/m`` (SPARe's ``E[S*_d] = ceil(N/(N-d))`` at
+    ``m = 1``; :func:`~spare_theory.average_overhead.expected_load`).  With
+    ``L = ceil(m c)``, ``c_d >= c`` iff ``m N/(N - d) > L - 1`` iff
+    ``d > N (L - 1 - m)/(L - 1)``, so
+
+        k(c) = min {d : c_d >= c} = floor(N (L - 1 - m)/(L - 1)) + 1,
+
+    ``1 <= k(c) <= N`` for every ``c > 1``.  At ``m = 1`` and integer ``c``:
+    ``k(2) = 1``, ``k(3) = floor(N/2) + 1``, ``k(c) = floor(N (c-2)/(c-1)) + 1``.
+    A cost trigger ``Scenario(planned_restart_cost=c)`` is modelled as the
+    count trigger ``k(c)``, which assumes the cost equals its counting bound
+    (the exact ``S*`` exceeds it only in rare states, ``docs/theory.md``
+    section 3).  ``m c`` within a relative ``1e-12`` of an integer counts as
+    that integer.
+
+    Parameters
+    ----------
+    N : int or array_like of int
+        Groups, ``N >= 1``.
+    cost : float or array_like
+        Threshold ``c > 1`` in shard units (stack layers for ``m = 1``).
+    microbatches : int, default 1
+        Pieces per shard ``m >= 1``.
+
+    Returns
+    -------
+    int or numpy.ndarray of int
+        ``k(c)``, broadcast over ``N`` and ``cost``.
+
+    Raises
+    ------
+    ValueError
+        Naming ``N``, ``cost`` (not a finite number ``> 1``) or ``microbatches``.
+
+    Examples
+    --------
+    >>> cost_trigger_failures(292, [2, 2.5, 3, 4])
+    array([  1, 147, 147, 195])
+    >>> cost_trigger_failures(292, 1.5, microbatches=4)
+    59
+    """
+    m = as_count(microbatches, "microbatches", minimum=1)
+    n_arr, c_arr = np.broadcast_arrays(
+        as_count_array(N, "N", minimum=1),
+        as_real_array(cost, "cost", minimum=1.0, strict_minimum=True),
+    )
+    level = np.ceil(m * c_arr * (1.0 - _COST_SLACK)).astype(np.int64)
+    level = np.maximum(level, m + 1)  # c > 1: the first level above a failure-free step
+    k = (n_arr.astype(np.int64) * (level - 1 - m)) // (level - 1) + 1
+    return int(k) if k.ndim == 0 else k

@@ -37,6 +37,7 @@ LAYERS = {
     "wipeout_sim": 2,
     "symbolic": 2,
     "failure_laws": 2,
+    "outages": 2,
     "domains": 2,
     "stacks": 3,
     "reordering": 3,
