@@ -277,8 +277,13 @@ def optimal_interval(
     strategy, r = check_plan(scenario, strategy, r)
     m = check_split(scenario, strategy, microbatches)
     est = _search_interval(scenario, strategy if r > 1 else "ckpt", r, m if r > 1 else 1)
-    if scenario.repair_minutes is not None or scenario.planned_restart_failures is not None:
-        est = attach_repairs(scenario, scenario_cycle(scenario, est.strategy, r), est)
+    if (
+        scenario.repair_minutes is not None
+        or scenario.planned_restart_failures is not None
+        or scenario.planned_restart_cost is not None
+    ):
+        law = scenario_cycle(scenario, est.strategy, r, m if r > 1 else 1)
+        est = attach_repairs(scenario, law, est)
     return est if est.strategy == strategy else dataclasses.replace(est, strategy=strategy)
 
 

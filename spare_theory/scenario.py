@@ -128,6 +128,17 @@ class Scenario:
         once (failed and not yet repaired), ``1 <= k <= N``; the step cost
         has then grown to about ``E[S*_k]`` (SPARe).  ``None`` (default):
         restarts only at wipe-outs.  See ``docs/theory.md`` section 6.
+    planned_restart_cost : float, optional
+        Planned restarts triggered by the step cost: a global restart without
+        rollback as soon as the current step cost reaches ``c > 1`` (SPARe:
+        ``S*`` stack layers, or the micro-batch load with ``microbatches =
+        m``, in shard units; a failure-free step costs 1).  Rep's and
+        CKPT-only's steps do not grow with failures, so it never fires for
+        them.  The model maps ``c`` to the down count ``k(c)`` at which the
+        expected cost reaches ``c``
+        (:func:`~spare_theory.repairs.cost_trigger_failures`); the simulation
+        triggers on the exact cost.  Not together with
+        ``planned_restart_failures``.  ``None`` (default): no cost trigger.
     domain_size : int, optional
         Groups per failure domain (rack, switch; contiguous blocks of groups),
         ``1 <= m <= N``.  ``None`` (default): no domain failures, today's model.
@@ -149,7 +160,8 @@ class Scenario:
         negative costs, ``work_hours <= 0``, an unknown failure law; a
         ``repair_minutes`` not ``> 0``, an unknown ``repair_law`` or one
         whose mean differs from ``repair_minutes``, a ``rejoin_minutes``
-        without repairs.
+        without repairs; both ``planned_restart_failures`` and
+        ``planned_restart_cost`` set, or a ``planned_restart_cost`` not ``> 1``.
     TypeError
         On positional arguments: every field is a keyword.
 
@@ -177,6 +189,7 @@ class Scenario:
     lemon_fraction: float = 0.0
     lemon_rate_factor: float = 1.0
     planned_restart_failures: int | None = None
+    planned_restart_cost: float | None = None
 
     def __post_init__(self) -> None:
         gpus = as_count(self.gpus, "gpus")
@@ -212,6 +225,20 @@ class Scenario:
                 self.planned_restart_failures,
                 "planned_restart_failures",
                 maximum=gpus // per_group,
+            )
+        if self.planned_restart_cost is not None:
+            if self.planned_restart_failures is not None:
+                raise ValueError(
+                    "planned_restart_failures and planned_restart_cost are two triggers of the "
+                    "same planned restart: set at most one, got "
+                    f"planned_restart_failures={self.planned_restart_failures!r}, "
+                    f"planned_restart_cost={self.planned_restart_cost!r}"
+                )
+            checked["planned_restart_cost"] = as_real(
+                self.planned_restart_cost,
+                "planned_restart_cost",
+                minimum=1.0,
+                strict_minimum=True,
             )
         # Store the normalised values (ints for counts, floats for times).
         for name, value in checked.items():

@@ -23,6 +23,12 @@ restart) until ``work_hours`` of work are saved by a checkpoint.  Events:
   after ``tau`` of compute time (or when the remaining work is done) a
   checkpoint of ``delta`` saves the segment's work if no wipe-out strikes
   before it ends.
+* **planned restarts**: a restart without rollback (the segment's work is
+  kept) once ``planned_restart_failures`` groups are down at once, or once
+  SPARe's actual step cost (``S*`` from the controller, the exact load with
+  micro-batches, the pool trajectory's value, or ``min_stacks`` with
+  repairs) reaches ``planned_restart_cost`` (Rep's and CKPT-only's step
+  cost does not change with failures: never).
 
 **Other failure laws.**  With ``Scenario.failure_law`` other than
 exponential every group keeps a renewal clock: its next failure time is its
@@ -87,6 +93,9 @@ OVERHEAD_SOURCES = ("auto", "controller", "pool")
 # "auto" runs the controller per cycle up to this many groups (about 0.1 s per
 # trajectory at N = 20,000, r = 9) and draws from a trajectory pool beyond.
 CONTROLLER_MAX_GROUPS = 20_000
+# Step costs are multiples of 1/m: a cost within this relative slack of the
+# threshold reaches it (m c in floating point may land just above an integer).
+_COST_SLACK = 1e-12
 # The pool's streams sit under this spawn-key prefix, out of reach of the trial
 # indices i of child_seed(seed, i).
 _POOL_KEY = 2**63
@@ -106,8 +115,9 @@ class TrainingSamples:
         Repairs (failed groups rejoining without a restart) in each run;
         all 0 without repairs (``None`` when built without it).
     planned_restarts : numpy.ndarray or None
-        Planned restarts (no rollback; ``Scenario.planned_restart_failures``)
-        among ``restarts`` in each run (``None`` when built without it).
+        Planned restarts (no rollback; ``Scenario.planned_restart_failures``
+        or ``planned_restart_cost``) among ``restarts`` in each run (``None``
+        when built without it).
 
     Examples
     --------
@@ -139,12 +149,16 @@ class _Cycle:
 
     #: Planned restart (no rollback) once this many groups are down at once.
     trigger: float = math.inf
+    #: Or once SPARe's step cost ``1 / throughput`` reaches this (slack included).
+    cost_trigger: float = math.inf
     #: Whether the cycle ended at the trigger (then not a wipe-out).
     planned = False
 
     def _triggered(self) -> bool:
-        """True (and :attr:`planned` set) when the groups down reach the trigger."""
-        self.planned = self.N - self.healthy >= self.trigger
+        """True (and :attr:`planned` set) when the groups down or the step cost reach a trigger."""
+        self.planned = self.N - self.healthy >= self.trigger or (
+            self.strategy == "spare" and 1.0 / self.throughput >= self.cost_trigger
+        )
         return self.planned
 
     def __init__(
@@ -415,8 +429,9 @@ def _one_run(
 ) -> tuple[float, int, int, int]:
     """Hours, restarts, repairs and planned restarts of one run (times in hours).
 
-    A planned restart (the groups down reach ``planned_restart_failures``)
-    keeps the work of the current segment, then restarts as a wipe-out does.
+    A planned restart (the groups down reach ``planned_restart_failures``,
+    or SPARe's step cost reaches ``planned_restart_cost``) keeps the work of
+    the current segment, then restarts as a wipe-out does.
     """
     N, lam = scenario.groups, scenario.group_failure_rate_per_hour
     R, delta, W = (
@@ -437,6 +452,8 @@ def _one_run(
         else:
             cycle = _Cycle(strategy, N, r, hosts, pool, rng, t, lam, microbatches)
         cycle.trigger = scenario.planned_restart_failures or math.inf
+        if scenario.planned_restart_cost is not None:
+            cycle.cost_trigger = scenario.planned_restart_cost * (1.0 - _COST_SLACK)
         wiped = False if fresh else cycle.wait(R)
         fresh = False
         while not wiped:
