@@ -37,7 +37,7 @@ from ._validation import as_count_array, as_real
 from .cycles import check_split, scenario_cycle
 from .placement import modular_ruler
 from .renewal import TrainingEstimate, estimate_from, evaluate, hours_grid
-from .repairs import attach_repairs, planned_cycle, repair_cycle
+from .repairs import attach_repairs, cost_trigger_failures, planned_cycle, repair_cycle
 from .scenario import Scenario, check_plan
 from .step_model import StepEstimate
 from .strategies import cycle_law
@@ -116,6 +116,12 @@ class Plan(Generic[EstimateT]):
     #: Best planned-restart trigger ``k`` (groups down at once) at :attr:`r`, from
     #: ``optimal_plan(..., planned_restarts=True)``; ``None``: restart only at wipe-outs.
     planned_restart_failures: int | None = None
+    #: The step-cost threshold ``c`` (SPARe's ``S*``, stack layers) that realises
+    #: :attr:`planned_restart_failures` under the model (``k(c) = k``,
+    #: :func:`~spare_theory.repairs.cost_trigger_failures`): the cost reached when the
+    #: ``k``-th group goes down, ``ceil(N/(N-k))``; ``None`` when no threshold gives
+    #: that ``k`` (the cost does not step up at ``k``; Rep) or without planned restarts.
+    planned_restart_cost: float | None = None
 
     @property
     def strategy(self) -> str:
@@ -378,7 +384,14 @@ def optimal_plan(
         planned restarts the walk goes both ways, each ``r`` at its best
         ``k`` (:func:`best_trigger`); reported as
         :attr:`Plan.planned_restart_failures` (``None``: none pays).  Rep
-        and SPARe at ``microbatches = 1``.
+        and SPARe at ``microbatches = 1``.  Cost triggers
+        (``Scenario.planned_restart_cost``) are covered by the same search:
+        under the model a threshold ``c`` is the count trigger ``k(c)``
+        (:func:`~spare_theory.repairs.cost_trigger_failures`), so the best
+        count is at least as good as the best threshold; when the best ``k``
+        is where SPARe's cost steps up (``k = k(c)``) the plan also reports
+        that ``c`` as :attr:`Plan.planned_restart_cost`, the same modelled
+        hours with a trigger that watches the cost itself.
 
     Returns
     -------
@@ -448,12 +461,22 @@ def optimal_plan(
     r_values = np.array(sorted(curve), dtype=np.int64)
     hours = np.array([curve[r].hours for r in r_values])
     r_best = int(r_values[np.argmin(hours)])  # the first minimum: ties go to the smaller r
+    k = triggers.get(r_best)
     return Plan(
         estimate=curve[r_best],
         r_values=r_values,
         hours_by_r=hours,
-        planned_restart_failures=triggers.get(r_best),
+        planned_restart_failures=k,
+        planned_restart_cost=_cost_realising(N, k) if strategy == "spare" else None,
     )
+
+
+def _cost_realising(N: int, k: int | None) -> float | None:
+    """The stack threshold ``c = ceil(N/(N-k))`` if ``k(c) = k`` (the cost steps up at ``k``)."""
+    if k is None or k >= N:
+        return None
+    c = float(-(-N // (N - k)))
+    return c if c > 1 and cost_trigger_failures(N, c) == k else None
 
 
 def _planned_walk(

@@ -244,6 +244,7 @@ def test_plan_does_not_repeat_its_estimate():
         "r_values",
         "hours_by_r",
         "planned_restart_failures",  # the planned-restart trigger, not part of the estimate
+        "planned_restart_cost",  # the step-cost threshold realising that trigger
     ]
     est = plan.estimate
     assert (plan.strategy, plan.r, plan.checkpoint_interval_minutes, plan.hours) == (

@@ -130,3 +130,25 @@ def test_model_against_simulation(N, r, c, m, repair):
     sim = simulate_training(sc, "spare", r, 30.0, 12, seed=3, microbatches=m)
     gap = abs(est.hours - sim.mean_hours)
     assert gap <= max(K_SE * sim.standard_error_hours, REL * sim.mean_hours)
+
+
+@pytest.mark.parametrize("strategy", ["spare", "rep"])
+def test_plan_reports_the_cost_threshold(strategy):
+    from spare_theory.optimize import optimal_plan
+
+    sc = Scenario.published_600k(4096)
+    plan = optimal_plan(sc, strategy, planned_restarts=True)
+    k, c = plan.planned_restart_failures, plan.planned_restart_cost
+    assert k is not None
+    if strategy == "rep":
+        assert c is None
+        return
+    N = sc.groups
+    steps_up = math.ceil(N / (N - k)) > math.ceil(N / (N - k + 1))
+    assert (c is not None) == steps_up
+    if c is not None:
+        # The threshold realises the plan: same trigger, same modelled hours.
+        assert cost_trigger_failures(N, c) == k
+        by_cost = dataclasses.replace(sc, planned_restart_cost=c)
+        est = time_to_train(by_cost, "spare", plan.r, plan.checkpoint_interval_minutes)
+        assert est.hours == pytest.approx(plan.hours, rel=1e-12)
