@@ -40,6 +40,7 @@ COMMANDS = {
         "--restart-minutes": REAL,
         "--checkpoint-minutes": REAL,
         "--work-hours": REAL,
+        "--planned-restarts": FLAG,
         "--json": FLAG,
     },
     ("headline",): {"--json": FLAG},

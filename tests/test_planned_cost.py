@@ -152,3 +152,17 @@ def test_plan_reports_the_cost_threshold(strategy):
         by_cost = dataclasses.replace(sc, planned_restart_cost=c)
         est = time_to_train(by_cost, "spare", plan.r, plan.checkpoint_interval_minutes)
         assert est.hours == pytest.approx(plan.hours, rel=1e-12)
+
+
+def test_cli_optimize_shows_the_trigger(capsys):
+    import json
+
+    from spare_theory.cli import main
+
+    argv = ["optimize", "--gpus-per-group", "4096", "--planned-restarts"]
+    assert main([*argv, "--json"]) == 0
+    spare = json.loads(capsys.readouterr().out)["plans"]["spare"]
+    assert main(argv) == 0
+    text = capsys.readouterr().out
+    k, c = spare["planned_restart_failures"], spare["planned_restart_cost"]
+    assert f"planned restart at {k} down (step cost {c:g})" in text

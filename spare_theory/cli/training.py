@@ -26,6 +26,14 @@ output columns (--json: plans.<strategy>.<key>):
   availability  work_hours / hours: the fraction of wall time spent on useful
                 training (ETTR)
   restarts      expected number of global restarts during the run
+With --planned-restarts, Rep and SPARe also choose a planned restart (a global
+restart without rollback) and print its trigger after the plan:
+  planned restart at k down    restart once k groups are down at once
+                               (planned_restart_failures)
+  (step cost c)                SPARe: the same trigger as a step-cost threshold,
+                               restart once S* reaches c stack layers
+                               (planned_restart_cost; absent when no threshold
+                               gives that k)
 Below the plans: the reductions in time to train, 1 - hours / hours_other
 (a fraction: 0.40 is 40 % less wall time), of SPARe+CKPT against Rep+CKPT
 and CKPT-only and of Rep+CKPT against CKPT-only.  A plan that does not finish
@@ -98,6 +106,11 @@ def register(commands: Subparsers, tables: Subparsers) -> None:
         default=720.0,
         help="failure-free hours of training (default 720)",
     )
+    parser.add_argument(
+        "--planned-restarts",
+        action="store_true",
+        help="also choose a planned restart (no rollback) by groups down or step cost",
+    )
     add_json(parser)
     parser.set_defaults(handler=_optimize)
 
@@ -138,6 +151,8 @@ def _plan_record(plan: Any) -> dict[str, Any]:
             "lost": est.lost_hours,
         },
         "curve": {"r": plan.r_values.tolist(), "hours": plan.hours_by_r.tolist()},
+        "planned_restart_failures": plan.planned_restart_failures,
+        "planned_restart_cost": plan.planned_restart_cost,
     }
 
 
@@ -155,7 +170,10 @@ def _optimize(args: argparse.Namespace) -> Output:
         checkpoint_minutes=args.checkpoint_minutes,
         work_hours=args.work_hours,
     )
-    plans = {s: _plan_record(optimal_plan(sc, s)) for s in _STRATEGY_NAMES}
+    planned = bool(getattr(args, "planned_restarts", False))
+    plans = {
+        s: _plan_record(optimal_plan(sc, s, planned_restarts=planned)) for s in _STRATEGY_NAMES
+    }
     lines = [str(sc)]
     for s, p in plans.items():
         head = f"  {_STRATEGY_NAMES[s]:<11} r={p['r']:<3} "
@@ -164,7 +182,7 @@ def _optimize(args: argparse.Namespace) -> Output:
             continue
         lines.append(
             head + f"interval {p['checkpoint_interval_minutes']:8.1f} min  {p['hours']:12.5g} h  "
-            f"availability {p['availability']:.3f}  restarts {p['restarts']:.4g}"
+            f"availability {p['availability']:.3f}  restarts {p['restarts']:.4g}" + _trigger_text(p)
         )
     reductions = {
         f"{a}_vs_{b}": _reduction(plans[a], plans[b])
@@ -191,6 +209,14 @@ Reading the columns: r = replicas per shard (1 is plain checkpointing); interval
 compute between checkpoints; h = expected wall-clock hours to finish the work; availability =
 work hours / wall hours, the share of wall time that is useful training; restarts = expected
 global restarts (a failure that leaves some shard with no live replica) during the run."""
+
+
+def _trigger_text(plan: dict[str, Any]) -> str:
+    """``"  planned restart at k down (step cost c)"``, or ``""`` without a trigger."""
+    k, c = plan["planned_restart_failures"], plan["planned_restart_cost"]
+    if k is None:
+        return ""
+    return f"  planned restart at {k} down" + ("" if c is None else f" (step cost {c:g})")
 
 
 def _reduction(plan: dict[str, Any], other: dict[str, Any]) -> float | None:
