@@ -11,7 +11,7 @@ Writes
   best hours (:meth:`~spare_theory.optimize.Plan.smallest_r_within`), and,
   where repairs are slow or absent (6 h, never), the best plan with planned
   restarts (``optimal_plan(..., planned_restarts=True)``: trigger ``k``,
-  ``r``, hours);
+  the step-cost threshold realising it, ``r``, hours);
 * ``tables/repairs_wipeout.csv|md``: mean hours to the first wipe-out from a
   healthy start, model (:func:`spare_theory.repairs.mean_time_to_wipeout`)
   against the event simulation
@@ -100,6 +100,7 @@ def _plan_cell(task: tuple[int, float | None, str, bool]) -> dict[str, Any]:
         "repairs": est.repairs,
         "r_within_1pct": plan.smallest_r_within(0.01) if strategy == "spare" else plan.r,
         "planned_k": None,
+        "planned_cost": None,
         "planned_r": None,
         "planned_hours": None,
     }
@@ -107,6 +108,7 @@ def _plan_cell(task: tuple[int, float | None, str, bool]) -> dict[str, Any]:
         best = optimal_plan(sc, strategy, planned_restarts=True)
         row.update(
             planned_k=best.planned_restart_failures,
+            planned_cost=best.planned_restart_cost,
             planned_r=best.r,
             planned_hours=best.hours,
             planned_restarts=best.estimate.planned_restarts,
@@ -322,7 +324,8 @@ def reproduce(
             "renewal model, each plan at its best r and checkpoint interval. r_within_1pct: "
             "the smallest r whose best hours are within 1 % of the optimum (SPARe). planned_*: "
             "the best plan with planned restarts (restart without rollback once k groups are "
-            "down), searched at 6 h and without repairs. winner: fewest hours of the row "
+            "down; planned_cost: the same trigger as SPARe's step-cost threshold, restart once "
+            "S* reaches it), searched at 6 h and without repairs. winner: fewest hours of the row "
             "group, planned restarts included. CKPT-only does not finish (cluster MTBF 5 min).",
         ),
         *write_table(
