@@ -119,10 +119,11 @@ from dataclasses import dataclass
 
 import numpy as np
 import numpy.typing as npt
-from scipy import integrate, signal, special
+from scipy import integrate, linalg, signal, special
 
 from ._validation import as_choice, as_count
 from .average_overhead import expected_load, expected_stacks
+from .repairs import repair_cycle, set_mean_absorption
 from .step_scenario import StepScenario
 from .wipeout import wipeout_law
 
@@ -612,8 +613,13 @@ def _split_costs(sc: StepScenario, r: int, f: np.ndarray) -> tuple[np.ndarray, n
     return tau_f, retry
 
 
-def _spare_cycle(sc: StepScenario, r: int) -> _Cycle:
-    N, law = sc.groups, sc.failure_law
+def _spare_states(sc: StepScenario, r: int) -> tuple:
+    """SPARe's per-state quantities for ``f = 0..f_end + 1`` failed workers.
+
+    Returns ``(f, f_end, log P(T > f), S_f, n = N - f, tau_f, P_retry,
+    retry cost)`` (module docstring, items 1 and 4).
+    """
+    N = sc.groups
     c, v, a = sc.stack_seconds, sc.stack_jitter_cv, sc.allreduce_seconds
     wl = wipeout_law(N, r)
     f_end = min(wl.tail_end(-40.0), N - math.ceil(N / r))
@@ -636,6 +642,13 @@ def _spare_cycle(sc: StepScenario, r: int) -> _Cycle:
         # Loads instead of whole stacks; every failure loses the worker's pieces: a retry.
         tau_f, retry_cost = _split_costs(sc, r, np.minimum(f, f_end))
         p_retry = np.ones(f.size)
+    return f, f_end, log_sf, S, n, tau_f, p_retry, retry_cost
+
+
+def _spare_cycle(sc: StepScenario, r: int) -> _Cycle:
+    N, law = sc.groups, sc.failure_law
+    c, v, a = sc.stack_seconds, sc.stack_jitter_cv, sc.allreduce_seconds
+    f, f_end, log_sf, _, n, tau_f, p_retry, retry_cost = _spare_states(sc, r)
     # Grid in time up to where Q < e^-30 (the binomial mass passes f_end).
     p_end = min((f_end + 12.0 * math.sqrt(f_end + 1.0) + 10.0) / N, 1.0 - 1e-9)
     pis = _burst_nodes(sc)
@@ -840,6 +853,166 @@ def _scenario_key(sc: StepScenario) -> tuple:
 
 
 # ---------------------------------------------------------------------------
+# Repairs: failed workers rejoin the running job (StepScenario.repair_seconds)
+# ---------------------------------------------------------------------------
+
+
+def _set_log_survival(size: int, mu: float, u: np.ndarray) -> np.ndarray:
+    """``log P(a set of size groups never all down by u)``, from all up, on a uniform grid ``u``.
+
+    The down count is a birth-death chain (``j -> j+1`` at ``size - j``,
+    ``j -> j-1`` at ``j mu``, units ``1/lambda``) absorbed at ``size``;
+    stepped with the matrix exponential and renormalised at every step.  For
+    very fast repairs the step's loss is below the exponential's rounding and
+    the chain is quasi-stationary within far less than a step: ``-u / mean``.
+    """
+    mean = set_mean_absorption(size, mu)
+    G = np.zeros((size, size))
+    for j in range(size):
+        if j + 1 < size:
+            G[j, j + 1] = size - j
+        if j > 0:
+            G[j, j - 1] = j * mu
+        G[j, j] = -((size - j) + j * mu)
+    h = float(u[1] - u[0])
+    if np.finfo(float).eps * np.abs(G).sum(axis=1).max() * mean > 1e-6:
+        return -u / mean
+    P = np.maximum(linalg.expm(G * h), 0.0)
+    state = np.zeros(size)
+    state[0] = 1.0
+    out = np.zeros(u.size)
+    for i in range(1, u.size):
+        state = state @ P
+        mass = float(state.sum())
+        if mass <= 0.0:
+            out[i:] = -np.inf
+            break
+        out[i] = out[i - 1] + math.log(mass)
+        state /= mass
+    return out
+
+
+@functools.lru_cache(maxsize=256)
+def _repair_cycle(sc: StepScenario, strategy: str, r: int) -> _Cycle:
+    """The cycle table when failed workers are repaired and rejoin (docs/step_model.md s. 10).
+
+    A worker is out from its failure to its rejoin, on average the repair
+    ``m_R`` plus one attempt (the failure is acted on at the end of its
+    attempt, the rejoin waits for the next step boundary): ``m_out = m_R +
+    tau``, ``tau`` the failure-free attempt at the stationary level.  Up
+    times are taken exponential at the lifetime's mean ``m`` (the group's
+    stationary failure rate; exact for the exponential law), so
+    ``mu = m / m_out`` and a worker is out at ``t`` with probability
+    ``p(t) = pi + (p_0 - pi) e^{-(1 + mu) t / m}``, ``pi = 1/(1 + mu)``,
+    ``p_0`` the resume burst.  ``Q``: Rep, the exact chains of its
+    consecutive replica sets; SPARe, :class:`spare_theory.repairs.RepairCycle`
+    (the sharp law corrected by the per-type and pair chains).  Per state
+    ``f`` (binomial at ``p(t)``, not wiped), SPARe's attempt, retry and
+    handling laws are today's; rejoins at ``N p(t) / m_out`` each stall the
+    job ``rejoin_seconds``.  CKPT-only is unchanged (every failure restarts).
+    """
+    base = _cycle(_scenario_key(sc), sc, strategy, r)
+    if strategy == "ckpt" or r == 1:
+        return base
+    N, mean_life = sc.groups, float(sc.failure_law.mean())
+    c, v, a = sc.stack_seconds, sc.stack_jitter_cv, sc.allreduce_seconds
+    lam = 1.0 / mean_life
+    repair = float(sc.repair_seconds or 0.0)
+    burst = float(_burst_nodes(sc).mean())
+    part_cost = sc.partial_recovery_seconds - (1 - sc.allreduce_failure_scale) * a
+    if strategy == "spare":
+        f, _, log_sf, _, n, tau_f, p_retry, retry_cost = _spare_states(sc, r)
+        sf = np.exp(log_sf)
+        log_binom = special.gammaln(N + 1) - special.gammaln(f + 1) - special.gammaln(N - f + 1)
+
+        def weights(p: float) -> np.ndarray:
+            log_w = log_binom + np.where(f > 0, f * math.log(max(p, 1e-300)), 0.0)
+            log_w = log_w + (N - f) * math.log1p(-min(p, 1 - 1e-16))
+            return np.exp(log_w - log_w.max())
+
+        # The attempt at the stationary level (one fixed-point pass from the failure-free one).
+        tau_bar = float(tau_f[0])
+        for _ in range(2):
+            pi = (repair + tau_bar) / (mean_life + repair + tau_bar)
+            w = weights(pi) * sf
+            tau_bar = float(w.sum() / (w / tau_f).sum())
+    else:
+        tau_bar = float(c * r * (1.0 + v * _e_of(N, N)) + a)
+    out_time = repair + tau_bar
+    mu = mean_life / out_time
+    pi = 1.0 / (1.0 + mu)
+    if strategy == "spare":
+        cycle = repair_cycle("spare", N, r, mu)
+        mean_u = cycle.mean_time
+    else:
+        n_sets = -(-N // r)
+        last = N - r * (n_sets - 1)
+        sizes = {r: n_sets - 1}
+        sizes[last] = sizes.get(last, 0) + 1  # consecutive ids: the last set may be smaller
+        rate = sum(count / set_mean_absorption(size, mu) for size, count in sizes.items())
+        mean_u = 1.0 / rate
+    t_end = min((45.0 * mean_u + 30.0 / (1.0 + mu)) / lam, _run_bound(sc, r))
+    t = np.linspace(0.0, t_end, _CYCLE_POINTS)
+    u = lam * t
+    if strategy == "spare":
+        log_q = np.asarray(cycle.logq(u), dtype=float)
+    else:
+        log_q = np.zeros(t.size)
+        for size, count in sizes.items():
+            if count:
+                log_q = log_q + count * _set_log_survival(size, mu, u)
+    p = pi + (burst - pi) * np.exp(-(1.0 + mu) * u)
+    rejoin = N * p / out_time * sc.rejoin_seconds  # share of time stalled by rejoins
+    if strategy == "spare":
+        cols = np.empty((5, t.size))
+        for i, p_i in enumerate(p):
+            mix = weights(float(p_i))
+            w, w_next = mix * sf, mix * np.append(sf[1:], 0.0)
+            total = w.sum()
+            rate_f = n * lam
+            mu_f = rate_f * tau_f
+            safe = np.maximum(mu_f, 1e-300)
+            per_attempt = np.where(mu_f > 1e-12, -np.expm1(-mu_f) / safe, 1.0)
+            retries = np.where(mu_f > 1e-12, -np.expm1(-mu_f * p_retry) / safe, p_retry)
+            handling = per_attempt * part_cost + retries * retry_cost
+            cols[:, i] = (
+                (w / tau_f).sum() / total,
+                (w_next * rate_f * handling).sum() / total,
+                (w_next * rate_f * per_attempt).sum() / total,
+                (w * rate_f).sum() / total,
+                (w * f).sum() / total,
+            )
+        inv_tau, phi, partial, noticed, failed = cols
+        tau = 1.0 / inv_tau
+        post = np.full(t.size, a)
+    else:
+        failed = N * p
+        working = np.maximum(N - failed, 1.0)
+        e = _e_of(N, working)
+        tau = c * r * (1.0 + v * e) + a
+        flagged = -np.expm1(-working * lam * tau)
+        phi = flagged * part_cost / tau
+        partial = flagged / tau
+        noticed = working * lam
+        post = c * r * v * e + a
+    return _Cycle(
+        t=t,
+        log_q=np.minimum(log_q, 0.0),
+        tau=tau,
+        phi=np.clip(phi + rejoin, -1.0, 0.95),
+        partial=partial,
+        noticed=noticed,
+        failed=failed,
+        post=post,
+        tau0=base.tau0,
+        ckpt=base.ckpt,
+        useful=base.useful,
+        burst_handling=base.burst_handling,
+        burst_failures=base.burst_failures,
+    )
+
+
+# ---------------------------------------------------------------------------
 # The estimate
 # ---------------------------------------------------------------------------
 
@@ -992,7 +1165,10 @@ def step_time_to_train(
     """
     strategy, r, k = _validate(scenario, strategy, r, checkpoint_every_steps)
     sc = scenario
-    cyc = _cycle(_scenario_key(sc), sc, strategy, r)
+    if sc.repair_seconds is None:
+        cyc = _cycle(_scenario_key(sc), sc, strategy, r)
+    else:
+        cyc = _repair_cycle(sc, strategy, r)
     if sc.restart_semantics == "fixed":
         ED, window_failures = float(sc.restart_seconds), 0.0
     else:
