@@ -113,6 +113,7 @@ Costs: the cycle tables depend on the scenario, strategy and ``r`` only
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import math
 from dataclasses import dataclass
@@ -857,8 +858,11 @@ def _scenario_key(sc: StepScenario) -> tuple:
 # ---------------------------------------------------------------------------
 
 
-def _set_log_survival(size: int, mu: float, u: np.ndarray) -> np.ndarray:
-    """``log P(a set of size groups never all down by u)``, from all up, on a uniform grid ``u``.
+def _set_log_survival(size: int, mu: float, u: np.ndarray, p0: float = 0.0) -> np.ndarray:
+    """``log P(a set of size groups never all down by u)`` on a uniform grid ``u``.
+
+    At ``u = 0`` each member is down with probability ``p0`` (the resume
+    burst), independently; ``log P`` at 0 is that of the set not all down.
 
     The down count is a birth-death chain (``j -> j+1`` at ``size - j``,
     ``j -> j-1`` at ``j mu``, units ``1/lambda``) absorbed at ``size``;
@@ -867,6 +871,9 @@ def _set_log_survival(size: int, mu: float, u: np.ndarray) -> np.ndarray:
     the chain is quasi-stationary within far less than a step: ``-u / mean``.
     """
     mean = set_mean_absorption(size, mu)
+    down = np.arange(size + 1)
+    start = special.comb(size, down) * p0**down * (1.0 - p0) ** (size - down)
+    log_start = math.log(max(float(start[:size].sum()), 1e-300))
     G = np.zeros((size, size))
     for j in range(size):
         if j + 1 < size:
@@ -876,11 +883,10 @@ def _set_log_survival(size: int, mu: float, u: np.ndarray) -> np.ndarray:
         G[j, j] = -((size - j) + j * mu)
     h = float(u[1] - u[0])
     if np.finfo(float).eps * np.abs(G).sum(axis=1).max() * mean > 1e-6:
-        return -u / mean
+        return log_start - u / mean
     P = np.maximum(linalg.expm(G * h), 0.0)
-    state = np.zeros(size)
-    state[0] = 1.0
-    out = np.zeros(u.size)
+    state = start[:size] / start[:size].sum()
+    out = np.full(u.size, log_start)
     for i in range(1, u.size):
         state = state @ P
         mass = float(state.sum())
@@ -890,6 +896,21 @@ def _set_log_survival(size: int, mu: float, u: np.ndarray) -> np.ndarray:
         out[i] = out[i - 1] + math.log(mass)
         state /= mass
     return out
+
+
+def _repair_excess(sc: StepScenario, rho: float) -> tuple[float, float]:
+    """``(E[(D - rho)^+], P(D > rho))`` for the repair time ``D`` (``scenario.repair_law``).
+
+    ``rho`` is the retry that follows the failure: a repair done by its end
+    rejoins at once, a longer one at the next step boundary.
+    """
+    law, m = sc.repair_law, float(sc.repair_seconds or 0.0)
+    if law == "exponential":
+        return m * math.exp(-rho / m), math.exp(-rho / m)
+    if law == "fixed":
+        return max(m - rho, 0.0), float(m > rho)
+    tail = integrate.quad(lambda x: float(law.sf(x)), rho, np.inf, limit=200)[0]
+    return float(tail), float(law.sf(rho))
 
 
 @functools.lru_cache(maxsize=256)
@@ -917,7 +938,6 @@ def _repair_cycle(sc: StepScenario, strategy: str, r: int) -> _Cycle:
     N, mean_life = sc.groups, float(sc.failure_law.mean())
     c, v, a = sc.stack_seconds, sc.stack_jitter_cv, sc.allreduce_seconds
     lam = 1.0 / mean_life
-    repair = float(sc.repair_seconds or 0.0)
     burst = float(_burst_nodes(sc).mean())
     part_cost = sc.partial_recovery_seconds - (1 - sc.allreduce_failure_scale) * a
     if strategy == "spare":
@@ -930,15 +950,22 @@ def _repair_cycle(sc: StepScenario, strategy: str, r: int) -> _Cycle:
             log_w = log_w + (N - f) * math.log1p(-min(p, 1 - 1e-16))
             return np.exp(log_w - log_w.max())
 
-        # The attempt at the stationary level (one fixed-point pass from the failure-free one).
-        tau_bar = float(tau_f[0])
-        for _ in range(2):
-            pi = (repair + tau_bar) / (mean_life + repair + tau_bar)
-            w = weights(pi) * sf
+        # The attempt and the retry at the stationary level (fixed-point passes
+        # from the failure-free state).
+        tau_bar, rho = float(tau_f[0]), float(p_retry[0] * retry_cost[0])
+        for _ in range(3):
+            excess, later = _repair_excess(sc, rho)
+            out_time = tau_bar / 2 + rho + excess + later * tau_bar / 2
+            elevated = (excess + later * tau_bar / 2) / (mean_life + out_time)
+            w = weights(elevated) * sf
             tau_bar = float(w.sum() / (w / tau_f).sum())
+            rho = float((w * p_retry * retry_cost).sum() / w.sum())
     else:
-        tau_bar = float(c * r * (1.0 + v * _e_of(N, N)) + a)
-    out_time = repair + tau_bar
+        tau_bar, rho = float(c * r * (1.0 + v * _e_of(N, N)) + a), 0.0
+        excess, later = _repair_excess(sc, rho)
+        out_time = tau_bar / 2 + excess + later * tau_bar / 2
+    # Share of a worker's out time during which the steps run without it.
+    share_out = (excess + later * tau_bar / 2) / out_time
     mu = mean_life / out_time
     pi = 1.0 / (1.0 + mu)
     if strategy == "spare":
@@ -955,14 +982,22 @@ def _repair_cycle(sc: StepScenario, strategy: str, r: int) -> _Cycle:
     t = np.linspace(0.0, t_end, _CYCLE_POINTS)
     u = lam * t
     if strategy == "spare":
-        log_q = np.asarray(cycle.logq(u), dtype=float)
+        # The burst starts the cycle with about N burst workers out: the
+        # repair cycle from the time its down share reaches the burst.
+        u_b = -math.log1p(-min(burst / pi, 1.0 - 1e-9)) / (1.0 + mu)
+        shifted = np.asarray(cycle.logq(u + u_b), dtype=float)
+        log_q = shifted - shifted[0] + float(base.log_q[0])
     else:
         log_q = np.zeros(t.size)
         for size, count in sizes.items():
             if count:
-                log_q = log_q + count * _set_log_survival(size, mu, u)
-    p = pi + (burst - pi) * np.exp(-(1.0 + mu) * u)
-    rejoin = N * p / out_time * sc.rejoin_seconds  # share of time stalled by rejoins
+                log_q = log_q + count * _set_log_survival(size, mu, u, burst)
+    # Repairs only shrink the down set (a repaired group is down without them
+    # too), so a wipe-out with repairs is one without: Q is at least today's.
+    log_q = np.maximum(log_q, np.interp(t, base.t, base.log_q, right=-np.inf))
+    p_out = pi + (burst - pi) * np.exp(-(1.0 + mu) * u)
+    rejoin = N * p_out / out_time * sc.rejoin_seconds  # share of time stalled by rejoins
+    p = p_out * share_out  # out and missed by the steps (past its retry, before its rejoin)
     if strategy == "spare":
         cols = np.empty((5, t.size))
         for i, p_i in enumerate(p):
@@ -1165,10 +1200,24 @@ def step_time_to_train(
     """
     strategy, r, k = _validate(scenario, strategy, r, checkpoint_every_steps)
     sc = scenario
+    if sc.repair_seconds is not None and sc.rejoin_seconds == 0.0:
+        # Without a rejoin stall a repair only shrinks the down set (same
+        # clocks), so the run is never longer than without repairs; where the
+        # repair cycle's stationary up-times (non-exponential laws, slow
+        # repairs) would say otherwise, today's estimate stands.
+        repaired = _estimate(sc, _repair_cycle(sc, strategy, r), strategy, r, k)
+        today = dataclasses.replace(sc, repair_seconds=None, repair_law="exponential")
+        plain = step_time_to_train(today, strategy, r=r, checkpoint_every_steps=k)
+        return repaired if repaired.seconds <= plain.seconds else plain
     if sc.repair_seconds is None:
         cyc = _cycle(_scenario_key(sc), sc, strategy, r)
     else:
         cyc = _repair_cycle(sc, strategy, r)
+    return _estimate(sc, cyc, strategy, r, k)
+
+
+def _estimate(sc: StepScenario, cyc: _Cycle, strategy: str, r: int, k: int) -> StepEstimate:
+    """The renewal-reward estimate from a cycle table (module docstring, items 5-7)."""
     if sc.restart_semantics == "fixed":
         ED, window_failures = float(sc.restart_seconds), 0.0
     else:

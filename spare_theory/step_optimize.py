@@ -40,6 +40,8 @@ __all__ = ["optimal_checkpoint_steps", "optimal_step_plan"]
 _PATIENCE = 3
 # Ratio of the geometric grid of k that brackets the minimum.
 _K_RATIO = 1.5
+# Widest bracket of k evaluated at every integer.
+_EXHAUSTIVE = 64
 
 
 def _estimate(sc: StepScenario, strategy: str, r: int, k: int) -> StepEstimate | None:
@@ -60,7 +62,8 @@ def optimal_checkpoint_steps(scenario: StepScenario, strategy: str, r: int | Non
     Minimises ``step_time_to_train(scenario, strategy, r=r, checkpoint_every_steps=k).seconds``
     over integers ``1 <= k <= steps``: a geometric grid ``k ~ 1.5^j`` brackets
     the minimum, then every integer between the best grid point's neighbours
-    is evaluated (exact when the time is unimodal in ``k`` on that bracket).
+    is evaluated (a bracket wider than 64 is first narrowed by an integer
+    ternary search; exact when the time is unimodal in ``k`` on that bracket).
     Ties go to the smaller ``k``.
 
     Parameters
@@ -111,6 +114,18 @@ def optimal_checkpoint_steps(scenario: StepScenario, strategy: str, r: int | Non
     values = [_seconds(found[k]) for k in ks]
     i = int(np.argmin(values))
     lo, hi = ks[max(i - 1, 0)], ks[min(i + 1, len(ks) - 1)]
+    # A wide bracket (rare restarts, e.g. with fast repairs: k in the
+    # thousands) is narrowed by an integer ternary search first.
+    while hi - lo > _EXHAUSTIVE:
+        third = (hi - lo) // 3
+        m1, m2 = lo + third, hi - third
+        for m in (m1, m2):
+            if m not in found:
+                found[m] = _estimate(scenario, strategy, r, m)
+        if _seconds(found[m1]) <= _seconds(found[m2]):
+            hi = m2
+        else:
+            lo = m1
     for k in range(lo, hi + 1):
         if k not in found:
             found[k] = _estimate(scenario, strategy, r, k)

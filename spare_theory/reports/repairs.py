@@ -18,6 +18,14 @@ Writes
   (:func:`spare_theory.repairs_sim.simulate_time_to_wipeout`), ``N = 64``
   groups of 2048 GPUs, repairs from 1 minute to 1 day, with ``z`` =
   (model - simulation) / SE;
+* ``tables/repairs_paper.csv|md``: the same question on the SPARe paper's
+  step-level scenario (:func:`spare_theory.step_scenario.paper_scenario`,
+  ``N = 200`` and ``1000``, cluster MTBF 300 s, 1 h restart windows) with
+  ``StepScenario(repair_seconds=...)``: each strategy's best plan
+  (:func:`spare_theory.step_optimize.optimal_step_plan`: ``r`` and the
+  checkpoint interval in steps), its time to train over ``T0``, uptime and
+  restarts, the winner, and for SPARe the smallest ``r`` within 1 % of its
+  best time;
 * ``figures/repairs_600k.png``: best hours of each strategy against repair
   time, and the ``r`` SPARe needs (best and smallest within 1 %).
 """
@@ -40,15 +48,19 @@ from ..optimize import optimal_plan
 from ..repairs import mean_time_to_wipeout
 from ..repairs_sim import simulate_time_to_wipeout
 from ..scenario import LLAMA3_H100_GPU_MTBF_HOURS, Scenario
+from ..step_optimize import optimal_checkpoint_steps, optimal_step_plan
+from ..step_scenario import paper_scenario
 from ._io import save_figure, write_table
 
 if TYPE_CHECKING:  # matplotlib is imported only when a figure is drawn
     from matplotlib.figure import Figure
 
 __all__ = [
+    "PAPER_GROUPS",
     "PLANNED_REPAIRS",
     "REPAIR_MINUTES",
     "WIPEOUT_CELLS",
+    "paper_plans_table",
     "plans_table",
     "reproduce",
     "wipeout_table",
@@ -160,6 +172,94 @@ def plans_table(
     best = table[["hours", "planned_hours"]].astype(float).min(axis=1, skipna=True)
     group_best = best.groupby([table["gpus_per_group"], table["repair"]]).transform("min")
     table["winner"] = best == group_best
+    return table
+
+
+#: Group counts ``N`` of the paper's scenario in the step-level table.
+PAPER_GROUPS: tuple[int, ...] = (200, 1000)
+
+
+def _paper_cell(task: tuple[int, float | None, str]) -> dict[str, Any]:
+    N, minutes, strategy = task
+    sc = dataclasses.replace(
+        paper_scenario(N), repair_seconds=None if minutes is None else 60.0 * minutes
+    )
+    plan = optimal_step_plan(sc, strategy)
+    hours = dict(zip(plan.r_values.tolist(), plan.hours_by_r.tolist(), strict=True))
+    within = plan.r
+    if strategy == "spare":
+        # The walk stops after three worse r: go on down while within 1 %.
+        r = min(hours)
+        while r - 1 >= 2 and r - 1 not in hours:
+            try:
+                est = optimal_checkpoint_steps(sc, strategy, r - 1)
+            except ValueError:
+                break
+            hours[r - 1] = est.hours
+            if est.hours > 1.01 * plan.hours:
+                break
+            r -= 1
+        within = min(r for r, h in hours.items() if h <= 1.01 * plan.hours)
+    est = plan.estimate
+    return {
+        "groups": N,
+        "repair": _label(minutes),
+        "strategy": strategy,
+        "r": plan.r,
+        "checkpoint_every_steps": est.checkpoint_every_steps,
+        "total_over_T0": est.total_over_T0,
+        "hours": est.hours,
+        "uptime": est.uptime,
+        "restarts": est.restarts,
+        "r_within_1pct": within,
+    }
+
+
+def paper_plans_table(
+    groups: tuple[int, ...] = PAPER_GROUPS,
+    repair_minutes: tuple[float | None, ...] = REPAIR_MINUTES,
+    *,
+    executor: concurrent.futures.Executor | None = None,
+    progress: bool = True,
+) -> pd.DataFrame:
+    """Best plans on the SPARe paper's step-level scenario against the repair time.
+
+    Each cell is ``optimal_step_plan(paper_scenario(N) with repair_seconds =
+    60 * minutes, strategy)`` (exponential repairs, no rejoin stall); for
+    SPARe the scan of ``r`` goes on down while the best time stays within
+    1 % (``r_within_1pct``).
+
+    Parameters
+    ----------
+    groups : tuple of int
+        ``N`` of :func:`spare_theory.step_scenario.paper_scenario`.
+    repair_minutes : tuple of float or None
+        Mean repair times, minutes (``None``: no repairs).
+    executor : concurrent.futures.Executor, optional
+        Where the cells run (``None``: serially).
+    progress : bool
+        Show a progress bar.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per ``N``, repair time and strategy: ``r``,
+        ``checkpoint_every_steps``, ``total_over_T0`` (time to train over the
+        failure-free ``T0``), ``hours``, ``uptime``, ``restarts``,
+        ``r_within_1pct``, and ``winner`` (the fewest hours of its ``N`` and
+        repair time).
+
+    Examples
+    --------
+    >>> t = paper_plans_table((31,), (10.0,), progress=False)
+    >>> t[["strategy", "r", "r_within_1pct", "winner"]].values.tolist()
+    [['ckpt', 1, 1, False], ['rep', 4, 4, False], ['spare', 6, 6, True]]
+    """
+    tasks = [(N, m, s) for N in groups for m in repair_minutes for s in _STRATEGIES]
+    rows = map_tasks(_paper_cell, tasks, executor=executor, desc="repairs paper", progress=progress)
+    table = pd.DataFrame(rows)
+    best = table.groupby(["groups", "repair"])["hours"].transform("min")
+    table["winner"] = table["hours"] == best
     return table
 
 
@@ -282,7 +382,8 @@ def reproduce(
         Folder that receives ``tables/`` and ``figures/`` (created if needed).
     quick : bool
         Groups of 2048 only, repairs 10 min, 1 h and never, no planned
-        restarts, three wipe-out cells.
+        restarts, three wipe-out cells; the paper's scenario at ``N = 200``
+        only.
     executor : concurrent.futures.Executor, optional
         Where the cells run (``None``: serially).
     seed : int or numpy.random.SeedSequence
@@ -301,7 +402,7 @@ def reproduce(
 
     >>> [p.name for p in reproduce("out", quick=True, progress=False)]  # doctest: +SKIP
     ['repairs_600k.csv', 'repairs_600k.md', 'repairs_wipeout.csv', 'repairs_wipeout.md',
-     'repairs_600k.png']
+     'repairs_paper.csv', 'repairs_paper.md', 'repairs_600k.png']
     """
     outdir = Path(outdir)
     if quick:
@@ -309,9 +410,11 @@ def reproduce(
             (2048,), (10.0, 60.0, None), planned=(), executor=executor, progress=progress
         )
         wipe = wipeout_table(_QUICK_WIPEOUT, seed=seed, executor=executor, progress=progress)
+        paper = paper_plans_table((200,), (10.0, 60.0, None), executor=executor, progress=progress)
     else:
         plans = plans_table(executor=executor, progress=progress)
         wipe = wipeout_table(seed=seed, executor=executor, progress=progress)
+        paper = paper_plans_table(executor=executor, progress=progress)
     worst = float(wipe["z"].abs().max())
     return [
         *write_table(
@@ -336,6 +439,20 @@ def reproduce(
             notes="N = 64 groups of 2048 H100s (group MTBF 24.7 h), exponential repairs; "
             "z = (model - simulation) / SE; largest |z| "
             f"{worst:.2f}.",
+        ),
+        *write_table(
+            paper,
+            outdir / "tables",
+            "repairs_paper",
+            title="Repairs on the SPARe paper's scenario: best plan of each strategy "
+            "against repair time",
+            notes="paper_scenario(N) (10,000 steps of 64 s stacks, all-reduce N/100 s, "
+            "cluster MTBF 300 s, exponential lifetimes, 1 h restart windows, 58.8 s "
+            "checkpoints) with exponential repairs of the given mean, no rejoin stall; "
+            "step-level model (docs/step_model.md section 10), each plan at its best r and "
+            "checkpoint interval (steps). total_over_T0: time to train over the failure-free "
+            "T0. r_within_1pct: the smallest r within 1 % of the best time (SPARe). winner: "
+            "fewest hours of the row group.",
         ),
         save_figure(_figure(plans), outdir / "figures", "repairs_600k"),
     ]
