@@ -283,7 +283,8 @@ def expected_load(
     microbatch``): the average overhead is within about 1 % of the exact-load
     simulation at ``N = 256, r = 4`` (high) and within 0.3-0.7 % elsewhere
     on the table's grid, against 1-5 % low for the counting bound.  Tables
-    are cached per ``(N, r, m)`` (about 0.1-4 s to build).  ``m = 1`` is
+    are cached per ``(N, r, m)`` (about 0.1-4 s to build); above ``m = 16``
+    the scan's excess over the bound is the one at ``m = 16``.  ``m = 1`` is
     :func:`expected_stacks` exactly.
 
     Parameters
@@ -333,6 +334,8 @@ def expected_load(
 _SCAN_GRID = 24
 # Burn-in and measuring steps of the quasi-stationary power iteration (at most N each).
 _SCAN_STEPS = 512
+# Pieces per shard above which the scan's excess over the bound is taken from this m.
+_SCAN_MAX_M = 16
 # Levels whose break probability fell below this at a grid point are not raised further there.
 _SCAN_NEGLIGIBLE = 1e-10
 
@@ -366,13 +369,25 @@ def _scan_log_rate(L: int, m: int, k: int, p: np.ndarray, steps: int) -> np.ndar
 
 @functools.lru_cache(maxsize=128)
 def _load_table(N: int, r: int, m: int) -> npt.NDArray[np.float64]:
-    """``E[L_f]`` of :func:`expected_load` for ``f = 0..f_max`` (read-only; window scan)."""
-    L = int(max(modular_ruler(N, r)))
+    """``E[L_f]`` of :func:`expected_load` for ``f = 0..f_max`` (read-only; window scan).
+
+    Above ``_SCAN_MAX_M`` pieces the scan's excess over the counting bound is
+    taken from ``m = _SCAN_MAX_M`` (the excess converges as ``m`` grows; the
+    walk's state count and the number of levels both grow like ``m``).
+    """
     f = np.arange(N)
     kb = -(-(m * N) // (N - f))
     f = f[kb <= m * r]
     kb = kb[: f.size]
     e = kb / m
+    if m > _SCAN_MAX_M:
+        coarse = _load_table(N, r, _SCAN_MAX_M)
+        n = min(coarse.size, e.size)
+        fine = coarse[:n] - load_lower_bound(N, f[:n], _SCAN_MAX_M) + e[:n]
+        out = np.minimum(np.concatenate([fine, e[n:]]), r)
+        out.flags.writeable = False
+        return out
+    L = int(max(modular_ruler(N, r)))
     base = np.unique(np.linspace(0, f[-1], _SCAN_GRID).round().astype(np.int64))
     steps = min(N, _SCAN_STEPS)
     last: dict[int, float] = {}

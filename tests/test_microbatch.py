@@ -205,9 +205,10 @@ def test_expected_load_m1_is_expected_stacks_and_bound():
     f = np.arange(0, 600)
     assert np.array_equal(expected_load(1000, 3, f), expected_stacks(1000, 3, f))
     for m in (2, 8, 64):
-        np.testing.assert_array_equal(
-            expected_load(1000, 3, f, microbatches=m), load_lower_bound(1000, f, m)
-        )
+        # m > 1: the window-scan model, never below the counting bound nor above r.
+        load = expected_load(1000, 3, f, microbatches=m)
+        assert (load >= load_lower_bound(1000, f, m)).all() and (load <= 3).all()
+        assert load[0] == 1.0
 
 
 def test_overhead_default_unchanged():
