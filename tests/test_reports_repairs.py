@@ -28,6 +28,8 @@ def test_quick_writes_the_files(written):
             "repairs_600k.md",
             "repairs_wipeout.csv",
             "repairs_wipeout.md",
+            "repairs_paper.csv",
+            "repairs_paper.md",
             "repairs_600k.png",
         ]
     )
@@ -49,3 +51,19 @@ def test_plans_table_winners_and_small_r():
     assert spare.loc["10 min", "r_within_1pct"] < spare.loc["10 min", "r"]
     # Planned restarts never make the plan worse.
     assert spare.loc["never", "planned_hours"] <= spare.loc["never", "hours"]
+
+
+def test_paper_table_rows_and_winner(written):
+    out, _paths = written
+    import pandas as pd
+
+    t = pd.read_csv(out / "tables" / "repairs_paper.csv")
+    assert set(t["strategy"]) == {"ckpt", "rep", "spare"}
+    assert (t.groupby(["groups", "repair"])["winner"].sum() == 1).all()
+    spare = t[t["strategy"] == "spare"]
+    assert (spare["r_within_1pct"] <= spare["r"]).all()
+    # Faster repairs never lengthen a strategy's best time (the model is monotone).
+    order = {"10 min": 0, "1 h": 1, "never": 2}
+    for _, part in t.groupby(["groups", "strategy"]):
+        hours = part.assign(o=part["repair"].map(order)).sort_values("o")["hours"].to_numpy()
+        assert np.all(np.diff(hours) >= -1e-9 * hours[:-1])
