@@ -915,7 +915,7 @@ def _repair_excess(sc: StepScenario, rho: float) -> tuple[float, float]:
 
 @functools.lru_cache(maxsize=256)
 def _repair_cycle(sc: StepScenario, strategy: str, r: int) -> _Cycle:
-    """The cycle table when failed workers are repaired and rejoin (docs/step_model.md s. 10).
+    """The cycle table when failed workers are repaired and rejoin (docs/step_model.md s. 11).
 
     A worker is out from its failure to its rejoin, on average the repair
     ``m_R`` plus one attempt (the failure is acted on at the end of its

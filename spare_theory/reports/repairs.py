@@ -450,7 +450,7 @@ def reproduce(
             notes="paper_scenario(N) (10,000 steps of 64 s stacks, all-reduce N/100 s, "
             "cluster MTBF 300 s, exponential lifetimes, 1 h restart windows, 58.8 s "
             "checkpoints) with exponential repairs of the given mean, no rejoin stall; "
-            "step-level model (docs/step_model.md section 10), each plan at its best r and "
+            "step-level model (docs/step_model.md section 11), each plan at its best r and "
             "checkpoint interval (steps). total_over_T0: time to train over the failure-free "
             "T0. r_within_1pct: the smallest r within 1 % of the best time (SPARe). winner: "
             "fewest hours of the row group.",
