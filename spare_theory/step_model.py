@@ -107,6 +107,17 @@ survival ``sf``; ``lambda = 1/m``.
    without a restart (so with no failures the estimate is the jittered
    failure-free run).
 
+8. Repairs (``StepScenario.repair_seconds``; ``docs/step_model.md``
+   section 11).  A removed worker rejoins after its repair at the next step
+   boundary.  Its out time ``m_out`` (half an attempt, SPARe's retry, the
+   repair past the retry, half a step) sets ``mu = m / m_out`` with up
+   times at the lifetime's stationary rate; ``Q`` comes from the exact
+   chains of Rep's replica sets or :class:`spare_theory.repairs.RepairCycle`
+   (SPARe), started from the resume burst and never below today's ``Q``;
+   the attempt and handling laws per state are today's at the down share
+   past the retry; each rejoin stalls ``rejoin_seconds``.  Without a stall
+   the estimate is never above today's (a repair only shrinks the down set).
+
 Costs: the cycle tables depend on the scenario, strategy and ``r`` only
 (cached); an estimate for another ``k`` costs well under a millisecond.
 """
