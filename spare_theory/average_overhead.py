@@ -23,6 +23,7 @@ import numpy as np
 import numpy.typing as npt
 from scipy import special
 
+from ._jit import compiled
 from ._numerics import DIRECT_SUM_TERMS, smooth_sum
 from ._piece_trajectory import host_slots, load_trajectory_from_arrays
 from ._trajectory import trajectory_from_arrays
@@ -325,10 +326,10 @@ def expected_load(
         as_count_array(failures, "failures", minimum=0),
     )
     out = np.asarray(load_lower_bound(N_arr, f_arr, m), dtype=float)
-    for idx in np.ndindex(out.shape):
-        n_, r_ = int(N_arr[idx]), int(r_arr[idx])
-        if r_ > 1 and n_ >= r_ * (r_ - 1) + 1:
-            out[idx] = _load_table(n_, r_, m)[int(f_arr[idx])]
+    scanned = (r_arr > 1) & (N_arr >= r_arr * (r_arr - 1) + 1)  # a modular ruler exists
+    for n_, r_ in set(zip(N_arr[scanned].tolist(), r_arr[scanned].tolist())):
+        at = scanned & (N_arr == n_) & (r_arr == r_)
+        out[at] = _load_table(n_, r_, m)[f_arr[at]]
     return float(out) if out.ndim == 0 else out
 
 
@@ -351,24 +352,48 @@ def _scan_log_rate(L: int, m: int, k: int, p: np.ndarray, steps: int) -> np.ndar
     ``m / g``, a surviving one subtracts ``(k - m) / g`` (reflected at 0);
     leaving the top kills.  After ``steps`` steps of burn-in the mass lost
     per step over ``steps`` more is the decay rate (power iteration on
-    the killed transfer matrix, one row per ``p``).
+    the killed transfer matrix, one row per ``p``; compiled, ``_scan_rows``).
     """
     g = math.gcd(m, k - m)
-    up, down, top = m // g, (k - m) // g, L * m // g
-    q = p[:, None]
-    v = np.zeros((p.size, top + 1))
-    v[:, 0] = 1.0
-    log_mass = np.zeros(p.size)
-    for i in range(2 * steps):
-        new = np.zeros_like(v)
-        new[:, up:] = q * v[:, : top + 1 - up]
-        new[:, 0] += (1.0 - p) * v[:, : down + 1].sum(axis=1)
-        new[:, 1 : top + 1 - down] += (1.0 - q) * v[:, down + 1 :]
-        mass = new.sum(axis=1)
-        v = new / mass[:, None]
-        if i >= steps:
-            log_mass += np.log(mass)
-    return log_mass / steps
+    return _scan_rows(m // g, (k - m) // g, L * m // g, np.asarray(p, dtype=np.float64), steps)
+
+
+@compiled
+def _scan_rows(up: int, down: int, top: int, p: np.ndarray, steps: int) -> np.ndarray:
+    """The power iteration of :func:`_scan_log_rate`, one walk per entry of ``p``.
+
+    One fused pass per step: a failed host moves a state ``up`` (killed past
+    the top), a surviving one ``down`` (reflected at 0), and the previous
+    step's normalisation ``1 / mass`` is applied on the way.
+    """
+    out = np.zeros(p.size)
+    for row in range(p.size):
+        q = p[row]
+        v = np.zeros(top + 1)
+        new = np.zeros(top + 1)
+        v[0] = 1.0
+        scale = 1.0
+        log_mass = 0.0
+        for i in range(2 * steps):
+            reflected = 0.0
+            for j in range(down + 1):
+                reflected += v[j]
+            new[0] = (1.0 - q) * reflected * scale
+            mass = new[0]
+            for j in range(1, top + 1):
+                x = 0.0
+                if j >= up:
+                    x += q * v[j - up]
+                if j + down <= top:
+                    x += (1.0 - q) * v[j + down]
+                new[j] = x * scale
+                mass += new[j]
+            v, new = new, v
+            scale = 1.0 / mass
+            if i >= steps:
+                log_mass += math.log(mass)
+        out[row] = log_mass / steps
+    return out
 
 
 @functools.lru_cache(maxsize=128)
