@@ -13,7 +13,7 @@ BASE = dict(
     gpus=1024, gpus_per_group=8, gpu_mtbf_hours=2000.0, restart_minutes=20, checkpoint_minutes=5
 )
 K = 3  # tolerance in standard errors of the simulated mean
-REL = 0.02  # or 2 %: the counting bound's bias plus the renewal limit's boundary terms
+REL = 0.02  # or 2 %: the load model's small-N bias plus the renewal limit's boundary terms
 
 
 def _with_cycles(r, m, cycles=30, **over):
