@@ -2,6 +2,7 @@
 
 import math
 
+import numpy as np
 import pandas as pd
 import pytest
 
@@ -14,7 +15,15 @@ def test_quick_report_writes_tables_and_figure(tmp_path):
     paths = simulator.reproduce(tmp_path, quick=True, progress=False)
     names = sorted(p.name for p in paths)
     assert names == sorted(
-        ["simulator.csv", "simulator.md", "paper_table.csv", "paper_table.md", "simulator.png"]
+        [
+            "simulator.csv",
+            "simulator.md",
+            "paper_table.csv",
+            "paper_table.md",
+            "paper_microbatch.csv",
+            "paper_microbatch.md",
+            "simulator.png",
+        ]
     )
     table = pd.read_csv(tmp_path / "tables" / "simulator.csv")
     published = simulator.published_cells()
@@ -66,3 +75,21 @@ def test_headline_prints_the_paper_table_first(capsys):
     assert out.index("The SPARe paper's table") < out.index("| gpus_per_group |")
     for N in simulator.PAPER_TABLE:
         assert f"{N:>5} paper" in out and f"{N:>5} optimiser" in out
+    assert out.index("micro-batch splitting") < out.index("| gpus_per_group |")
+    assert "spare m=16" in out and "hours_spare_m16" in out
+
+
+def test_split_plans_on_the_paper_scenario_are_ordered_and_checked():
+    # A load with m pieces never exceeds S* (min_load <= min_stacks) and m = 4 -> 16 refines
+    # it, so the best plans must be ordered; the simulated split plan agrees with its model.
+    t = simulator.paper_split_table(N=[200], simulate=[(200, 16)], trials=2)
+    total = dict(zip(t["plan"], t["total_over_T0"]))
+    assert total["spare m=16"] <= total["spare m=4"] < total["spare"] < total["rep"]
+    np.testing.assert_allclose(t["reduction_vs_spare"], 1 - t["total_over_T0"] / total["spare"])
+    row = t[t["plan"] == "spare m=16"].iloc[0]
+    assert abs(row["total_over_T0"] - row["sim_total_over_T0"]) <= max(
+        3 * row["sim_se"], 0.02 * row["sim_total_over_T0"]
+    )
+    assert t["sim_total_over_T0"].notna().sum() == 1
+    with pytest.raises(ValueError, match="microbatches"):
+        simulator.paper_split_table(N=[200], microbatches=[1])

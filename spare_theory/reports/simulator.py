@@ -14,6 +14,10 @@ interval ``k`` the authors ran).
   pass/fail.
 * :func:`paper_table`: the paper's headline table (Weibull lifetimes,
   ``N = 200, 600, 1000``) at the paper's plans and at our optimiser's.
+* :func:`paper_split_table`: the same scenario's best plans of Rep, published
+  SPARe and SPARe with micro-batch splitting (``m`` = 4, 16 and 1024, the
+  limit of large ``m``; ``docs/theory.md`` section 7), with a simulated
+  check of the split plans.
 
 Simulation cost sets the sizes: one SPARe run takes 3-5 s at ``N = 200`` and
 10-40 s at ``N = 1000`` (Rep about 1 s), so the default simulates a
@@ -25,6 +29,7 @@ from __future__ import annotations
 
 import concurrent.futures
 import csv
+import dataclasses
 import math
 import os
 from importlib import resources
@@ -45,8 +50,10 @@ from ._io import save_figure, write_table
 __all__ = [
     "MODEL_CRITERIA",
     "PAPER_PLANS",
+    "PAPER_SPLITS",
     "PAPER_TABLE",
     "SIM_CRITERIA",
+    "paper_split_table",
     "paper_table",
     "paper_table_text",
     "published_cells",
@@ -73,6 +80,10 @@ PAPER_PLANS = {
     600: {"rep": (3, 8), "spare": (8, 23)},
     1000: {"rep": (3, 10), "spare": (9, 30)},
 }
+
+#: Pieces per shard of the split SPARe plans of :func:`paper_split_table`
+#: (1024 stands for the limit of large ``m``).
+PAPER_SPLITS = (4, 16, 1024)
 
 # Cells simulated at the default size: a representative subset (both N, both
 # strategies, small / optimal / large r); quick: one cheap Rep cell.
@@ -390,6 +401,105 @@ def paper_table(
     return frame
 
 
+def paper_split_table(
+    *,
+    N: Any = tuple(PAPER_TABLE),
+    microbatches: Any = PAPER_SPLITS,
+    simulate: Any = (),
+    trials: int = 2,
+    executor: concurrent.futures.Executor | None = None,
+    seed: int | np.random.SeedSequence = 0,
+    progress: bool = False,
+) -> pd.DataFrame:
+    """Best plans on the paper's scenario: Rep, published SPARe and SPARe split into micro-batches.
+
+    On ``paper_scenario(N, failure_law="weibull")`` each row is the best plan
+    (:func:`spare_theory.optimal_plan`: ``r`` and the checkpoint interval
+    ``k`` in steps) of Rep+CKPT, published SPARe, or SPARe with
+    ``StepScenario.microbatches = m`` (each failed group's shard cut into
+    ``m`` pieces that the surviving hosts of its type share; the step costs
+    the largest host load).
+
+    Parameters
+    ----------
+    N : sequence of int
+        Group counts (default the paper's 200, 600, 1000).
+    microbatches : sequence of int
+        Pieces per shard ``m >= 2`` of the split plans (default :data:`PAPER_SPLITS`).
+    simulate : iterable of (N, m)
+        Split plans to check with :func:`spare_theory.simulate_steps` (``m =
+        1``: published SPARe's plan).
+    trials : int
+        Simulated runs per checked plan, ``>= 2``.
+    executor : concurrent.futures.Executor, optional
+        Where the simulated plans run.
+    seed : int or numpy.random.SeedSequence
+        Checked plan number ``i`` (in table order) uses ``child_seed(seed, i)``.
+    progress : bool
+        Show a progress bar over simulated plans.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per ``N`` and plan: ``N``, ``plan`` (``rep``, ``spare``,
+        ``spare m=<m>``), ``microbatches`` (0 for Rep), ``r``,
+        ``checkpoint_every_steps``, ``total_over_T0`` and ``uptime`` (model),
+        ``reduction_vs_spare`` and ``reduction_vs_rep`` (``1 - total / total
+        of the other``, fractions), ``sim_total_over_T0`` and its ``sim_se``
+        (NaN where not simulated).
+
+    Examples
+    --------
+    >>> t = paper_split_table(N=[200], microbatches=[16])
+    >>> t[["plan", "r"]].values.tolist()
+    [['rep', 3], ['spare', 8], ['spare m=16', 8]]
+    >>> bool(t["total_over_T0"].iloc[2] < t["total_over_T0"].iloc[1])
+    True
+    """
+    trials = as_count(trials, "trials", minimum=2)
+    root = as_seed_sequence(seed)
+    splits = [as_count(m, "microbatches", minimum=2) for m in microbatches]
+    wanted = {(int(n), int(m)) for n, m in simulate}
+    rows: list[dict[str, Any]] = []
+    tasks: list[tuple[Any, ...]] = []
+    where: list[int] = []
+    for n in N:
+        sc = paper_scenario(as_count(n, "N"), failure_law="weibull")
+        plans = [("rep", 0, optimal_plan(sc, "rep")), ("spare", 1, optimal_plan(sc, "spare"))]
+        plans += [
+            (f"spare m={m}", m, optimal_plan(dataclasses.replace(sc, microbatches=m), "spare"))
+            for m in splits
+        ]
+        spare_total = plans[1][2].estimate.total_over_T0
+        rep_total = plans[0][2].estimate.total_over_T0
+        for name, m, plan in plans:
+            total = plan.estimate.total_over_T0
+            if (sc.groups, m) in wanted:
+                split = dataclasses.replace(sc, microbatches=m) if m > 1 else sc
+                seed_i = child_seed(root, len(tasks))
+                tasks.append((split, "spare", plan.r, plan.checkpoint_every_steps, trials, seed_i))
+                where.append(len(rows))
+            rows.append(
+                {
+                    "N": sc.groups,
+                    "plan": name,
+                    "microbatches": m,
+                    "r": plan.r,
+                    "checkpoint_every_steps": plan.checkpoint_every_steps,
+                    "total_over_T0": total,
+                    "uptime": plan.estimate.uptime,
+                    "reduction_vs_spare": 1.0 - total / spare_total,
+                    "reduction_vs_rep": 1.0 - total / rep_total,
+                    "sim_total_over_T0": math.nan,
+                    "sim_se": math.nan,
+                }
+            )
+    results = map_tasks(_paper_sim, tasks, executor=executor, desc="split plans", progress=progress)
+    for j, (mean, se, _) in zip(where, results, strict=True):
+        rows[j] |= {"sim_total_over_T0": mean, "sim_se": se}
+    return pd.DataFrame(rows)
+
+
 def _header(table: pd.DataFrame) -> str:
     """The pass criteria and the table-wide results, for the top of the Markdown table."""
     mae = float(table["model_rel_error"].abs().mean())
@@ -546,7 +656,8 @@ def reproduce(
     >>> import tempfile
     >>> with tempfile.TemporaryDirectory() as tmp:  # doctest: +SKIP
     ...     [p.name for p in reproduce(tmp, quick=True, progress=False)]
-    ['simulator.csv', 'simulator.md', 'paper_table.csv', 'paper_table.md', 'simulator.png']
+    ['simulator.csv', 'simulator.md', 'paper_table.csv', 'paper_table.md',
+     'paper_microbatch.csv', 'paper_microbatch.md', 'simulator.png']
     """
     outdir = Path(outdir)
     tables, figures = outdir / "tables", outdir / "figures"
@@ -594,6 +705,25 @@ def reproduce(
         "plans = paper: the (r, k) of the authors' run.sh; optimiser: optimal_plan on the "
         "same scenario. Totals are over T0; uptime is the paper's availability; gain = "
         "1 - spare / rep.",
+    )
+    splits = paper_split_table(
+        N=(200,) if quick else tuple(PAPER_TABLE),
+        simulate=[] if quick else [(200, 16)],
+        trials=trials,
+        executor=executor,
+        seed=child_seed(root, 2),
+        progress=progress,
+    )
+    paths += write_table(
+        splits,
+        tables,
+        "paper_microbatch",
+        title="The SPARe paper's scenario (Weibull): best plans with micro-batch splitting",
+        notes="Best plan (optimal_plan: r and k searched) of Rep+CKPT, published SPARe and "
+        "SPARe with each failed group's shard cut into m micro-batches (StepScenario."
+        "microbatches; m = 1024 stands for the limit of large m). total_over_T0 and uptime "
+        "from the model; reduction_vs_* = 1 - total / total of the other plan (fractions). "
+        f"sim_*: simulate_steps at that plan, {trials} trials (empty where not simulated).",
     )
     paths.append(_figure(table, figures))
     return paths
