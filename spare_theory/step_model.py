@@ -588,13 +588,15 @@ def _split_costs(sc: StepScenario, r: int, f: np.ndarray) -> tuple[np.ndarray, n
     """``(tau_f, retry_f)``: SPARe's attempt and retry seconds in state ``f`` with ``m`` pieces.
 
     **Attempt.**  The ``n = N - f`` survivors compute ``m N`` pieces at most
-    ``L m = ceil(m N / n)`` a worker (the model's load,
-    :func:`spare_theory.average_overhead.expected_load`); taken as balanced,
-    ``n_hi = m N - n (L m - 1)`` workers carry ``L m`` pieces and the rest
-    one fewer.  Work-additive jitter (``w`` shard units last
-    ``Normal(c w, (c v)^2 w)``), so with ``s = c v sqrt(L)``
+    ``L`` shard units a worker (the model's load
+    :func:`spare_theory.average_overhead.expected_load`, at least the
+    counting bound ``P/m``, ``P = ceil(m N / n)``); the spread is that of the
+    balanced bound, ``n_hi = m N - n (P - 1)`` workers at ``P`` pieces and
+    the rest one fewer, and the load's excess over the bound shifts the mean.
+    Work-additive jitter (``w`` shard units last ``Normal(c w, (c v)^2 w)``),
+    so with ``s = c v sqrt(L)``
     ``tau_f = c L + s E[max(n_hi Z, n_lo (rho Z - delta))] + a`` where
-    ``delta = (c/m)/s`` and ``rho = sqrt(1 - 1/(L m))``.
+    ``delta = (c/m)/s`` and ``rho = sqrt(1 - 1/P)``.
 
     **Retry.**  A failed worker's pieces of the step are lost: every noticed
     failure without a wipe-out costs a retry.  Its ``m`` pieces of its own
@@ -605,8 +607,9 @@ def _split_costs(sc: StepScenario, r: int, f: np.ndarray) -> tuple[np.ndarray, n
     N, m = sc.groups, sc.microbatches
     c, v, a = sc.stack_seconds, sc.stack_jitter_cv, sc.allreduce_seconds
     n = (N - f).astype(float)
-    cap = np.round(np.asarray(expected_load(N, r, f, microbatches=m), dtype=float) * m)
-    L = cap / m
+    L = np.asarray(expected_load(N, r, f, microbatches=m), dtype=float)
+    # The classes of the counting bound: P = ceil(m N / n) pieces on n_hi workers.
+    cap = np.ceil(m * N / n)
     n_hi = m * N - n * (cap - 1.0)
     n_lo = n - n_hi
     s = c * v * np.sqrt(L)
