@@ -71,7 +71,8 @@ def test_simulation_refuses_domains_it_does_not_draw() -> None:
         dict(domain_size=16, domain_mtbf_hours=5000.0),
         dict(lemon_fraction=0.1, lemon_rate_factor=10.0),
         dict(repair_minutes=30.0),
-        dict(planned_restart_failures=20),
+        # planned restarts (by count or by cost) are modelled with micro-batches
+        # (PlannedCycle priced by the load; tests/test_planned_cost.py).
         dict(failure_law="weibull"),
     ],
 )
