@@ -452,7 +452,7 @@ def paper_split_table(
     --------
     >>> t = paper_split_table(N=[200], microbatches=[16])
     >>> t[["plan", "r"]].values.tolist()
-    [['rep', 3], ['spare', 8], ['spare m=16', 8]]
+    [['rep', 3], ['spare', 8], ['spare m=16', 7]]
     >>> bool(t["total_over_T0"].iloc[2] < t["total_over_T0"].iloc[1])
     True
     """
