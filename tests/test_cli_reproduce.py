@@ -112,15 +112,20 @@ def test_an_interrupted_report_leaves_no_partial_file_and_no_manifest(tmp_path, 
 
 
 def test_reproduce_killed_mid_run_leaves_only_complete_files(tmp_path):
+    import os
     import signal
     import subprocess
     import sys
     import time
 
     cmd = [sys.executable, "-m", "spare_theory.cli", "reproduce", "--quick", "--only", "sweep"]
-    proc = subprocess.Popen([*cmd, "--outdir", str(tmp_path), "--no-progress"])
-    time.sleep(4.0)  # imports take ~2 s; the quick sweep ~1-3 s more
-    proc.send_signal(signal.SIGKILL)
+    # Its own process group, killed whole: the report's pool workers go with it
+    # (killing the parent alone left them orphaned).
+    proc = subprocess.Popen(
+        [*cmd, "--outdir", str(tmp_path), "--no-progress"], start_new_session=True
+    )
+    time.sleep(4.0)  # imports take ~2 s; the quick sweep a few s more
+    os.killpg(proc.pid, signal.SIGKILL)
     proc.wait()
     # Whatever was written is complete: every CSV parses, every PNG ends with its IEND chunk.
     import pandas as pd
