@@ -22,15 +22,19 @@ the repair law into the wipe-out model.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 
-from ._validation import as_real
+from ._validation import as_choice, as_real
 
-__all__ = ["down_probability", "repair_shape_sf"]
+__all__ = ["REPAIR_LAWS", "check_repair_fields", "down_probability", "repair_shape_sf"]
+
+#: Named repair-time laws (any frozen ``scipy.stats`` distribution on ``[0, inf)`` also works).
+REPAIR_LAWS = ("exponential", "fixed")
 
 # Volterra solve: steps of 1/100 of the shorter of the mean up time and the
 # mean repair, over 25 times (the relaxation time 1/(1 + mu) + the mean
@@ -40,6 +44,71 @@ _SPAN = 25.0
 _MIN_STEPS, _MAX_STEPS = 2000, 20000
 # Points per Volterra step in the tabulated integral of Gbar (scipy laws).
 _FINE = 8
+
+
+def check_repair_fields(mean: Any, law: Any, rejoin: Any, *, unit: str) -> dict[str, Any]:
+    """Checked repair fields of a scenario whose durations are in ``unit``.
+
+    ``law`` is one of :data:`REPAIR_LAWS` (then ``mean`` is its mean, or
+    ``None``: no repairs) or a frozen ``scipy.stats`` distribution on
+    ``[0, inf)`` with a finite mean, in ``unit`` (then ``mean`` defaults to
+    its mean and, if given, must equal it).  A ``rejoin`` stall needs repairs.
+
+    Parameters
+    ----------
+    mean : float or None
+        Mean repair time, ``> 0`` (``repair_<unit>``).
+    law : str or frozen scipy.stats distribution
+        Repair-time law (``repair_law``).
+    rejoin : float
+        Stall of the job per rejoin, ``>= 0`` (``rejoin_<unit>``).
+    unit : {"minutes", "seconds"}
+        Unit of the durations, used in the field names.
+
+    Returns
+    -------
+    dict
+        ``{"repair_<unit>": mean or None, "repair_law": law, "rejoin_<unit>": rejoin}``.
+
+    Raises
+    ------
+    ValueError
+        Naming the field.
+
+    Examples
+    --------
+    >>> from scipy import stats
+    >>> check_repair_fields(None, stats.uniform(0, 120), 5, unit="seconds")["repair_seconds"]
+    60.0
+    >>> check_repair_fields(30, "fixed", 0, unit="minutes")
+    {'repair_minutes': 30.0, 'repair_law': 'fixed', 'rejoin_minutes': 0.0}
+    """
+    repair, stall = f"repair_{unit}", f"rejoin_{unit}"
+    if isinstance(law, str) or law is None:
+        law = as_choice(law, "repair_law", REPAIR_LAWS)
+    elif not (hasattr(law, "ppf") and hasattr(law, "mean") and hasattr(law, "support")):
+        raise ValueError(
+            f"repair_law must be one of {REPAIR_LAWS} or a frozen scipy.stats distribution "
+            f"({unit}), got {type(law).__name__}"
+        )
+    else:
+        lo, _ = law.support()
+        law_mean = float(law.mean())
+        if not (math.isfinite(law_mean) and law_mean > 0 and lo >= 0):
+            raise ValueError(
+                f"repair_law must be a distribution on [0, inf) with a finite mean > 0 "
+                f"({unit}), got support from {lo} and mean {law_mean}"
+            )
+        if mean is None:
+            mean = law_mean
+        elif not math.isclose(as_real(mean, repair), law_mean, rel_tol=1e-9):
+            raise ValueError(f"{repair} = {mean} differs from the mean {law_mean:g} of repair_law")
+    if mean is not None:
+        mean = as_real(mean, repair, minimum=0.0, strict_minimum=True)
+    rejoin = as_real(rejoin, stall, minimum=0.0)
+    if mean is None and rejoin > 0:
+        raise ValueError(f"{stall} > 0 needs repairs (set {repair})")
+    return {repair: mean, "repair_law": law, stall: rejoin}
 
 
 def repair_shape_sf(repair_law: Any) -> Callable[[np.ndarray], np.ndarray]:

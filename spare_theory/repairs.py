@@ -78,7 +78,9 @@ __all__ = [
     "PlannedCycle",
     "RepairCycle",
     "attach_repairs",
+    "chain_log_survival",
     "cost_trigger_failures",
+    "down_count_generator",
     "down_count_mean_passage",
     "expected_repairs",
     "mean_time_to_wipeout",
@@ -135,8 +137,30 @@ def set_mean_absorption(k: int, mu: float) -> float:
     return total
 
 
-def _set_generator(k: int, mu: float) -> np.ndarray:
-    """Sub-generator of ``k`` groups' down count ``0..k-1`` (leaving to ``k`` is the loss)."""
+def down_count_generator(k: int, mu: float) -> np.ndarray:
+    """Sub-generator of ``k`` groups' down count ``0..k-1`` (leaving to ``k`` is the loss).
+
+    ``j -> j+1`` at rate ``k - j`` (an up group fails), ``j -> j-1`` at
+    ``j mu`` (a repair ends), units ``1/lambda``.
+
+    Parameters
+    ----------
+    k : int
+        Groups in the set, ``>= 1``.
+    mu : float
+        Repairs per mean group lifetime, ``>= 0``.
+
+    Returns
+    -------
+    numpy.ndarray
+        ``(k, k)`` matrix whose row sums are ``0`` except the last (``-(1 + (k-1) mu)
+        + (k-1) mu = -1``: the loss).
+
+    Examples
+    --------
+    >>> down_count_generator(2, 3.0).tolist()
+    [[-2.0, 2.0], [3.0, -4.0]]
+    """
     G = np.zeros((k, k))
     for j in range(k):
         if j + 1 < k:
@@ -176,24 +200,37 @@ def _pair_generator(r: int, mu: float) -> np.ndarray:
     return G
 
 
-def _log_survival(G: np.ndarray, h: float, steps: int, mean: float) -> np.ndarray:
-    """``log P(not lost by j h)``, ``j = 0..steps``, from state 0 of sub-generator ``G``.
+def chain_log_survival(
+    G: np.ndarray, h: float, steps: int, mean: float, start: np.ndarray | None = None
+) -> np.ndarray:
+    """``log P(not lost by j h | not lost at 0)``, ``j = 0..steps``, for sub-generator ``G``.
 
-    The state is renormalised after every step and the logs of the kept mass
+    The chain starts in state 0, or in the law ``start`` over its states
+    (normalised here).  The state is renormalised after every step and the logs of the kept mass
     are summed, so the log-survival keeps its accuracy however far the chain
     has been lost.  The matrix exponential resolves a step's loss ``~ h /
     mean`` only to about ``1e-16 ||G|| h`` absolute: when that is more than
     ``1e-6`` of it (``1e-16 ||G|| mean > 1e-6``, very fast repairs) the chain
     has relaxed to its quasi-stationary law within ``1 / ||G|| <<  mean``
     and the survival is ``exp(-u / mean)`` to within ``1 / (||G|| mean) <
-    1e-10`` (``mean``: the mean time to loss from state 0).
+    1e-10`` (``mean``: the mean time to loss from the start).
+
+    Examples
+    --------
+    >>> G = down_count_generator(2, 0.0)  # two groups, no repairs: lost when both fail
+    >>> out = chain_log_survival(G, 0.5, 2, 1.5)
+    >>> bool(np.allclose(np.exp(out), 1 - (1 - np.exp(-np.array([0, 0.5, 1.0]))) ** 2))
+    True
     """
     j = np.arange(steps + 1)
     if np.finfo(float).eps * np.abs(G).sum(axis=1).max() * mean > 1e-6:
         return -j * h / mean
     P = np.maximum(expm(G * h), 0.0)
-    v = np.zeros(G.shape[0])
-    v[0] = 1.0
+    if start is None:
+        v = np.zeros(G.shape[0])
+        v[0] = 1.0
+    else:
+        v = np.asarray(start, dtype=float) / float(np.sum(start))
     out = np.zeros(steps + 1)
     total = 0.0
     for i in range(steps):
@@ -357,12 +394,14 @@ class RepairCycle(TabulatedCycle):
             for count, size in ((sets - large, q), (large, q + 1)):
                 if count:
                     mean = set_mean_absorption(size, mu)
-                    out = out + count * _log_survival(_set_generator(size, mu), h, steps, mean)
+                    out = out + count * chain_log_survival(
+                        down_count_generator(size, mu), h, steps, mean
+                    )
             return out
         mean = set_mean_absorption(r, mu)
-        one = _log_survival(_set_generator(r, mu), h, steps, mean)
+        one = chain_log_survival(down_count_generator(r, mu), h, steps, mean)
         # Two types: lost twice as fast as one when losses are rare (where it matters).
-        pair = _log_survival(_pair_generator(r, mu), h, steps, mean / 2)
+        pair = chain_log_survival(_pair_generator(r, mu), h, steps, mean / 2)
         n1 = N * r * (r - 1) / 2
         p = down_probability(u, mu)
         u0 = self.lifetimes.ppf(p)

@@ -37,6 +37,7 @@ from .failure_laws import (
     minimum_law,
     validate_lifetime_law,
 )
+from .outages import REPAIR_LAWS, check_repair_fields
 from .placement import modular_ruler
 
 __all__ = [
@@ -62,7 +63,6 @@ LLAMA3_H100_GPU_MTBF_HOURS = 16384 * 54 * 24 / 419
 FAILURE_LAWS = ("exponential", "weibull")
 
 #: Named repair-time laws (a frozen ``scipy.stats`` distribution, in minutes, is also accepted).
-REPAIR_LAWS = ("exponential", "fixed")
 
 #: Fault-tolerance strategies: CKPT-only, Rep+CKPT and SPARe+CKPT.
 STRATEGIES = ("ckpt", "rep", "spare")
@@ -375,33 +375,7 @@ def _law_name(law: Any) -> str:
 
 def _check_repairs(minutes: Any, law: Any, rejoin: Any) -> dict[str, Any]:
     """The normalised repair fields of a Scenario (see its docstring)."""
-    if isinstance(law, str) or law is None:
-        law = as_choice(law, "repair_law", REPAIR_LAWS)
-    elif not (hasattr(law, "ppf") and hasattr(law, "mean") and hasattr(law, "support")):
-        raise ValueError(
-            f"repair_law must be one of {REPAIR_LAWS} or a frozen scipy.stats distribution "
-            f"(minutes), got {type(law).__name__}"
-        )
-    else:
-        lo, _ = law.support()
-        mean = float(law.mean())
-        if not (math.isfinite(mean) and mean > 0 and lo >= 0):
-            raise ValueError(
-                f"repair_law must be a distribution on [0, inf) with a finite mean > 0 "
-                f"(minutes), got support from {lo} and mean {mean}"
-            )
-        if minutes is None:
-            minutes = mean
-        elif not math.isclose(as_real(minutes, "repair_minutes"), mean, rel_tol=1e-9):
-            raise ValueError(
-                f"repair_minutes = {minutes} differs from the mean {mean:g} of repair_law"
-            )
-    if minutes is not None:
-        minutes = as_real(minutes, "repair_minutes", minimum=0.0, strict_minimum=True)
-    rejoin = as_real(rejoin, "rejoin_minutes", minimum=0.0)
-    if minutes is None and rejoin > 0:
-        raise ValueError("rejoin_minutes > 0 needs repairs (set repair_minutes)")
-    return {"repair_minutes": minutes, "repair_law": law, "rejoin_minutes": rejoin}
+    return check_repair_fields(minutes, law, rejoin, unit="minutes")
 
 
 def check_plan(scenario: Any, strategy: Any, r: Any) -> tuple[str, int]:

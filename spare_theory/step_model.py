@@ -131,11 +131,11 @@ from dataclasses import dataclass
 
 import numpy as np
 import numpy.typing as npt
-from scipy import integrate, linalg, signal, special
+from scipy import integrate, signal, special
 
 from ._validation import as_choice, as_count
 from .average_overhead import expected_load, expected_stacks
-from .repairs import repair_cycle, set_mean_absorption
+from .repairs import chain_log_survival, down_count_generator, repair_cycle, set_mean_absorption
 from .step_scenario import StepScenario
 from .wipeout import wipeout_law
 
@@ -888,28 +888,8 @@ def _set_log_survival(size: int, mu: float, u: np.ndarray, p0: float = 0.0) -> n
     down = np.arange(size + 1)
     start = special.comb(size, down) * p0**down * (1.0 - p0) ** (size - down)
     log_start = math.log(max(float(start[:size].sum()), 1e-300))
-    G = np.zeros((size, size))
-    for j in range(size):
-        if j + 1 < size:
-            G[j, j + 1] = size - j
-        if j > 0:
-            G[j, j - 1] = j * mu
-        G[j, j] = -((size - j) + j * mu)
-    h = float(u[1] - u[0])
-    if np.finfo(float).eps * np.abs(G).sum(axis=1).max() * mean > 1e-6:
-        return log_start - u / mean
-    P = np.maximum(linalg.expm(G * h), 0.0)
-    state = start[:size] / start[:size].sum()
-    out = np.full(u.size, log_start)
-    for i in range(1, u.size):
-        state = state @ P
-        mass = float(state.sum())
-        if mass <= 0.0:
-            out[i:] = -np.inf
-            break
-        out[i] = out[i - 1] + math.log(mass)
-        state /= mass
-    return out
+    G = down_count_generator(size, mu)
+    return log_start + chain_log_survival(G, float(u[1] - u[0]), u.size - 1, mean, start[:size])
 
 
 def _repair_excess(sc: StepScenario, rho: float) -> tuple[float, float]:

@@ -23,12 +23,12 @@ to train over ``T0``.
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, replace
 from typing import Any
 
 from ._validation import as_choice, as_count, as_real
 from .failure_laws import lifetime_law, validate_lifetime_law
+from .outages import REPAIR_LAWS, check_repair_fields
 
 __all__ = [
     "RESTART_SEMANTICS",
@@ -43,7 +43,7 @@ __all__ = [
 RESTART_SEMANTICS = ("window", "fixed")
 
 #: Named repair-time laws of a StepScenario (a frozen scipy.stats law in seconds is also accepted).
-STEP_REPAIR_LAWS = ("exponential", "fixed")
+STEP_REPAIR_LAWS = REPAIR_LAWS
 
 
 def _law_key(law: Any) -> tuple:
@@ -259,33 +259,7 @@ def check_step_repairs(seconds: Any, law: Any, rejoin: Any) -> dict[str, Any]:
     >>> check_step_repairs(None, stats.uniform(0, 120), 5)["repair_seconds"]
     60.0
     """
-    if isinstance(law, str) or law is None:
-        law = as_choice(law, "repair_law", STEP_REPAIR_LAWS)
-    elif not (hasattr(law, "ppf") and hasattr(law, "mean") and hasattr(law, "support")):
-        raise ValueError(
-            f"repair_law must be one of {STEP_REPAIR_LAWS} or a frozen scipy.stats "
-            f"distribution (seconds), got {type(law).__name__}"
-        )
-    else:
-        lo, _ = law.support()
-        mean = float(law.mean())
-        if not (math.isfinite(mean) and mean > 0 and lo >= 0):
-            raise ValueError(
-                f"repair_law must be a distribution on [0, inf) with a finite mean > 0 "
-                f"(seconds), got support from {lo} and mean {mean}"
-            )
-        if seconds is None:
-            seconds = mean
-        elif not math.isclose(as_real(seconds, "repair_seconds"), mean, rel_tol=1e-9):
-            raise ValueError(
-                f"repair_seconds = {seconds} differs from the mean {mean:g} of repair_law"
-            )
-    if seconds is not None:
-        seconds = as_real(seconds, "repair_seconds", minimum=0.0, strict_minimum=True)
-    rejoin = as_real(rejoin, "rejoin_seconds", minimum=0.0)
-    if seconds is None and rejoin > 0:
-        raise ValueError("rejoin_seconds > 0 needs repairs (set repair_seconds)")
-    return {"repair_seconds": seconds, "repair_law": law, "rejoin_seconds": rejoin}
+    return check_repair_fields(seconds, law, rejoin, unit="seconds")
 
 
 def paper_scenario(
