@@ -31,6 +31,7 @@ def test_quick_writes_the_files(written):
             "repairs_paper.csv",
             "repairs_paper.md",
             "repairs_600k.png",
+            "repairs_paper.png",
         ]
     )
     assert all(p.exists() and p.stat().st_size > 0 for p in paths)
