@@ -130,11 +130,7 @@ def set_mean_absorption(k: int, mu: float) -> float:
     >>> round(set_mean_absorption(3, 0.0), 6), round(set_mean_absorption(2, 10.0), 4)
     (1.833333, 6.5)
     """
-    total, step = 0.0, 0.0
-    for j in range(k):
-        step = (1.0 + j * mu * step) / (k - j)
-        total += step
-    return total
+    return down_count_mean_passage(k, k, mu)
 
 
 def down_count_generator(k: int, mu: float) -> np.ndarray:

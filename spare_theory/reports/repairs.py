@@ -334,59 +334,35 @@ def wipeout_table(
     return pd.DataFrame(rows)
 
 
-def _figure(table: pd.DataFrame) -> Figure:
+def _figure(
+    table: pd.DataFrame, by: str, value: str, ylabel: str, reference: float, title: str
+) -> Figure:
+    """Best ``value`` of Rep and SPARe (top) and SPARe's ``r`` (bottom) against repair time.
+
+    One column per value of ``by``; ``reference`` is drawn dashed (the
+    failure-free work); ``title`` is formatted with the column's ``by`` value
+    and ``N``; planned-restart plans are crosses where the table has them.
+    """
     import matplotlib.pyplot as plt
 
-    sizes = sorted(table["gpus_per_group"].unique(), reverse=True)
-    fig, axes = plt.subplots(2, len(sizes), figsize=(5.2 * len(sizes), 7.0), squeeze=False)
-    for col, gpg in enumerate(sizes):
-        part = table[table["gpus_per_group"] == gpg]
+    keys = sorted(table[by].unique(), reverse=by == "gpus_per_group")
+    fig, axes = plt.subplots(2, len(keys), figsize=(5.2 * len(keys), 7.0), squeeze=False)
+    for col, key in enumerate(keys):
+        part = table[table[by] == key]
         labels = list(dict.fromkeys(part["repair"]))
         x = np.arange(len(labels))
         ax = axes[0, col]
         for strategy in ("rep", "spare"):
             rows = part[part["strategy"] == strategy].set_index("repair").loc[labels]
-            ax.plot(x, rows["hours"], "o-", label=f"{strategy} (best plan)")
-            planned = rows["planned_hours"].astype(float)
-            if planned.notna().any():
-                ax.plot(x, planned, "x", ms=9, label=f"{strategy} + planned restarts")
-        ax.axhline(720, color="k", lw=0.8, ls="--", label="work (720 h)")
+            ax.plot(x, rows[value], "o-", label=f"{strategy} (best plan)")
+            if "planned_hours" in rows:
+                planned = rows["planned_hours"].astype(float)
+                if planned.notna().any():
+                    ax.plot(x, planned, "x", ms=9, label=f"{strategy} + planned restarts")
+        ax.axhline(reference, color="k", lw=0.8, ls="--", label="failure-free work")
         ax.set_xticks(x, labels)
-        ax.set_ylabel("expected wall-clock hours")
-        ax.set_title(f"600k GPUs, groups of {gpg} (N = {part['groups'].iloc[0]})")
-        ax.grid(True, alpha=0.3)
-        ax.legend(fontsize=7)
-        ax = axes[1, col]
-        spare = part[part["strategy"] == "spare"].set_index("repair").loc[labels]
-        ax.plot(x, spare["r"], "o-", label="SPARe best r")
-        ax.plot(x, spare["r_within_1pct"], "s--", label="smallest r within 1 %")
-        ax.set_xticks(x, labels)
-        ax.set_xlabel("mean repair time")
-        ax.set_ylabel("r")
-        ax.grid(True, alpha=0.3)
-        ax.legend(fontsize=7)
-    fig.tight_layout()
-    return fig
-
-
-def _paper_figure(table: pd.DataFrame) -> Figure:
-    """Time to train over ``T0`` and SPARe's ``r`` against the repair time, paper's scenario."""
-    import matplotlib.pyplot as plt
-
-    sizes = sorted(table["groups"].unique())
-    fig, axes = plt.subplots(2, len(sizes), figsize=(5.2 * len(sizes), 7.0), squeeze=False)
-    for col, N in enumerate(sizes):
-        part = table[table["groups"] == N]
-        labels = list(dict.fromkeys(part["repair"]))
-        x = np.arange(len(labels))
-        ax = axes[0, col]
-        for strategy in ("rep", "spare"):
-            rows = part[part["strategy"] == strategy].set_index("repair").loc[labels]
-            ax.plot(x, rows["total_over_T0"], "o-", label=f"{strategy} (best plan)")
-        ax.axhline(1.0, color="k", lw=0.8, ls="--", label="failure-free T0")
-        ax.set_xticks(x, labels)
-        ax.set_ylabel("time to train / T0")
-        ax.set_title(f"The SPARe paper's scenario, N = {N}")
+        ax.set_ylabel(ylabel)
+        ax.set_title(title.format(key=key, N=part["groups"].iloc[0]))
         ax.grid(True, alpha=0.3)
         ax.legend(fontsize=7)
         ax = axes[1, col]
@@ -490,6 +466,28 @@ def reproduce(
             "T0. r_within_1pct: the smallest r within 1 % of the best time (SPARe). winner: "
             "fewest hours of the row group.",
         ),
-        save_figure(_figure(plans), outdir / "figures", "repairs_600k"),
-        save_figure(_paper_figure(paper), outdir / "figures", "repairs_paper"),
+        save_figure(
+            _figure(
+                plans,
+                "gpus_per_group",
+                "hours",
+                "expected wall-clock hours",
+                720.0,
+                "600k GPUs, groups of {key} (N = {N})",
+            ),
+            outdir / "figures",
+            "repairs_600k",
+        ),
+        save_figure(
+            _figure(
+                paper,
+                "groups",
+                "total_over_T0",
+                "time to train / T0",
+                1.0,
+                "The SPARe paper's scenario, N = {key}",
+            ),
+            outdir / "figures",
+            "repairs_paper",
+        ),
     ]
