@@ -157,14 +157,7 @@ def down_count_generator(k: int, mu: float) -> np.ndarray:
     >>> down_count_generator(2, 3.0).tolist()
     [[-2.0, 2.0], [3.0, -4.0]]
     """
-    G = np.zeros((k, k))
-    for j in range(k):
-        if j + 1 < k:
-            G[j, j + 1] = k - j
-        if j > 0:
-            G[j, j - 1] = j * mu
-        G[j, j] = -((k - j) + j * mu)
-    return G
+    return _down_chain_generator(k, k, mu)
 
 
 def _pair_generator(r: int, mu: float) -> np.ndarray:
