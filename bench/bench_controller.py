@@ -6,7 +6,7 @@
    time (target <= 60 s).
 
 ``average_overhead.stacks_trajectory`` no longer uses the controller (it runs
-the compiled kernel of ``spare_theory._trajectory``; see
+the compiled kernel of ``spare_theory.stacking._trajectory``; see
 ``bench/bench_trajectory.py``), so the controller is driven directly here.
 
 Run: ``python bench/bench_controller.py``.
@@ -19,7 +19,7 @@ import time
 import numpy as np
 
 from spare_theory import ReorderingController, WipedOut, min_stacks
-from spare_theory.placement import cyclic_placement
+from spare_theory.placement.placements import cyclic_placement
 
 
 def stacks_trajectory(hosts, order) -> np.ndarray:

@@ -1,7 +1,7 @@
 """Online micro-batch load against solving ``min_load`` from scratch after every failure.
 
 N = 4,096, r = 12, m = 8: one whole failure trajectory to wipe-out with the
-compiled piece-flow repair (``spare_theory._piece_trajectory``, what
+compiled piece-flow repair (``spare_theory.stacking._piece_trajectory``, what
 ``stacks_trajectory`` and ``simulate_overhead`` use; the numba kernel is
 loaded or compiled by a warm-up call on a small placement, not timed), with
 the Python ``ReorderingController(hosts, microbatches=8)`` (same algorithm,
@@ -22,8 +22,8 @@ import time
 import numpy as np
 
 from spare_theory import ReorderingController, WipedOut, min_load
-from spare_theory._piece_trajectory import COMPILED, load_trajectory_from_arrays
-from spare_theory.placement import cyclic_placement, group_stacks
+from spare_theory.placement.placements import cyclic_placement, group_stacks
+from spare_theory.stacking._piece_trajectory import COMPILED, load_trajectory_from_arrays
 
 N, R, M = 4096, 12, 8
 

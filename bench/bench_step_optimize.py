@@ -16,7 +16,8 @@ from __future__ import annotations
 
 import time
 
-from spare_theory import optimal_plan, paper_scenario, simulate_steps, step_model
+from spare_theory import optimal_plan, paper_scenario, simulate_steps
+from spare_theory.steps import model as step_model
 
 AUTHORS_SECONDS = {200: 25.0, 600: None, 1000: 120.0}  # lower end at N = 1000 (2-6 min)
 

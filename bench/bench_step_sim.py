@@ -5,7 +5,7 @@ number of steps (``N x S`` normals per step with ``S`` the trial's mean
 stacks per step, here 1 for Rep's single compute), which any step-level
 simulation has to do.  Prints seconds per trial, the ratio to the baseline,
 and the share of the SPARe trial spent in the reordering
-(:func:`spare_theory.reordering.reorder`, one call per failure whose
+(:func:`spare_theory.stacking.reordering.reorder`, one call per failure whose
 survivors' top ``S`` stacks no longer cover every type).
 
 Run: ``python bench/bench_step_sim.py`` (about a minute of CPU).
@@ -17,8 +17,8 @@ import time
 
 import numpy as np
 
-from spare_theory.step_scenario import paper_scenario
-from spare_theory.step_sim import simulate_steps
+from spare_theory.steps.scenario import paper_scenario
+from spare_theory.steps.simulation import simulate_steps
 
 CELLS = [  # (N, strategy, r, k): the published intervals
     (200, "rep", 3, 6),

@@ -7,8 +7,8 @@ script runs, in one process:
    ratio to the 30 s budget;
 2. where that time goes: the same sweep from cold caches under cProfile,
    with the cumulative time of the ruler search, the cycle laws of
-   ``spare_theory.strategies`` (cached per ``(strategy, N, r)``), the interval
-   search of ``spare_theory.optimize`` and the optimiser as a whole;
+   ``spare_theory.cycles.laws`` (cached per ``(strategy, N, r)``), the interval
+   search of ``spare_theory.training.optimize`` and the optimiser as a whole;
 3. the same grid on a two-process pool (cells of equal ``N`` per task), as a
    ratio to the serial run.
 
@@ -23,9 +23,9 @@ import time
 
 import numpy as np
 
-from spare_theory.optimize import clear_caches
-from spare_theory.scenario import LLAMA3_H100_GPU_MTBF_HOURS
+from spare_theory.hourly.scenario import LLAMA3_H100_GPU_MTBF_HOURS
 from spare_theory.sweeps import sweep
+from spare_theory.training.optimize import clear_caches
 
 GRID = dict(
     gpus=[int(round(g, -3)) for g in np.geomspace(10_000, 1_000_000, 10)],
@@ -38,7 +38,7 @@ BUDGET_SECONDS = 30.0
 def _reset_caches():
     """Empty every cache in the package, so each measurement starts cold.
 
-    The time-to-train layer's by its public :func:`~spare_theory.optimize.clear_caches`;
+    The time-to-train layer's by its public :func:`~spare_theory.training.optimize.clear_caches`;
     the lower layers' (rulers) by clearing every functools cache found in a module.
     """
     clear_caches()

@@ -4,11 +4,11 @@ Baseline (the optimiser before the speed-up, rewritten on the public API):
 ``r`` scanned upwards from 1 with the patience rule, and for each ``r`` a
 bounded Brent search (``xatol = 1e-3``) in ``log tau`` over a factor 100
 either side of Young's interval, one scalar ``time_to_train`` per point.
-Fast: :func:`spare_theory.optimize.optimal_plan` (SPARe's scan starts at the
+Fast: :func:`spare_theory.training.optimize.optimal_plan` (SPARe's scan starts at the
 ``r*`` rule and walks both ways; vectorised grids over ``tau``; CKPT-only in
 closed form).  Both run on the same model and cycle tables, so the ratio is
 the search alone; "cold" empties the layer's caches
-(:func:`spare_theory.optimize.clear_caches`) before every plan (the
+(:func:`spare_theory.training.optimize.clear_caches`) before every plan (the
 tables are then built by whichever runs), "warm" reuses them.
 
 Prints ms per plan for each strategy, the ratio, and how much lower (or
@@ -25,10 +25,10 @@ import time
 import numpy as np
 from scipy.optimize import minimize_scalar
 
-from spare_theory.optimize import clear_caches, optimal_plan, ruler_exists
-from spare_theory.scenario import Scenario
-from spare_theory.strategies import cycle_law
-from spare_theory.training import time_to_train
+from spare_theory.cycles.laws import cycle_law
+from spare_theory.hourly.scenario import Scenario
+from spare_theory.training.estimate import time_to_train
+from spare_theory.training.optimize import clear_caches, optimal_plan, ruler_exists
 
 GRID = [
     Scenario(

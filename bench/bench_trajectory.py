@@ -2,7 +2,7 @@
 
 Baseline: :class:`spare_theory.ReorderingController` failing groups one by one
 (the routine behind ``average_overhead.stacks_trajectory`` before issue 15).
-New: ``spare_theory._trajectory.trajectory_from_arrays`` (numba), which
+New: ``spare_theory.stacking._trajectory.trajectory_from_arrays`` (numba), which
 ``stacks_trajectory`` and ``simulate_overhead`` now use.  Both run on the
 same placements and orders; trajectories must be identical.  Prints seconds
 per trajectory (best of the orders' totals over repeats) and the ratio
@@ -19,8 +19,8 @@ import time
 import numpy as np
 
 from spare_theory import ReorderingController, WipedOut
-from spare_theory._trajectory import COMPILED, trajectory_from_arrays
-from spare_theory.placement import cyclic_placement, group_stacks
+from spare_theory.placement.placements import cyclic_placement, group_stacks
+from spare_theory.stacking._trajectory import COMPILED, trajectory_from_arrays
 
 CASES = [(75_000, 17, 4), (75_000, 2, 3), (8192, 20, 3), (4096, 12, 5)]
 

@@ -23,89 +23,76 @@ use.  Layers, lowest first (a lower layer never imports a higher one):
 
 from __future__ import annotations
 
-import importlib
+from ._lazy import attach
 
 __version__ = "0.1.0"
 
 # Public name -> module that defines it.
 _API = {
     # placement
-    "golomb_ruler": "placement",
-    "modular_ruler": "placement",
-    "cyclic_placement": "placement",
-    "contiguous_placement": "placement",
-    "random_placement": "placement",
-    "validate_hosts": "placement",
-    "min_groups_for_ruler": "placement",
+    "golomb_ruler": "placement.placements",
+    "modular_ruler": "placement.placements",
+    "cyclic_placement": "placement.placements",
+    "contiguous_placement": "placement.placements",
+    "random_placement": "placement.placements",
+    "validate_hosts": "placement.placements",
+    "min_groups_for_ruler": "placement.placements",
     # wipe-out
-    "endurable_failures_gamma": "wipeout",
-    "endurable_failures": "wipeout",
-    "wipeout_survival": "wipeout",
-    "exact_endurable_failures": "wipeout",
-    "exact_wipeout_survival": "wipeout",
-    "simulate_wipeout": "wipeout_sim",
-    "wipeout_law": "wipeout",
+    "endurable_failures_gamma": "wipeout.law",
+    "endurable_failures": "wipeout.law",
+    "wipeout_survival": "wipeout.law",
+    "exact_endurable_failures": "wipeout.law",
+    "exact_wipeout_survival": "wipeout.law",
+    "simulate_wipeout": "wipeout.simulation",
+    "wipeout_law": "wipeout.law",
     # failure domains and lemons
-    "domain_aware_placement": "domains",
-    "domain_wipeout_law": "domains",
-    "failure_domains": "domains",
-    "simulate_domain_wipeout": "domains_sim",
-    "simulate_domain_overhead": "domains_sim",
-    "WipeoutLaw": "wipeout",
+    "domain_aware_placement": "wipeout.domains",
+    "domain_wipeout_law": "wipeout.domains",
+    "failure_domains": "wipeout.domains",
+    "simulate_domain_wipeout": "stacking.domains_sim",
+    "simulate_domain_overhead": "stacking.domains_sim",
+    "WipeoutLaw": "wipeout.law",
     # overhead and reordering
-    "WipedOut": "stacks",
-    "min_stacks": "stacks",
-    "stacks_lower_bound": "stacks",
-    "min_load": "stacks",
-    "MicrobatchPlan": "reordering",
-    "ReorderPlan": "reordering",
-    "reorder": "reordering",
-    "ReorderingController": "reordering",
-    "simulate_overhead": "average_overhead",
-    "OverheadSamples": "average_overhead",
-    "overhead": "average_overhead",
-    "expected_stacks": "average_overhead",
-    "expected_load": "average_overhead",
+    "WipedOut": "stacking.stacks",
+    "min_stacks": "stacking.stacks",
+    "stacks_lower_bound": "stacking.stacks",
+    "min_load": "stacking.stacks",
+    "MicrobatchPlan": "stacking.reordering",
+    "ReorderPlan": "stacking.reordering",
+    "reorder": "stacking.reordering",
+    "ReorderingController": "stacking.reordering",
+    "simulate_overhead": "stacking.overhead",
+    "OverheadSamples": "stacking.overhead",
+    "overhead": "stacking.overhead",
+    "expected_stacks": "stacking.overhead",
+    "expected_load": "stacking.overhead",
     # time to train
-    "Scenario": "scenario",
-    "time_to_train": "training",
-    "TrainingEstimate": "renewal",
-    "optimal_plan": "optimize",
-    "Plan": "optimize",
-    "clear_caches": "optimize",
-    "r_star_rule": "optimize",
-    "simulate_training": "training_sim",
-    "domain_time_to_train": "domains_training",
-    "simulate_domain_training": "domains_training_sim",
-    "mean_time_to_wipeout": "repairs",
-    "simulate_time_to_wipeout": "repairs_sim",
-    "lifetime_law": "failure_laws",
-    "group_weibull_from_gpu": "failure_laws",
-    "StepScenario": "step_scenario",
-    "paper_scenario": "step_scenario",
-    "simulate_steps": "step_sim",
-    "StepSimulation": "step_sim",
-    "step_time_to_train": "step_model",
-    "StepEstimate": "step_model",
-    "expected_restart_seconds": "step_model",
-    "expected_step_seconds": "step_model",
-    "optimal_checkpoint_steps": "step_optimize",
+    "Scenario": "hourly.scenario",
+    "time_to_train": "training.estimate",
+    "TrainingEstimate": "hourly.renewal",
+    "optimal_plan": "training.optimize",
+    "Plan": "training.optimize",
+    "clear_caches": "training.optimize",
+    "r_star_rule": "training.optimize",
+    "simulate_training": "hourly.simulation",
+    "domain_time_to_train": "hourly.domains",
+    "simulate_domain_training": "hourly.domains_sim",
+    "mean_time_to_wipeout": "hourly.repairs",
+    "simulate_time_to_wipeout": "hourly.repairs_sim",
+    "lifetime_law": "lifetimes.laws",
+    "group_weibull_from_gpu": "lifetimes.laws",
+    "StepScenario": "steps.scenario",
+    "paper_scenario": "steps.scenario",
+    "simulate_steps": "steps.simulation",
+    "StepSimulation": "steps.simulation",
+    "step_time_to_train": "steps.model",
+    "StepEstimate": "steps.model",
+    "expected_restart_seconds": "steps.model",
+    "expected_step_seconds": "steps.model",
+    "optimal_checkpoint_steps": "training.step_optimize",
     # sweeps
     "sweep": "sweeps",
 }
 
-__all__ = [*sorted(_API), "__version__"]
-
-
-def __getattr__(name):
-    try:
-        module = _API[name]
-    except KeyError:
-        raise AttributeError(f"module 'spare_theory' has no attribute {name!r}") from None
-    value = getattr(importlib.import_module(f"{__name__}.{module}"), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__():
-    return __all__
+__getattr__, __dir__, _names = attach(__name__, _API)
+__all__ = [*_names, "__version__"]

@@ -2,9 +2,9 @@
 
 A sweep evaluates, at every point of the grid
 ``gpus x gpu_mtbf_hours x gpus_per_group x restart_model``, the best plan of
-each strategy (:func:`spare_theory.optimize.optimal_plan` for ``"ckpt"``,
+each strategy (:func:`spare_theory.training.optimize.optimal_plan` for ``"ckpt"``,
 ``"rep"`` and ``"spare"``), the availability of that plan (``Plan.estimate``,
-from :func:`spare_theory.training.time_to_train`) and every strategy's
+from :func:`spare_theory.training.estimate.time_to_train`) and every strategy's
 reduction in time to train against the best Rep+CKPT plan.  The result is a
 long-form :class:`pandas.DataFrame`: one row per point and strategy.
 
@@ -42,9 +42,9 @@ import pandas as pd
 
 from ._parallel import map_tasks
 from ._validation import as_choice, as_count, as_count_array, as_real, as_real_array
-from .optimize import optimal_plan
-from .scenario import Scenario
-from .training import STRATEGIES
+from .hourly.scenario import Scenario
+from .training.estimate import STRATEGIES
+from .training.optimize import optimal_plan
 
 __all__ = [
     "ANCHOR_GPUS",
@@ -251,7 +251,7 @@ def sweep(
     (``Scenario`` orders them ``gpus, gpus_per_group, gpu_mtbf_hours``).  At each
     point, with ``N = gpus // gpus_per_group`` groups and restart cost
     ``R = scaled_restart_minutes(gpus, model=restart_model)``, the best plan
-    of each strategy is :func:`~spare_theory.optimize.optimal_plan` and its
+    of each strategy is :func:`~spare_theory.training.optimize.optimal_plan` and its
     reduction against Rep+CKPT is ``1 - hours / hours_rep`` (a fraction).
 
     Parameters

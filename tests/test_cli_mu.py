@@ -5,7 +5,7 @@ import json
 import pytest
 
 from spare_theory.cli import main
-from spare_theory.wipeout import endurable_failures, endurable_failures_gamma
+from spare_theory.wipeout.law import endurable_failures, endurable_failures_gamma
 
 
 def test_mu_json(capsys):
@@ -74,7 +74,7 @@ def test_mu_refuses_a_huge_simulation_before_allocating(capsys):
 def test_cyclic_placement_refuses_before_allocating():
     import resource
 
-    from spare_theory.placement import MAX_PLACEMENT_BYTES, cyclic_placement
+    from spare_theory.placement.placements import MAX_PLACEMENT_BYTES, cyclic_placement
 
     before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     with pytest.raises(ValueError, match="MAX_PLACEMENT_BYTES"):

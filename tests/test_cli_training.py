@@ -105,7 +105,7 @@ def test_estimate_feasible_matches_its_hours():
 
 def test_one_llama3_mtbf_everywhere(capsys):
     from spare_theory import Scenario
-    from spare_theory.scenario import LLAMA3_H100_GPU_MTBF_HOURS
+    from spare_theory.hourly.scenario import LLAMA3_H100_GPU_MTBF_HOURS
 
     assert LLAMA3_H100_GPU_MTBF_HOURS == 16384 * 54 * 24 / 419
     sc = Scenario(

@@ -12,11 +12,11 @@ import tracemalloc
 import numpy as np
 import pytest
 
-from spare_theory.average_overhead import simulate_overhead
-from spare_theory.placement import cyclic_placement, random_placement
-from spare_theory.scenario import Scenario
-from spare_theory.training_sim import simulate_training
-from spare_theory.wipeout_sim import sampling_plan, simulate_wipeout
+from spare_theory.hourly.scenario import Scenario
+from spare_theory.hourly.simulation import simulate_training
+from spare_theory.placement.placements import cyclic_placement, random_placement
+from spare_theory.stacking.overhead import simulate_overhead
+from spare_theory.wipeout.simulation import sampling_plan, simulate_wipeout
 
 SCENARIO = dict(
     gpus=64,

@@ -4,14 +4,14 @@ import numpy as np
 import pytest
 
 from spare_theory import Scenario, time_to_train
-from spare_theory.domains_training import (
+from spare_theory.hourly.domains import (
     LemonLifetimes,
     domain_cycle_law,
     domain_optimal_plan,
     domain_time_to_train,
     scenario_with_domain_share,
 )
-from spare_theory.domains_training_sim import simulate_domain_training
+from spare_theory.hourly.domains_sim import simulate_domain_training
 
 # About 17 cycles per run: the renewal limit holds to a few 0.1 %.
 BASE = Scenario(

@@ -7,7 +7,7 @@ import pytest
 from scipy import integrate, stats
 
 from spare_theory import Scenario, simulate_training, time_to_train
-from spare_theory.failure_laws import EquilibriumLifetimes, equilibrium_law, minimum_law
+from spare_theory.lifetimes.laws import EquilibriumLifetimes, equilibrium_law, minimum_law
 
 BASE = dict(gpus=512, gpus_per_group=8, restart_minutes=20, checkpoint_minutes=5)
 

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from spare_theory.failure_laws import group_weibull_from_gpu, lifetime_law
+from spare_theory.lifetimes.laws import group_weibull_from_gpu, lifetime_law
 
 
 @pytest.mark.parametrize("mean", [1.0, 60_000.0, 3.0e5])

@@ -17,8 +17,12 @@ from spare_theory import (
     min_stacks,
     reorder,
 )
-from spare_theory.placement import contiguous_placement, cyclic_placement, random_placement
-from spare_theory.stacks import load_lower_bound
+from spare_theory.placement.placements import (
+    contiguous_placement,
+    cyclic_placement,
+    random_placement,
+)
+from spare_theory.stacking.stacks import load_lower_bound
 
 
 def ilp_min_load(hosts, failed, m):
@@ -244,8 +248,8 @@ def _controller_loads(hosts, order, m):
 @pytest.mark.parametrize("kind", ["cyclic", "contiguous", "random"])
 def test_compiled_trajectory_equals_controller(kind):
     """The compiled piece repair gives the controller's loads on 12 random orders a placement."""
-    from spare_theory._piece_trajectory import load_trajectory_from_arrays
-    from spare_theory.placement import group_stacks
+    from spare_theory.placement.placements import group_stacks
+    from spare_theory.stacking._piece_trajectory import load_trajectory_from_arrays
 
     rng = np.random.default_rng(["cyclic", "contiguous", "random"].index(kind))
     for trial in range(12):
@@ -265,7 +269,7 @@ def test_compiled_trajectory_equals_controller(kind):
 
 
 def test_compiled_trajectory_bad_order_and_stacks_trajectory():
-    from spare_theory.average_overhead import stacks_trajectory
+    from spare_theory.stacking.overhead import stacks_trajectory
 
     hosts = cyclic_placement(13, 4)
     with pytest.raises(ValueError, match="order"):

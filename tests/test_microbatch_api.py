@@ -7,7 +7,7 @@ import sys
 import pytest
 
 from spare_theory import Scenario, optimal_plan, paper_scenario, simulate_training, time_to_train
-from spare_theory.microbatch_training import split_time_to_train
+from spare_theory.hourly.split import split_time_to_train
 
 BASE = dict(
     gpus=1024, gpus_per_group=8, gpu_mtbf_hours=2000.0, restart_minutes=20, checkpoint_minutes=5
@@ -143,8 +143,8 @@ def test_bad_microbatches():
 
 def test_simulation_does_not_import_the_split_model():
     code = (
-        "import sys, spare_theory.training_sim; "
-        "print('spare_theory.microbatch_training' in sys.modules)"
+        "import sys, spare_theory.hourly.simulation; "
+        "print('spare_theory.hourly.split' in sys.modules)"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"

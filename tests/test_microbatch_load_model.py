@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 from spare_theory import cyclic_placement, expected_load, overhead, simulate_overhead
-from spare_theory.stacks import load_lower_bound
+from spare_theory.stacking.stacks import load_lower_bound
 
 K = 4  # standard errors
 REL = 0.01  # the model's documented error

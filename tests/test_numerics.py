@@ -10,11 +10,11 @@ import mpmath as mp
 import numpy as np
 import pytest
 
-import spare_theory.average_overhead as overhead_module
-from spare_theory.average_overhead import expected_stacks, overhead
-from spare_theory.optimize import r_star_rule
-from spare_theory.stacks import stacks_lower_bound
-from spare_theory.wipeout import (
+import spare_theory.stacking.overhead as overhead_module
+from spare_theory.stacking.overhead import expected_stacks, overhead
+from spare_theory.stacking.stacks import stacks_lower_bound
+from spare_theory.training.optimize import r_star_rule
+from spare_theory.wipeout.law import (
     _turning_point,
     endurable_failures,
     endurable_failures_gamma,

@@ -3,12 +3,12 @@ import math
 import numpy as np
 import pytest
 
-from spare_theory.optimize import optimal_plan, r_star_rule
-from spare_theory.placement import min_groups_for_ruler
-from spare_theory.renewal import hours_grid
-from spare_theory.scenario import Scenario
-from spare_theory.strategies import cycle_law
-from spare_theory.training import time_to_train
+from spare_theory.cycles.laws import cycle_law
+from spare_theory.hourly.renewal import hours_grid
+from spare_theory.hourly.scenario import Scenario
+from spare_theory.placement.placements import min_groups_for_ruler
+from spare_theory.training.estimate import time_to_train
+from spare_theory.training.optimize import optimal_plan, r_star_rule
 
 SC = Scenario(
     gpus=4096,
@@ -189,7 +189,7 @@ def _reference_interval_hours(sc, strategy, r):
 def _reference_curve(sc, strategy):
     """Best hours at every r the documented scan visits: r = 1, 2, ... until hours has
     not improved for 3 consecutive r (SPARe: while a modular ruler exists)."""
-    from spare_theory.placement import modular_ruler
+    from spare_theory.placement.placements import modular_ruler
 
     N = sc.groups
     curve = {}
@@ -257,7 +257,7 @@ def test_plan_does_not_repeat_its_estimate():
 
 
 def test_clear_caches_empties_them_and_changes_no_number():
-    from spare_theory.optimize import clear_caches
+    from spare_theory.training.optimize import clear_caches
 
     before = optimal_plan(SC, "spare")
     assert cycle_law.cache_info().currsize > 0

@@ -11,8 +11,8 @@ from spare_theory import (
     stacks_lower_bound,
 )
 from spare_theory._validation import as_seed_sequence, child_seed
-from spare_theory.average_overhead import overhead_from_survival, stacks_trajectory
-from spare_theory.placement import cyclic_placement
+from spare_theory.placement.placements import cyclic_placement
+from spare_theory.stacking.overhead import overhead_from_survival, stacks_trajectory
 
 K = 3.0  # tolerance: K standard errors of the simulated mean, plus the stated model slack
 

@@ -5,7 +5,7 @@ import itertools
 import numpy as np
 import pytest
 
-from spare_theory import placement as pl
+from spare_theory.placement import placements as pl
 
 # Optimal lengths as published (OEIS A003022), independent of the ruler table.
 PUBLISHED_LENGTHS = [

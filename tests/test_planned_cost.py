@@ -9,11 +9,11 @@ import numpy as np
 import pytest
 
 from spare_theory import Scenario, time_to_train
-from spare_theory.average_overhead import expected_load, expected_stacks
-from spare_theory.cycles import planned_trigger, scenario_cycle
-from spare_theory.repairs import PlannedCycle, cost_trigger_failures
-from spare_theory.strategies import cycle_law
-from spare_theory.training_sim import simulate_training
+from spare_theory.cycles.laws import cycle_law
+from spare_theory.hourly.model import planned_trigger, scenario_cycle
+from spare_theory.hourly.repairs import PlannedCycle, cost_trigger_failures
+from spare_theory.hourly.simulation import simulate_training
+from spare_theory.stacking.overhead import expected_load, expected_stacks
 
 K_SE = 3.0  # statistical tolerance in standard errors of the simulated mean
 REL = 0.02  # or within 2 % (the criterion: 3 SE or 2 %)
@@ -134,7 +134,7 @@ def test_model_against_simulation(N, r, c, m, repair):
 
 @pytest.mark.parametrize("strategy", ["spare", "rep"])
 def test_plan_reports_the_cost_threshold(strategy):
-    from spare_theory.optimize import optimal_plan
+    from spare_theory.training.optimize import optimal_plan
 
     sc = Scenario.published_600k(4096)
     plan = optimal_plan(sc, strategy, planned_restarts=True)

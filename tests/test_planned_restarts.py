@@ -8,11 +8,11 @@ import numpy as np
 import pytest
 
 from spare_theory import Scenario, time_to_train
-from spare_theory.cycles import scenario_cycle
-from spare_theory.repairs import PlannedCycle, planned_cycle
-from spare_theory.scenario import LLAMA3_H100_GPU_MTBF_HOURS
-from spare_theory.strategies import cycle_law
-from spare_theory.training_sim import simulate_training
+from spare_theory.cycles.laws import cycle_law
+from spare_theory.hourly.model import scenario_cycle
+from spare_theory.hourly.repairs import PlannedCycle, planned_cycle
+from spare_theory.hourly.scenario import LLAMA3_H100_GPU_MTBF_HOURS
+from spare_theory.hourly.simulation import simulate_training
 
 K_SE = 3.0  # statistical tolerance in standard errors of the simulated mean
 REL = 0.02  # or within 2 % (the criterion: 3 SE or 2 %)

@@ -3,7 +3,7 @@
 import pytest
 
 from spare_theory import Scenario, optimal_plan, r_star_rule
-from spare_theory.optimize import optimal_interval
+from spare_theory.training.optimize import optimal_interval
 
 
 def _loss(N, cluster_mtbf_minutes, restart_minutes):

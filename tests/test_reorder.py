@@ -8,7 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from spare_theory import ReorderingController, WipedOut, min_stacks, reorder
-from spare_theory.placement import contiguous_placement, cyclic_placement, group_stacks
+from spare_theory.placement.placements import contiguous_placement, cyclic_placement, group_stacks
 
 
 def brute_force_moves(hosts, failed, order, S):

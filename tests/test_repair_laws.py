@@ -10,8 +10,8 @@ import pytest
 from scipy import stats
 
 from spare_theory import Scenario, mean_time_to_wipeout, simulate_time_to_wipeout
-from spare_theory.outages import down_probability, repair_shape_sf
-from spare_theory.scenario import LLAMA3_H100_GPU_MTBF_HOURS
+from spare_theory.hourly.scenario import LLAMA3_H100_GPU_MTBF_HOURS
+from spare_theory.lifetimes.outages import down_probability, repair_shape_sf
 
 K_SE = 3.0
 

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from spare_theory import Scenario
-from spare_theory.optimize import optimal_plan
+from spare_theory.training.optimize import optimal_plan
 
 
 @pytest.fixture(scope="module")
@@ -47,7 +47,7 @@ def test_no_repairs_walk_unchanged():
 
 
 def test_best_trigger_is_a_minimum_in_k():
-    from spare_theory.optimize import best_trigger, optimal_interval
+    from spare_theory.training.optimize import best_trigger, optimal_interval
 
     sc = Scenario.published_600k(4096)
     k, est = best_trigger(sc, "spare", 9)

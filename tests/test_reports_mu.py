@@ -7,7 +7,7 @@ import pandas as pd
 import pytest
 
 from spare_theory.reports import mu as rep
-from spare_theory.wipeout import endurable_failures, endurable_failures_gamma
+from spare_theory.wipeout.law import endurable_failures, endurable_failures_gamma
 
 GRID = dict(N=[128, 1024], r=[2, 20])
 

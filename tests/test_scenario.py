@@ -2,7 +2,7 @@ import math
 
 import pytest
 
-from spare_theory.scenario import (
+from spare_theory.hourly.scenario import (
     LLAMA3_H100_GPU_MTBF_HOURS,
     Scenario,
     check_checkpoint_interval,

@@ -8,7 +8,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from spare_theory import WipedOut, min_stacks, stacks_lower_bound
-from spare_theory.placement import contiguous_placement, cyclic_placement, random_placement
+from spare_theory.placement.placements import (
+    contiguous_placement,
+    cyclic_placement,
+    random_placement,
+)
 
 
 def hall_brute_force(hosts, failed):

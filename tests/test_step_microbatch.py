@@ -18,7 +18,7 @@ from spare_theory import (
     step_time_to_train,
     time_to_train,
 )
-from spare_theory.step_scenario import StepScenario, merge_microbatches
+from spare_theory.steps.scenario import StepScenario, merge_microbatches
 
 
 def split(sc: StepScenario, m: int) -> StepScenario:

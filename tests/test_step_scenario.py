@@ -7,7 +7,7 @@ import math
 import pytest
 from scipy import stats
 
-from spare_theory.step_scenario import StepScenario, paper_scenario
+from spare_theory.steps.scenario import StepScenario, paper_scenario
 
 LAW = stats.expon(scale=1000.0)
 

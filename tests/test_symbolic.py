@@ -1,4 +1,4 @@
-"""sympy derivations of the Gamma form and of the r* constant (spare_theory.symbolic)."""
+"""sympy derivations of the Gamma form and of the r* constant (spare_theory.wipeout.symbolic)."""
 
 import math
 
@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 import sympy as sp
 
-from spare_theory.symbolic import derive_gamma_form, derive_r_star_constant
+from spare_theory.wipeout.symbolic import derive_gamma_form, derive_r_star_constant
 
 
 @pytest.fixture(scope="module")

@@ -5,10 +5,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from spare_theory.renewal import hours_grid
-from spare_theory.scenario import Scenario
-from spare_theory.strategies import Spare, cycle_law, rep_survival_log
-from spare_theory.training import time_to_train
+from spare_theory.cycles.laws import Spare, cycle_law, rep_survival_log
+from spare_theory.hourly.renewal import hours_grid
+from spare_theory.hourly.scenario import Scenario
+from spare_theory.training.estimate import time_to_train
 
 BASE = dict(
     gpus=1024,
@@ -180,7 +180,7 @@ def test_vectorised_hours_equal_scalar_estimates(strategy, r):
 
 
 def test_spare_beyond_supported_groups_is_a_clear_error():
-    from spare_theory.training import MAX_SPARE_GROUPS
+    from spare_theory.training.estimate import MAX_SPARE_GROUPS
 
     sc = Scenario(
         gpus=8 * (MAX_SPARE_GROUPS + 1),
@@ -215,7 +215,7 @@ def test_spare_at_a_million_groups():
 def test_long_survival_table_matches_the_exact_form(N, r):
     # Tables beyond 2 * _EXACT_F terms come from a spline through exact nodes; every
     # entry must match the sharp form evaluated directly (absolute error in log P).
-    from spare_theory.wipeout import wipeout_survival
+    from spare_theory.wipeout.law import wipeout_survival
 
     table = Spare.log_survival_table(N, r)
     f = np.arange(table.size)
@@ -234,8 +234,8 @@ def test_spare_cycle_survival_matches_a_direct_binomial_sum(N, r):
     # (its effect on hours is below 2e-5 against an 8192-point grid).
     from scipy.stats import binom
 
-    from spare_theory.average_overhead import expected_stacks
-    from spare_theory.wipeout import wipeout_survival
+    from spare_theory.stacking.overhead import expected_stacks
+    from spare_theory.wipeout.law import wipeout_survival
 
     cycle = Spare(N, r)
     f = np.arange(N + 1)
@@ -265,8 +265,8 @@ def test_spare_cycle_survival_matches_a_direct_binomial_sum(N, r):
 
 
 def test_every_strategy_has_one_cycle_law():
-    from spare_theory.scenario import STRATEGIES
-    from spare_theory.strategies import CYCLE_LAWS, CycleLaw
+    from spare_theory.cycles.laws import CYCLE_LAWS, CycleLaw
+    from spare_theory.hourly.scenario import STRATEGIES
 
     assert tuple(CYCLE_LAWS) == STRATEGIES
     for name, law in CYCLE_LAWS.items():
@@ -277,8 +277,8 @@ def test_a_new_cycle_law_is_one_class():
     # CKPT-only written from scratch on the interface alone (log Q = -N u, theta = 1,
     # the generic u_at): the renewal evaluation needs nothing else, and it agrees with
     # the built-in law to rounding (the built-in computes N log(1 - p), not -N u).
-    from spare_theory.renewal import evaluate
-    from spare_theory.strategies import CycleLaw
+    from spare_theory.cycles.laws import CycleLaw
+    from spare_theory.hourly.renewal import evaluate
 
     class Plain(CycleLaw):
         name = "plain"

@@ -1,10 +1,10 @@
 import numpy as np
 import pytest
 
-from spare_theory import training_sim
-from spare_theory.scenario import Scenario
-from spare_theory.training import time_to_train
-from spare_theory.training_sim import simulate_training
+from spare_theory.hourly import simulation as training_sim
+from spare_theory.hourly.scenario import Scenario
+from spare_theory.hourly.simulation import simulate_training
+from spare_theory.training.estimate import time_to_train
 
 BASE = dict(
     gpus=1024, gpus_per_group=8, gpu_mtbf_hours=2000.0, restart_minutes=20, checkpoint_minutes=5
@@ -154,13 +154,14 @@ def test_simulation_does_not_import_the_model():
     import sys
 
     model = [
-        "spare_theory.training",
-        "spare_theory.strategies",
-        "spare_theory.renewal",
-        "spare_theory.optimize",
+        "spare_theory.training.estimate",
+        "spare_theory.cycles.laws",
+        "spare_theory.hourly.renewal",
+        "spare_theory.training.optimize",
     ]
     code = (
-        f"import sys, spare_theory.training_sim; print([m for m in {model!r} if m in sys.modules])"
+        "import sys, spare_theory.hourly.simulation; "
+        f"print([m for m in {model!r} if m in sys.modules])"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"

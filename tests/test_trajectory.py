@@ -6,15 +6,15 @@ import numpy as np
 import pytest
 
 from spare_theory import ReorderingController, WipedOut, min_stacks
-from spare_theory._trajectory import trajectory_from_arrays
-from spare_theory.average_overhead import stacks_trajectory
-from spare_theory.placement import (
+from spare_theory.placement.placements import (
     contiguous_placement,
     cyclic_placement,
     group_stacks,
     random_placement,
 )
-from spare_theory.stacks import stacks_lower_bound
+from spare_theory.stacking._trajectory import trajectory_from_arrays
+from spare_theory.stacking.overhead import stacks_trajectory
+from spare_theory.stacking.stacks import stacks_lower_bound
 
 
 def controller_trajectory(hosts: np.ndarray, order: np.ndarray) -> np.ndarray:

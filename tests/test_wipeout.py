@@ -1,4 +1,4 @@
-"""Closed forms and exact enumeration of the wipe-out count (spare_theory.wipeout)."""
+"""Closed forms and exact enumeration of the wipe-out count (spare_theory.wipeout.law)."""
 
 import itertools
 import math
@@ -9,9 +9,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st_
 
-from spare_theory import placement as pl
-from spare_theory import wipeout as wo
-from spare_theory.wipeout_sim import simulate_wipeout
+from spare_theory.placement import placements as pl
+from spare_theory.wipeout import law as wo
+from spare_theory.wipeout.simulation import simulate_wipeout
 
 # --- Gamma form ----------------------------------------------------------------
 

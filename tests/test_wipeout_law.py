@@ -1,4 +1,4 @@
-"""The wipe-out law as one object (spare_theory.wipeout.WipeoutLaw).
+"""The wipe-out law as one object (spare_theory.wipeout.law.WipeoutLaw).
 
 Consistency between its methods, agreement with the exact law (enumeration,
 r = 2 where the sharp form is exact) and with Monte Carlo (tolerances k
@@ -17,8 +17,8 @@ import pandas as pd
 import pytest
 
 import spare_theory as st
-from spare_theory import wipeout as wo
-from spare_theory.placement import cyclic_placement
+from spare_theory.placement.placements import cyclic_placement
+from spare_theory.wipeout import law as wo
 
 TABLES = Path(__file__).resolve().parent.parent / "tables"
 # r = 1 and 2 exact; r >= 3 the sharp approximation; small and large supports.

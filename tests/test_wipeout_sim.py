@@ -1,13 +1,13 @@
-"""Monte Carlo of the wipe-out count against exact enumeration (spare_theory.wipeout_sim)."""
+"""Monte Carlo of the wipe-out count against exact enumeration (spare_theory.wipeout.simulation)."""
 
 import math
 
 import numpy as np
 import pytest
 
-from spare_theory import placement as pl
-from spare_theory.wipeout import exact_wipeout_survival, wipeout_survival
-from spare_theory.wipeout_sim import sampling_plan, simulate_wipeout
+from spare_theory.placement import placements as pl
+from spare_theory.wipeout.law import exact_wipeout_survival, wipeout_survival
+from spare_theory.wipeout.simulation import sampling_plan, simulate_wipeout
 
 SMALL_DESIGNS = {
     "fano": pl.cyclic_placement(7, 3, marks=(0, 1, 3)),

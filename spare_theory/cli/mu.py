@@ -42,9 +42,9 @@ def register(commands: Subparsers, tables: Subparsers) -> None:
 def _run_mu(args: argparse.Namespace) -> Output:
     # Imported here so that the CLI starts fast and --help works without the model layers.
     from .._validation import as_seed_sequence
-    from ..placement import MAX_PLACEMENT_BYTES, cyclic_placement, modular_ruler
-    from ..wipeout import endurable_failures, endurable_failures_gamma
-    from ..wipeout_sim import simulate_wipeout
+    from ..placement.placements import MAX_PLACEMENT_BYTES, cyclic_placement, modular_ruler
+    from ..wipeout.law import endurable_failures, endurable_failures_gamma
+    from ..wipeout.simulation import simulate_wipeout
 
     as_seed_sequence(args.seed, "--seed")
     if args.trials < 0:

@@ -69,8 +69,8 @@ def register(commands: Subparsers, tables: Subparsers) -> None:
 def _overhead(args: argparse.Namespace) -> Output:
     # Imported here so that the CLI starts fast.
     from .._validation import as_seed_sequence
-    from ..average_overhead import overhead
-    from ..placement import cyclic_placement
+    from ..placement.placements import cyclic_placement
+    from ..stacking.overhead import overhead
 
     explicit = args.trials is not None
     trials = args.trials if explicit else DEFAULT_TRIALS
@@ -128,7 +128,7 @@ def _overhead(args: argparse.Namespace) -> Output:
 def _simulate(
     hosts: Any, trials: int, seed: Any, *, budget: float | None, progress: bool
 ) -> dict[str, Any]:
-    """:func:`~spare_theory.average_overhead.simulate_overhead`, one trial at a time.
+    """:func:`~spare_theory.stacking.overhead.simulate_overhead`, one trial at a time.
 
     Trial ``i`` draws its order from ``child_seed(seed, i)`` exactly as
     ``simulate_overhead`` does, so the samples equal its first ``trials``
@@ -143,7 +143,7 @@ def _simulate(
 
     from .._parallel import progress_bar
     from .._validation import child_seed
-    from ..average_overhead import stacks_trajectory
+    from ..stacking.overhead import stacks_trajectory
 
     N = hosts.shape[0]
     weights = 1.0 / (N - np.arange(N, dtype=float))

@@ -13,7 +13,7 @@ _OPTIMIZE_DESCRIPTION = """\
 For each strategy (CKPT-only, Rep+CKPT, SPARe+CKPT), the redundancy r and the
 checkpoint interval that minimise the expected time to train WORK_HOURS of
 failure-free training on the given cluster (the renewal-reward model of
-spare_theory.training; GPUs fail independently at rate 1/GPU_MTBF_HOURS, a
+spare_theory.training.estimate; GPUs fail independently at rate 1/GPU_MTBF_HOURS, a
 group of GPUS_PER_GROUP GPUs fails when any of its GPUs does).  One line per
 strategy."""
 
@@ -162,8 +162,8 @@ def _plan_record(plan: Any) -> dict[str, Any]:
 
 
 def _optimize(args: argparse.Namespace) -> Output:
-    from ..optimize import optimal_plan
-    from ..scenario import Scenario
+    from ..hourly.scenario import Scenario
+    from ..training.optimize import optimal_plan
 
     # Without --gpu-mtbf-hours, Scenario's own default (the Llama-3-derived H100 MTBF).
     mtbf = {} if args.gpu_mtbf_hours is None else {"gpu_mtbf_hours": args.gpu_mtbf_hours}

@@ -15,7 +15,7 @@ work, ``r = 10`` (the rule's ``floor(log2 N + 0.833)``) and the checkpoint
 interval of today's optimal plan at that ``r`` (independent failures), kept
 for every cell: the table shows what correlated failures cost the plan one
 would choose today.  A share ``s`` of every group's failure rate is moved to
-its domain (:func:`~spare_theory.domains_training.scenario_with_domain_share`),
+its domain (:func:`~spare_theory.hourly.domains.scenario_with_domain_share`),
 so the marginal failure rate of a group never changes.  Naming: ``*_se``
 standard errors, times ``u`` in units of ``1/lambda`` (a group's mean time
 between failures), fractions not percent.
@@ -34,16 +34,16 @@ import pandas as pd
 
 from .._parallel import map_tasks
 from .._validation import as_seed_sequence, child_seed
-from ..domains import domain_wipeout_law, failure_domains
-from ..domains_sim import cycle_trajectory, failure_times, simulate_domain_wipeout
-from ..domains_training import (
+from ..hourly.domains import (
     domain_optimal_plan,
     domain_time_to_train,
     scenario_with_domain_share,
 )
-from ..domains_training_sim import PLACEMENTS, placement_hosts, simulate_domain_training
-from ..scenario import Scenario
-from ..training import time_to_train
+from ..hourly.domains_sim import PLACEMENTS, placement_hosts, simulate_domain_training
+from ..hourly.scenario import Scenario
+from ..stacking.domains_sim import cycle_trajectory, failure_times, simulate_domain_wipeout
+from ..training.estimate import time_to_train
+from ..wipeout.domains import domain_wipeout_law, failure_domains
 from ._io import save_figure, write_table
 
 __all__ = [

@@ -1,14 +1,14 @@
 """Micro-batch splitting: the load model against exact loads, and the load after f failures.
 
 With every shard cut into ``m`` pieces that any surviving host of its type may
-compute (:func:`spare_theory.stacks.min_load`), a step costs the largest host
+compute (:func:`spare_theory.stacking.stacks.min_load`), a step costs the largest host
 load ``L / m`` in shard units.  Writes
 
 * ``tables/microbatch_error.csv|md``: the closed-form average overhead
-  :func:`spare_theory.average_overhead.overhead` with ``microbatches = m``
-  (state cost :func:`~spare_theory.average_overhead.expected_load`, the
+  :func:`spare_theory.stacking.overhead.overhead` with ``microbatches = m``
+  (state cost :func:`~spare_theory.stacking.overhead.expected_load`, the
   window-scan model) against the simulation with
-  exact loads (:func:`~spare_theory.average_overhead.simulate_overhead`, the
+  exact loads (:func:`~spare_theory.stacking.overhead.simulate_overhead`, the
   compiled controller), for ``m`` in 1, 2, 4, 8, 16 on a grid of ``(N, r)``
   (cyclic ruler placements), both weightings.  Two simulation estimates:
 
@@ -25,7 +25,7 @@ load ``L / m`` in shard units.  Writes
 * ``tables/microbatch_600k.csv|md``: best plans at 600,000 GPUs (groups of
   1024 and 2048 GPUs): Rep+CKPT, published SPARe, and SPARe with ``m`` = 4,
   16 and 1024 (the limit of large ``m``) micro-batches per shard
-  (:func:`spare_theory.microbatch_training.split_optimal_plan`);
+  (:func:`spare_theory.hourly.split.split_optimal_plan`);
 
 * ``figures/microbatch_load.png``: the exact load along one failure order on
   the ruler placement ``N = 292``, ``r = 8`` (the example of the design
@@ -44,11 +44,11 @@ import pandas as pd
 
 from .._parallel import map_tasks
 from .._validation import as_seed_sequence, child_seed
-from ..average_overhead import expected_load, overhead, simulate_overhead, stacks_trajectory
-from ..microbatch_training import split_optimal_plan
-from ..optimize import optimal_plan
-from ..placement import cyclic_placement
-from ..scenario import Scenario
+from ..hourly.scenario import Scenario
+from ..hourly.split import split_optimal_plan
+from ..placement.placements import cyclic_placement
+from ..stacking.overhead import expected_load, overhead, simulate_overhead, stacks_trajectory
+from ..training.optimize import optimal_plan
 from ._io import save_figure, write_table
 
 if TYPE_CHECKING:  # matplotlib is imported only when a figure is drawn

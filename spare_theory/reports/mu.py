@@ -3,7 +3,7 @@
 For every cell ``(N, r)`` of the grid, the Monte Carlo mean of the wipe-out
 count ``T`` on the cyclic modular-ruler placement (enough trials for a
 standard error of at most ``rel_se_target`` of the mean) against the
-published Gamma form and the sharp form of :mod:`spare_theory.wipeout`.
+published Gamma form and the sharp form of :mod:`spare_theory.wipeout.law`.
 Cells without a modular ruler are kept, with ``status`` saying why.
 
 Naming: ``N`` groups, ``r`` redundancy; ``mc_*`` are Monte Carlo estimates;
@@ -25,9 +25,9 @@ import pandas as pd
 
 from .._parallel import map_tasks
 from .._validation import as_count, as_real, as_seed_sequence, child_seed
-from ..placement import cyclic_placement, modular_ruler
-from ..wipeout import endurable_failures, endurable_failures_gamma
-from ..wipeout_sim import simulate_wipeout
+from ..placement.placements import cyclic_placement, modular_ruler
+from ..wipeout.law import endurable_failures, endurable_failures_gamma
+from ..wipeout.simulation import simulate_wipeout
 from ._io import save_figure, write_table
 
 if TYPE_CHECKING:  # matplotlib is imported only when a figure is drawn

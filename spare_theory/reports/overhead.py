@@ -5,13 +5,13 @@ against the closed forms on the mu grid), ``tables/placement_ablation`` and
 the figures ``overhead``, ``overhead_trajectory`` and ``placement_ablation``.
 Every cell with a modular ruler, up to ``N = 75,000`` and ``r = 20``, is
 simulated with exact ``S*`` (compiled trajectories,
-:mod:`spare_theory._trajectory`) to a relative standard error of 0.25 %
+:mod:`spare_theory.stacking._trajectory`) to a relative standard error of 0.25 %
 (see :func:`overhead_error_table` for the estimator).
 
 Naming, as in :mod:`spare_theory.reports.mu`: ``N`` groups, ``r`` redundancy,
 ``mc_*`` Monte Carlo estimates, relative errors and MAEs as fractions.  The
 two weightings of the average overhead ``S(N, r)`` (see
-:func:`spare_theory.average_overhead.overhead`) are the suffixes ``_failure``
+:func:`spare_theory.stacking.overhead.overhead`) are the suffixes ``_failure``
 (plain average over the failure index) and ``_time`` (time weighted).
 """
 
@@ -29,10 +29,15 @@ import pandas as pd
 
 from .._parallel import map_tasks
 from .._validation import as_count, as_real, as_seed_sequence, child_seed
-from ..average_overhead import overhead, simulate_overhead, stacks_trajectory
-from ..placement import contiguous_placement, cyclic_placement, modular_ruler, random_placement
-from ..stacks import stacks_lower_bound
-from ..wipeout_sim import simulate_wipeout
+from ..placement.placements import (
+    contiguous_placement,
+    cyclic_placement,
+    modular_ruler,
+    random_placement,
+)
+from ..stacking.overhead import overhead, simulate_overhead, stacks_trajectory
+from ..stacking.stacks import stacks_lower_bound
+from ..wipeout.simulation import simulate_wipeout
 from ._io import save_figure, write_table
 from .mu import DEFAULT_N, DEFAULT_R
 
@@ -213,9 +218,9 @@ def overhead_error_table(
         mc_mean = mean_j h(T'_j) + mean_i [Y_i - h(T_i)],
 
     ``h(T)`` the bound's average, ``T'_j`` exact wipe-out samples
-    (:func:`spare_theory.wipeout_sim.simulate_wipeout`, cheap), ``Y_i`` and
+    (:func:`spare_theory.wipeout.simulation.simulate_wipeout`, cheap), ``Y_i`` and
     ``T_i`` the averages and wipe-out counts of exact ``S*`` trajectories
-    (:func:`spare_theory.average_overhead.simulate_overhead`).  Both terms
+    (:func:`spare_theory.stacking.overhead.simulate_overhead`).  Both terms
     are unbiased and independent, ``mc_se^2 = var(h)/M + var(excess)/n``;
     the excess is zero in most trials, so a few trajectories suffice where
     the plain mean of ``Y`` would need hundreds.  A pilot (``trials``

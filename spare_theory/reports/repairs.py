@@ -3,27 +3,27 @@
 Writes
 
 * ``tables/repairs_600k.csv|md``: the best plan of each strategy
-  (:func:`spare_theory.optimize.optimal_plan`) at 600,000 GPUs
+  (:func:`spare_theory.training.optimize.optimal_plan`) at 600,000 GPUs
   (:meth:`spare_theory.Scenario.published_600k`, groups of 2048 and 1024
   GPUs) against the mean repair time (1 min, 10 min, 1 h, 6 h, never):
   ``r``, interval, hours, availability, expected wipe-outs and repairs, the
   winner of each row group, for SPARe the smallest ``r`` within 1 % of its
-  best hours (:meth:`~spare_theory.optimize.Plan.smallest_r_within`), and,
+  best hours (:meth:`~spare_theory.training.optimize.Plan.smallest_r_within`), and,
   where repairs are slow or absent (6 h, never), the best plan with planned
   restarts (``optimal_plan(..., planned_restarts=True)``: trigger ``k``,
   the step-cost threshold realising it, ``r``, hours);
 * ``tables/repairs_wipeout.csv|md``: mean hours to the first wipe-out from a
-  healthy start, model (:func:`spare_theory.repairs.mean_time_to_wipeout`)
+  healthy start, model (:func:`spare_theory.hourly.repairs.mean_time_to_wipeout`)
   against the event simulation
-  (:func:`spare_theory.repairs_sim.simulate_time_to_wipeout`), ``N = 64``
+  (:func:`spare_theory.hourly.repairs_sim.simulate_time_to_wipeout`), ``N = 64``
   groups of 2048 GPUs, repairs from 1 minute to 1 day, with ``z`` =
   (model - simulation) / SE;
 * ``tables/repairs_paper.csv|md``: the same question on the SPARe paper's
-  step-level scenario (:func:`spare_theory.step_scenario.paper_scenario`,
+  step-level scenario (:func:`spare_theory.steps.scenario.paper_scenario`,
   ``N = 200`` by default, about 25 s; ``N = 1000`` adds about 40 s on two
   cores; cluster MTBF 300 s, 1 h restart windows) with
   ``StepScenario(repair_seconds=...)``: each strategy's best plan
-  (:func:`spare_theory.step_optimize.optimal_step_plan`: ``r`` and the
+  (:func:`spare_theory.training.step_optimize.optimal_step_plan`: ``r`` and the
   checkpoint interval in steps), its time to train over ``T0``, uptime and
   restarts, the winner, and for SPARe the smallest ``r`` within 1 % of its
   best time;
@@ -47,12 +47,12 @@ import pandas as pd
 
 from .._parallel import map_tasks
 from .._validation import as_seed_sequence, child_seed
-from ..optimize import optimal_plan
-from ..repairs import mean_time_to_wipeout
-from ..repairs_sim import simulate_time_to_wipeout
-from ..scenario import LLAMA3_H100_GPU_MTBF_HOURS, Scenario
-from ..step_optimize import optimal_checkpoint_steps, optimal_step_plan
-from ..step_scenario import paper_scenario
+from ..hourly.repairs import mean_time_to_wipeout
+from ..hourly.repairs_sim import simulate_time_to_wipeout
+from ..hourly.scenario import LLAMA3_H100_GPU_MTBF_HOURS, Scenario
+from ..steps.scenario import paper_scenario
+from ..training.optimize import optimal_plan
+from ..training.step_optimize import optimal_checkpoint_steps, optimal_step_plan
 from ._io import save_figure, write_table
 
 if TYPE_CHECKING:  # matplotlib is imported only when a figure is drawn
@@ -235,7 +235,7 @@ def paper_plans_table(
     Parameters
     ----------
     groups : tuple of int
-        ``N`` of :func:`spare_theory.step_scenario.paper_scenario`.
+        ``N`` of :func:`spare_theory.steps.scenario.paper_scenario`.
     repair_minutes : tuple of float or None
         Mean repair times, minutes (``None``: no repairs).
     executor : concurrent.futures.Executor, optional

@@ -34,7 +34,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
-from ..scenario import LLAMA3_H100_GPU_MTBF_HOURS
+from ..hourly.scenario import LLAMA3_H100_GPU_MTBF_HOURS
 from ..sweeps import RESTART_MODELS, by_point, split_label, sweep
 from ._io import save_figure, write_table
 

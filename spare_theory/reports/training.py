@@ -1,7 +1,7 @@
 """Time-to-train tables and figures: model vs simulation, r*, the published headline.
 
-* ``training_error_table``: :func:`~spare_theory.training_sim.simulate_training`
-  against :func:`~spare_theory.training.time_to_train` over a grid of
+* ``training_error_table``: :func:`~spare_theory.hourly.simulation.simulate_training`
+  against :func:`~spare_theory.training.estimate.time_to_train` over a grid of
   scenarios and the three strategies (in band: within 2 % or 3 SE).
 * ``r_star_table``: the optimiser's SPARe ``r`` against the SPARe paper's rule
   ``floor(log2 N + 0.833)`` for ``N`` from 64 to 1,000,000, in the published
@@ -31,10 +31,10 @@ import pandas as pd
 
 from .._parallel import map_tasks
 from .._validation import as_count, as_seed_sequence, child_seed
-from ..optimize import optimal_plan, r_star_rule
-from ..scenario import Scenario
-from ..training import time_to_train
-from ..training_sim import simulate_training
+from ..hourly.scenario import Scenario
+from ..hourly.simulation import simulate_training
+from ..training.estimate import time_to_train
+from ..training.optimize import optimal_plan, r_star_rule
 from ._io import save_figure, write_table
 
 __all__ = [
@@ -287,10 +287,11 @@ def headline_table(
 ) -> pd.DataFrame:
     """The published comparison at 600,000 GPUs, one row per group size.
 
-    Each row is :meth:`Scenario.published_600k <spare_theory.scenario.Scenario.published_600k>`
-    at that group size and the best plan of each strategy, published SPARe
-    and SPARe with micro-batch splitting (each failed group's shard cut into
-    ``m`` pieces that the surviving hosts of its type share).
+    Each row is
+    :meth:`Scenario.published_600k <spare_theory.hourly.scenario.Scenario.published_600k>`
+    at that group size and the best plan of each strategy, published SPARe and
+    SPARe with micro-batch splitting (each failed group's shard cut into ``m``
+    pieces that the surviving hosts of its type share).
 
     Parameters
     ----------
@@ -313,7 +314,7 @@ def headline_table(
         ``availability_spare`` (useful training / wall time, the ETTR of
         Kokolis et al., HPCA 2025), ``uptime_spare`` (wall time outside global
         restarts / wall time, :attr:`TrainingEstimate.uptime
-        <spare_theory.renewal.TrainingEstimate.uptime>`, the SPARe paper's
+        <spare_theory.hourly.renewal.TrainingEstimate.uptime>`, the SPARe paper's
         "availability"), ``kept_compute_share_spare`` (time computing kept
         work, redundant layers included / wall time) and
         ``reduction_vs_best_rep_spare`` (``1 - hours_spare / hours_rep``);

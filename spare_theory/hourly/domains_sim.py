@@ -1,0 +1,301 @@
+"""Event simulation of whole training runs under domain failures, lemons and exclusion.
+
+One trial plays a run from a fresh start until ``work_hours`` of work are saved,
+as :mod:`spare_theory.hourly.simulation` does, with the failure model of
+:mod:`spare_theory.stacking.domains_sim`: at the start of every cycle (a global
+restart, all groups healthy) each group's failure time is drawn,
+``X_g = min(E_g / (lambda w_g), V_{d(g)} / lambda_D)`` hours
+(:func:`~spare_theory.stacking.domains_sim.failure_times`); the exact reordering
+controller on the chosen placement turns them into ``S*`` after each event
+and the wipe-out time (:func:`~spare_theory.stacking.domains_sim.cycle_trajectory`).
+Work advances at ``1 / S*``; checkpoints every ``tau`` of compute time cost
+``delta`` and save the segment if they complete before the wipe-out; a
+wipe-out during a restart starts a new one.
+
+**Lemons** (``Scenario.lemon_fraction``, ``lemon_rate_factor``): each run
+draws its lemon groups once (a uniformly random subset,
+:func:`~spare_theory.stacking.domains_sim.lemon_rates`); they keep their rate across
+restarts (a restart replaces the software state, not the faulty node).
+
+**Exclusion policy** (``exclude_after = k``): a group slot that has failed
+``k`` times (counted over the run) is drained at the next restart and
+replaced by a node from the spare pool, itself a lemon with probability
+``lemon_fraction``; its count starts again from 0.
+
+**Trajectory pool** (``pool_size``): without lemons and exclusion all cycles
+are independent and identically distributed, so ``pool_size`` cycle
+trajectories (streams ``child_seed(seed, 2**63, k)``) can be drawn once and
+shared; each cycle of each run picks one uniformly with its run's generator.
+The mean is unbiased; runs of one call share the pool's sampling error.
+
+Nothing here uses a model: only the placement, the failure-time sampler, the
+controller and the scenario's argument checks.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import numpy.typing as npt
+
+from .._validation import as_choice, as_count, as_seed_sequence, child_seed
+from ..placement.placements import (
+    contiguous_placement,
+    cyclic_placement,
+    random_placement,
+    validate_hosts,
+)
+from ..stacking.domains_sim import cycle_trajectory, failure_times, lemon_rates
+from ..wipeout.domains import domain_aware_placement, failure_domains
+from .scenario import Scenario, check_checkpoint_interval, check_plan
+
+__all__ = ["PLACEMENTS", "DomainTrainingSamples", "placement_hosts", "simulate_domain_training"]
+
+#: Placements compared under domain failures.
+PLACEMENTS = ("ruler", "contiguous", "random", "domain_aware")
+_POOL_KEY = 2**63
+
+
+def placement_hosts(
+    name: str, N: int, r: int, domain_size: int | None, *, seed: int = 0
+) -> npt.NDArray[np.int64]:
+    """The placement called ``name`` (one of :data:`PLACEMENTS`).
+
+    ``"ruler"``: the cyclic modular ruler; ``"contiguous"``: marks
+    ``0..r-1``; ``"random"``: :func:`~spare_theory.placement.placements.random_placement`
+    with ``seed``; ``"domain_aware"``:
+    :func:`~spare_theory.wipeout.domains.domain_aware_placement` (``domain_size``
+    ``None`` or 1: the ruler).
+
+    Examples
+    --------
+    >>> placement_hosts("domain_aware", 16, 3, 4)[:2].tolist()
+    [[0, 4, 12], [4, 8, 1]]
+    """
+    name = as_choice(name, "placement", PLACEMENTS)
+    if name == "ruler" or (name == "domain_aware" and (domain_size or 1) == 1):
+        return cyclic_placement(N, r)
+    if name == "contiguous":
+        return contiguous_placement(N, r)
+    if name == "random":
+        return random_placement(N, r, seed=seed)
+    return domain_aware_placement(N, r, domain_size or 1)
+
+
+@dataclass(frozen=True)
+class DomainTrainingSamples:
+    """Per-run results of :func:`simulate_domain_training`.
+
+    Attributes
+    ----------
+    hours : numpy.ndarray
+        Wall-clock hours of each run.
+    restarts : numpy.ndarray
+        Global restarts (wipe-outs) of each run.
+    exclusions : numpy.ndarray
+        Group slots replaced by the exclusion policy in each run.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> runs = DomainTrainingSamples(np.array([10.0, 12.0]), np.array([1, 2]), np.array([0, 0]))
+    >>> runs.mean_hours, round(runs.standard_error_hours, 3)
+    (11.0, 1.0)
+    """
+
+    hours: npt.NDArray[np.float64]
+    restarts: npt.NDArray[np.int64]
+    exclusions: npt.NDArray[np.int64]
+
+    @property
+    def mean_hours(self) -> float:
+        """Mean hours over the runs."""
+        return float(self.hours.mean())
+
+    @property
+    def standard_error_hours(self) -> float:
+        """Standard error of ``mean_hours`` (0 for one run)."""
+        n = self.hours.size
+        return float(self.hours.std(ddof=1) / math.sqrt(n)) if n > 1 else 0.0
+
+
+def _advance(
+    clock: float, start: float, times: np.ndarray, stacks: np.ndarray, tau: float, need: float
+) -> tuple[float, float, bool]:
+    """Compute from ``clock`` for ``tau`` hours or until ``need`` work: ``(work, clock, wiped)``.
+
+    The cycle started at ``start``; ``S* = stacks[k]`` on
+    ``[start + times[k], start + times[k+1])`` and the wipe-out is at
+    ``start + times[-1]``.
+    """
+    k = int(np.searchsorted(times, clock - start, side="right")) - 1
+    work, left = 0.0, tau
+    while True:
+        rate = 1.0 / stacks[k]
+        event = start + times[k + 1]
+        dt = min(left, (need - work) / rate)
+        if clock + dt < event:
+            return work + rate * dt, clock + dt, False
+        work += rate * (event - clock)
+        left -= event - clock
+        clock = event
+        k += 1
+        if k == len(stacks):
+            return work, clock, True
+
+
+def simulate_domain_training(
+    scenario: Scenario,
+    r: int,
+    checkpoint_interval_minutes: float,
+    trials: int,
+    *,
+    seed: int | np.random.SeedSequence,
+    placement: str | npt.ArrayLike = "domain_aware",
+    exclude_after: int | None = None,
+    pool_size: int | None = None,
+    trajectories: Sequence[tuple[np.ndarray, np.ndarray]] | None = None,
+) -> DomainTrainingSamples:
+    """Simulate ``trials`` SPARe runs under the scenario's domain failures and lemons.
+
+    Parameters
+    ----------
+    scenario : Scenario
+        The run; ``domain_size`` / ``domain_mtbf_hours`` and
+        ``lemon_fraction`` / ``lemon_rate_factor`` are honoured (any
+        combination).
+    r : int
+        Redundancy (a modular ruler must exist at ``N``).
+    checkpoint_interval_minutes : float
+        Compute minutes between checkpoints, ``> 0``.
+    trials : int
+        Runs, ``>= 1``; run ``i`` uses ``child_seed(seed, i)`` (its lemons
+        ``child_seed(seed, i, 1)``).
+    seed : int or numpy.random.SeedSequence
+        Seed.
+    placement : str or array_like of int
+        One of :data:`PLACEMENTS` (default ``"domain_aware"``) or a placement
+        of shape ``(N, r)``.
+    exclude_after : int, optional
+        Replace a group slot after this many failures (module docstring).
+    pool_size : int, optional
+        Share this many cycle trajectories between all cycles (only without
+        lemons and exclusion); default: a fresh trajectory every cycle.
+    trajectories : sequence of (times, stacks), optional
+        A ready pool instead of ``pool_size`` (same conditions): ``times``
+        in hours from the cycle start, the last the wipe-out, and ``stacks``
+        the ``S*`` of each state (:func:`~spare_theory.stacking.domains_sim.cycle_trajectory`
+        with times divided by the total failure rate of a group), e.g. the
+        trajectories an overhead estimate already ran.
+
+    Returns
+    -------
+    DomainTrainingSamples
+
+    Examples
+    --------
+    >>> from spare_theory import Scenario
+    >>> sc = Scenario(gpus=256 * 8, gpus_per_group=8, gpu_mtbf_hours=250.0,
+    ...               restart_minutes=20, checkpoint_minutes=5, work_hours=20,
+    ...               domain_size=16, domain_mtbf_hours=500.0)
+    >>> runs = simulate_domain_training(sc, 6, 60.0, 4, seed=0)
+    >>> round(runs.mean_hours, 1), runs.restarts.tolist()
+    (45.4, [3, 3, 2, 3])
+    """
+    _, r = check_plan(scenario, "spare", r)
+    N = scenario.groups
+    tau = check_checkpoint_interval(checkpoint_interval_minutes) / 60
+    trials = as_count(trials, "trials")
+    seed = as_seed_sequence(seed)
+    m = scenario.domain_size
+    if isinstance(placement, str):
+        hosts = placement_hosts(placement, N, r, m, seed=0)
+    else:
+        hosts = validate_hosts(placement, "placement")
+        if hosts.shape != (N, r):
+            raise ValueError(f"placement must have shape ({N}, {r}), got {hosts.shape}")
+    k_out = None if exclude_after is None else as_count(exclude_after, "exclude_after")
+    lemons = scenario.lemon_fraction > 0 and scenario.lemon_rate_factor > 1
+    if pool_size is not None or trajectories is not None:
+        if pool_size is not None:
+            pool_size = as_count(pool_size, "pool_size")
+        if lemons or k_out is not None:
+            raise ValueError(
+                "pool_size and trajectories need identical cycles: no lemons and no exclude_after"
+            )
+    lam = scenario.group_failure_rate_per_hour
+    lam_d = 0.0 if scenario.domain_mtbf_hours is None else 1.0 / scenario.domain_mtbf_hours
+    total = lam + lam_d
+    share = lam_d / total
+    dom = failure_domains(N, m or 1)
+    R, delta, W = (
+        scenario.restart_minutes / 60,
+        scenario.checkpoint_minutes / 60,
+        scenario.work_hours,
+    )
+    eps = 1e-12 * W
+
+    def draw(rng: np.random.Generator, w: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        X = failure_times(rng, 1, dom, share, w)[0] / total
+        times, stacks, _ = cycle_trajectory(hosts, X)
+        return times, stacks, X
+
+    pool = None if trajectories is None else list(trajectories)
+    if pool_size is not None and pool is None:
+        pool = [
+            draw(np.random.default_rng(child_seed(seed, _POOL_KEY, k)), np.ones(N))[:2]
+            for k in range(pool_size)
+        ]
+    hours = np.empty(trials)
+    restarts = np.zeros(trials, dtype=np.int64)
+    exclusions = np.zeros(trials, dtype=np.int64)
+    for i in range(trials):
+        rng = np.random.default_rng(child_seed(seed, i))
+        w = (
+            lemon_rates(
+                N,
+                scenario.lemon_fraction,
+                scenario.lemon_rate_factor,
+                seed=child_seed(seed, i, 1),
+            )
+            if lemons
+            else np.ones(N)
+        )
+        counts = np.zeros(N, dtype=np.int64)
+        t, saved, fresh = 0.0, 0.0, True
+        while True:
+            if pool is not None:
+                times, stacks = pool[int(rng.integers(len(pool)))]
+            else:
+                times, stacks, X = draw(rng, w)
+            start, end = t, t + times[-1]
+            clock = t if fresh else t + R
+            done = False
+            if fresh or clock < end:
+                fresh = False
+                while True:
+                    work, clock, wiped = _advance(clock, start, times, stacks, tau, W - saved)
+                    if wiped or clock + delta >= end:
+                        break
+                    clock += delta
+                    saved += work
+                    if saved >= W - eps:
+                        done = True
+                        break
+            if done:
+                hours[i] = clock
+                break
+            t = end
+            restarts[i] += 1
+            if k_out is not None:
+                counts[times[-1] >= X] += 1
+                worn = np.flatnonzero(counts >= k_out)
+                if worn.size:
+                    exclusions[i] += worn.size
+                    counts[worn] = 0
+                    lemon = rng.random(worn.size) < scenario.lemon_fraction
+                    w[worn] = np.where(lemon, scenario.lemon_rate_factor, 1.0)
+    return DomainTrainingSamples(hours, restarts, exclusions)

@@ -1,0 +1,508 @@
+"""The renewal-reward estimate of a training run, for any strategy's cycle law.
+
+Derivation and assumptions in ``docs/theory.md`` section 4.  A cycle starts
+when a global restart of cost ``R`` begins with all groups healthy and ends at
+the wipe-out (its law: a :class:`~spare_theory.cycles.laws.CycleLaw`).  After
+the restart the job computes in segments of ``tau`` compute time followed by
+a checkpoint of cost ``delta``; a segment's work is kept only if its
+checkpoint completes before the wipe-out.  With ``X`` the cycle length and
+``P`` the work kept in a cycle (hours of failure-free full-cluster training),
+the expected wall time for ``W`` hours of work is
+
+    hours = W * E[X] / E[P].
+
+In dimensionless time ``u = lambda t``, with ``Q(u) = P(X > u)``,
+``theta(u) = E[throughput | no wipe-out by u]``, ``rho = lambda R``,
+``kappa = lambda tau``, ``alpha = lambda (tau + delta)``,
+
+    E[X] = int_0^inf Q(u) du,
+    E[P] = sum_{j >= 0} kappa Q(rho + (j+1) alpha) theta(rho + j alpha + kappa/2)   (/ lambda),
+
+exact for a constant throughput (CKPT-only, Rep) and a midpoint rule for
+SPARe, whose throughput ``1/S*`` changes within a segment.  CKPT-only reduces
+exactly to Daly's higher-order formula
+``M e^{R/M} (e^{(tau+delta)/M} - 1) W / tau``.
+
+:func:`evaluate` is the one entry point: a scenario, a cycle law and an
+interval in, a :class:`TrainingEstimate` out.  :func:`renewal_terms` is its
+vectorised core, which the interval search of :mod:`spare_theory.training.optimize`
+evaluates on whole grids of intervals.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+from numpy.typing import ArrayLike
+
+from ..cycles.laws import CycleLaw, survival_integral
+from .scenario import Scenario
+
+__all__ = [
+    "RenewalTerms",
+    "TrainingEstimate",
+    "estimate_from",
+    "evaluate",
+    "hours_grid",
+    "planned_kept",
+    "renewal_terms",
+    "scaled_times",
+]
+
+_PARTS = ("useful", "redundancy", "checkpoint", "restart", "lost")
+# Quadrature points per piece for the work kept at planned restarts.
+_GAUSS_POINTS = 8
+
+
+@dataclass(frozen=True)
+class TrainingEstimate:
+    """Expected outcome of one training run (renewal-reward model).
+
+    Attributes
+    ----------
+    strategy : str
+        ``"ckpt"``, ``"rep"`` or ``"spare"``.
+    r : int
+        Redundancy (1 for CKPT-only).
+    checkpoint_interval_minutes : float
+        Compute time ``tau`` between checkpoints, minutes.
+    hours : float
+        Expected wall-clock hours; ``inf`` when the run (practically) never
+        completes.
+    availability : float
+        ``work_hours / hours``: share of wall time that is useful training
+        (comparable with ETTR, the effective training time ratio).
+    uptime : float
+        Share of wall time outside global restarts, ``1 - restart_hours /
+        hours`` (the SPARe paper's "availability"): *down* is only the time
+        from the start of a restart until the job computes again, including
+        restarts cut short by a wipe-out and started over; checkpoint
+        writing, lost compute and redundant compute count as *up*.
+        Computed from the per-cycle expectations, so it is defined (below 1)
+        also when ``hours`` is infinite; 0 when not even the restart share
+        is finite.
+    useful_hours, redundancy_hours, checkpoint_hours, restart_hours, lost_hours : float
+        Breakdown of ``hours`` (they add up to it): useful training; extra
+        compute of the kept segments due to redundancy (``S* - 1`` or
+        ``r - 1`` layers); checkpoint writing (including checkpoints cut by a
+        wipe-out); restarts (including restarts cut by a wipe-out); compute
+        lost at wipe-outs (work since the last completed checkpoint).
+    restarts : float
+        Expected number of global restarts (wipe-outs).
+    cycle_hours : float
+        Mean time from the start of one restart to the next wipe-out.
+    repairs : float
+        Expected repairs (failed groups rejoining without a global restart)
+        over the run; 0 without repairs (``Scenario.repair_minutes=None``).
+    planned_restarts : float
+        Expected planned restarts (no rollback) among :attr:`restarts`; 0
+        without a planned-restart policy.  ``wipeouts`` (property) is
+        ``restarts - planned_restarts``.
+    feasible, reason : bool, str
+        Properties: whether the run finishes in practice (finite ``hours``,
+        availability at least 0.001) and, if not, why, in words.
+
+    Examples
+    --------
+    >>> from spare_theory import Scenario, time_to_train
+    >>> sc = Scenario(gpus=1024, gpus_per_group=8, gpu_mtbf_hours=2000.0,
+    ...               restart_minutes=20, checkpoint_minutes=5, work_hours=48)
+    >>> est = time_to_train(sc, "rep", r=2, checkpoint_interval_minutes=60)
+    >>> round(est.hours, 2), round(est.availability, 4), round(est.uptime, 4)
+    (107.14, 0.448, 0.9888)
+    """
+
+    strategy: str
+    r: int
+    checkpoint_interval_minutes: float
+    hours: float
+    availability: float
+    uptime: float
+    useful_hours: float
+    redundancy_hours: float
+    checkpoint_hours: float
+    restart_hours: float
+    lost_hours: float
+    restarts: float
+    cycle_hours: float
+    repairs: float = 0.0
+    planned_restarts: float = 0.0
+
+    @property
+    def wipeouts(self) -> float:
+        """Expected wipe-outs (restarts that roll back): ``restarts - planned_restarts``."""
+        return self.restarts - self.planned_restarts
+
+    #: Smallest availability of a plan said to finish (1 h of work per 1000 h of wall time).
+    MIN_FEASIBLE_AVAILABILITY = 1e-3
+
+    @property
+    def feasible(self) -> bool:
+        """Whether the run finishes in practice: ``hours`` finite and ``availability >= 1e-3``.
+
+        Below that (more than 1000 wall-clock hours per hour of work) the
+        failures cut almost every restart or checkpoint interval short; the
+        model's ``hours`` are then astronomically large or infinite.
+
+        Examples
+        --------
+        >>> from spare_theory import Scenario, time_to_train
+        >>> sc = Scenario(gpus=600_000, gpus_per_group=2048, gpu_mtbf_hours=30.0,
+        ...               restart_minutes=60, checkpoint_minutes=5, work_hours=720)
+        >>> est = time_to_train(sc, "ckpt", checkpoint_interval_minutes=1.0)
+        >>> est.feasible, est.hours
+        (False, inf)
+        >>> print(est.reason)
+        expected time to train is infinite: restarts, cut short by failures, never end
+        """
+        return math.isfinite(self.hours) and self.availability >= self.MIN_FEASIBLE_AVAILABILITY
+
+    @property
+    def reason(self) -> str:
+        """Why the plan does not finish, in words; ``""`` when :attr:`feasible`.
+
+        Examples
+        --------
+        >>> from spare_theory import Scenario, time_to_train
+        >>> sc = Scenario(gpus=1024, gpus_per_group=8, gpu_mtbf_hours=2000.0,
+        ...               restart_minutes=20, checkpoint_minutes=5, work_hours=48)
+        >>> time_to_train(sc, "rep", r=2, checkpoint_interval_minutes=60).reason
+        ''
+        """
+        if self.feasible:
+            return ""
+        if not math.isfinite(self.hours):
+            return "expected time to train is infinite: restarts, cut short by failures, never end"
+        return (
+            f"{self.hours:.3g} h expected, "
+            f"{self.restarts:.3g} restarts, availability {self.availability:.2g} "
+            f"< {self.MIN_FEASIBLE_AVAILABILITY:g}"
+        )
+
+
+@dataclass(frozen=True)
+class RenewalTerms:
+    """Per-cycle expectations at each interval of a grid, in units of ``1/lambda`` over ``Q(rho)``.
+
+    Attributes
+    ----------
+    useful, redundancy, checkpoint, restart, lost : numpy.ndarray
+        Expected time per cycle in each part (see :class:`TrainingEstimate`),
+        one entry per interval, divided by ``Q(rho)`` (the chance that the
+        restart completes) so that every term stays finite in the
+        restart-dominated regime where ``Q(rho)`` underflows.
+    log_q0 : float
+        ``log Q(rho)``.
+
+    Examples
+    --------
+    >>> from spare_theory.cycles.laws import cycle_law
+    >>> t = renewal_terms(cycle_law("ckpt", 128, 1), 0.001, [0.001, 0.01], 0.0003)
+    >>> print(np.round(t.hours_per_work_hour(), 4))
+    [1.6076 2.4307]
+    """
+
+    useful: np.ndarray
+    redundancy: np.ndarray
+    checkpoint: np.ndarray
+    restart: np.ndarray
+    lost: np.ndarray
+    log_q0: float
+
+    def total(self) -> np.ndarray:
+        """``E[X]``: the sum of the five parts."""
+        return sum((getattr(self, k) for k in _PARTS), np.zeros(self.useful.shape))
+
+    def hours_per_work_hour(self) -> np.ndarray:
+        """``E[X] / E[P]`` at each interval; ``inf`` where no work is kept."""
+        total = self.total()
+        useful = self.useful
+        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+            return np.where(
+                (useful > 0) & np.isfinite(total), total / np.where(useful > 0, useful, 1.0), np.inf
+            )
+
+
+def renewal_terms(law: CycleLaw, rho: float, kappa: ArrayLike, d: float) -> RenewalTerms:
+    """The per-cycle expectations for restart ``rho``, intervals ``kappa``, checkpoint ``d``.
+
+    All times dimensionless (``u = lambda t``).  Vectorised over ``kappa``:
+    the segments of every interval are laid end to end in one flat array and
+    summed per interval with ``np.add.reduceat``, so a whole grid of
+    intervals costs about one evaluation's worth of numpy calls.  Segments
+    after ``Q`` has fallen to ``e^-30 Q(rho)`` are dropped.
+
+    Parameters
+    ----------
+    law : CycleLaw
+        The strategy's cycle.
+    rho : float
+        Restart, ``lambda R >= 0``.
+    kappa : array_like of float
+        Compute time per segment, ``lambda tau > 0``.
+    d : float
+        Checkpoint, ``lambda delta >= 0``.
+
+    Returns
+    -------
+    RenewalTerms
+        One entry per ``kappa``.
+
+    Examples
+    --------
+    >>> from spare_theory.cycles.laws import cycle_law
+    >>> t = renewal_terms(cycle_law("rep", 128, 2), 0.001, [0.01], 0.0003)
+    >>> round(float(t.useful[0] / t.total()[0]), 4)
+    0.4607
+    """
+    log_q0, restart, u_stop = law.restart_terms(rho)
+    kappa = np.atleast_1d(np.asarray(kappa, dtype=float))
+    alpha = kappa + d
+    if law.max_segments is not None:
+        count = np.maximum(np.ceil((u_stop - rho) / alpha) + 1, 1.0)  # may pass 2^63
+        if count.max() > law.max_segments:
+            return _block_terms(law, rho, kappa, d, count, law.max_segments)
+    segments = np.maximum(np.ceil((u_stop - rho) / alpha).astype(np.int64) + 1, 1)
+    # Segment j of one interval ends where segment j+1 starts: lay out the
+    # n + 1 bounds of every interval end to end and evaluate each bound once.
+    first_bound = np.cumsum(segments + 1) - (segments + 1)
+    owner = np.repeat(np.arange(kappa.size), segments + 1)
+    j = np.arange(owner.size) - first_bound[owner]
+    bounds = rho + alpha[owner] * j
+    seg = np.flatnonzero(j < segments[owner])  # the bound each segment starts at
+    first = first_bound - np.arange(kappa.size)  # each interval's first segment
+    k, start = kappa[owner[seg]], bounds[seg]
+    log_bounds = law.logq(bounds) - log_q0
+    log_start, log_end = log_bounds[seg], log_bounds[seg + 1]
+    log_mid = law.logq(start + k) - log_q0
+    # Q integrated over the compute pieces, then over the checkpoint pieces.
+    pieces = survival_integral(
+        np.concatenate([log_start, log_mid]),
+        np.concatenate([log_mid, log_end]),
+        np.concatenate([k, np.full(k.size, d)]),
+    )
+    kept = np.exp(log_end) + planned_kept(law, start, k, d, log_q0)
+    rows = np.stack([pieces[: k.size], pieces[k.size :], kept, kept * law.theta(start + k / 2)])
+    compute, checkpoint, kept_sum, useful_sum = np.add.reduceat(rows, first, axis=1)
+    kept_compute, useful = kappa * kept_sum, kappa * useful_sum
+    return RenewalTerms(
+        useful=useful,
+        redundancy=kept_compute - useful,
+        checkpoint=checkpoint,
+        restart=np.full(kappa.size, restart),
+        lost=np.maximum(compute - kept_compute, 0.0),
+        log_q0=log_q0,
+    )
+
+
+def _block_terms(
+    law: CycleLaw, rho: float, kappa: np.ndarray, d: float, segments: np.ndarray, cap: int
+) -> RenewalTerms:
+    """:func:`renewal_terms` with the segments summed in blocks (cycles of very many segments).
+
+    Interval ``i`` has ``n_i`` segments; blocks of ``b_i = ceil(n_i / cap)``
+    consecutive segments are each counted as ``b_i`` times their middle
+    segment (starting at ``rho + alpha (k b_i + (b_i - 1) / 2)``): the
+    midpoint rule over segments, accurate to ``O((b_i / n_i)^2)`` relative
+    when ``Q`` and ``theta`` change on the scale of the cycle (long cycles
+    with repairs: at most ``cap`` blocks per interval).
+    """
+    log_q0, restart, _ = law.restart_terms(rho)
+    alpha = kappa + d
+    width = np.maximum(np.ceil(segments / cap), 1.0)
+    blocks = np.ceil(segments / width).astype(np.int64)
+    owner = np.repeat(np.arange(kappa.size), blocks)
+    first = np.cumsum(blocks) - blocks
+    w = width[owner]
+    start = rho + alpha[owner] * ((np.arange(owner.size) - first[owner]) * w + (w - 1) / 2)
+    k = kappa[owner]
+    log_start = law.logq(start) - log_q0
+    log_mid = law.logq(start + k) - log_q0
+    log_end = law.logq(start + alpha[owner]) - log_q0
+    pieces = survival_integral(
+        np.concatenate([log_start, log_mid]),
+        np.concatenate([log_mid, log_end]),
+        np.concatenate([k, np.full(k.size, d)]),
+    )
+    kept = np.exp(log_end) + planned_kept(law, start, k, d, log_q0)
+    rows = w * np.stack([pieces[: k.size], pieces[k.size :], kept, kept * law.theta(start + k / 2)])
+    compute, checkpoint, kept_sum, useful_sum = np.add.reduceat(rows, first, axis=1)
+    kept_compute, useful = kappa * kept_sum, kappa * useful_sum
+    return RenewalTerms(
+        useful=useful,
+        redundancy=kept_compute - useful,
+        checkpoint=checkpoint,
+        restart=np.full(kappa.size, restart),
+        lost=np.maximum(compute - kept_compute, 0.0),
+        log_q0=log_q0,
+    )
+
+
+def planned_kept(
+    law: CycleLaw, start: np.ndarray, k: np.ndarray, d: float, log_q0: float
+) -> np.ndarray:
+    """Share of each segment's work kept by a planned restart inside it (0 without).
+
+    A planned restart keeps the work of the current segment: with ``f_p =
+    Q h`` the density of a planned end (``h``: :meth:`CycleLaw.planned_hazard`)
+    and ``w(u)`` the compute done in the segment by ``u``, the share is
+    ``int f_p(u) w(u) du / (kappa Q(rho))`` over the segment:
+    ``int_0^kappa f_p(s + x) x dx / kappa + int_kappa^{kappa+delta} f_p(s + x) dx``,
+    each by 8-point Gauss-Legendre (``f_p`` changes within a segment when
+    the trigger is near).
+
+    Examples
+    --------
+    >>> from spare_theory.cycles.laws import cycle_law
+    >>> planned_kept(cycle_law("rep", 8, 2), np.zeros(1), np.ones(1), 0.1, 0.0).tolist()
+    [0.0]
+    """
+    if not law.planned:
+        return np.zeros(start.shape)
+    x, w = np.polynomial.legendre.leggauss(_GAUSS_POINTS)
+    x, w = (x + 1) / 2, w / 2  # on [0, 1]
+
+    def density(u: np.ndarray) -> np.ndarray:
+        return np.exp(law.logq(u) - log_q0) * law.planned_hazard(u)
+
+    compute = density(start[:, None] + k[:, None] * x) @ (w * x) * k
+    checkpoint = density(start[:, None] + k[:, None] + d * x) @ w * d
+    return compute + checkpoint
+
+
+def scaled_times(scenario: Scenario, tau_minutes: ArrayLike) -> tuple[float, np.ndarray, float]:
+    """``(rho, kappa, d)``: restart, interval(s) and checkpoint in units of ``1/lambda``.
+
+    Examples
+    --------
+    >>> sc = Scenario(gpus=1024, gpus_per_group=8, gpu_mtbf_hours=2000.0,
+    ...               restart_minutes=30, checkpoint_minutes=6, work_hours=48)
+    >>> rho, kappa, d = scaled_times(sc, [60.0])
+    >>> round(rho, 6), kappa.tolist(), round(d, 6)
+    (0.002, [0.004], 0.0004)
+    """
+    lam = scenario.group_failure_rate_per_hour
+    return (
+        lam * scenario.restart_minutes / 60,
+        lam * np.asarray(tau_minutes, dtype=float) / 60,
+        lam * scenario.checkpoint_minutes / 60,
+    )
+
+
+def estimate_from(
+    scenario: Scenario,
+    strategy: str,
+    r: int,
+    tau_minutes: float,
+    terms: RenewalTerms,
+    i: int = 0,
+) -> TrainingEstimate:
+    """The estimate at interval ``tau_minutes``, entry ``i`` of ``terms``.
+
+    ``hours = W * E[X] / E[P]``, the breakdown is ``hours`` split in the
+    shares of the five parts of ``E[X]``, and the restarts are
+    ``W / E[P]`` with ``E[P] = useful * Q(rho) / lambda`` (in logs:
+    ``Q(rho)`` underflows in the restart-dominated regime).
+
+    Examples
+    --------
+    >>> from spare_theory.cycles.laws import cycle_law
+    >>> sc = Scenario(gpus=1024, gpus_per_group=8, gpu_mtbf_hours=2000.0,
+    ...               restart_minutes=20, checkpoint_minutes=5, work_hours=48)
+    >>> law = cycle_law("rep", sc.groups, 2)
+    >>> terms = renewal_terms(law, *scaled_times(sc, [30.0, 60.0]))
+    >>> round(estimate_from(sc, "rep", 2, 60.0, terms, 1).hours, 2)
+    107.14
+    """
+    lam = scenario.group_failure_rate_per_hour
+    values = {k: float(getattr(terms, k)[i]) for k in _PARTS}
+    log_q0 = terms.log_q0
+    total = sum(values[k] for k in _PARTS)
+    W = scenario.work_hours
+    useful = values["useful"]
+    hours = W * float(terms.hours_per_work_hour()[i])
+    shares = {k: values[k] / total if math.isfinite(total) and total > 0 else 0.0 for k in _PARTS}
+    parts = {
+        k: (shares[k] * hours if shares[k] > 0 else 0.0)
+        for k in ("redundancy", "checkpoint", "restart", "lost")
+    }
+    log_restarts = math.log(W * lam / useful) - min(log_q0, 0.0) if useful > 0 else math.inf
+    restarts = math.exp(log_restarts) if log_restarts < 700 else math.inf
+    cycle_hours = hours / restarts if math.isfinite(hours) and restarts > 0 else math.inf
+    return TrainingEstimate(
+        strategy=strategy,
+        r=r,
+        checkpoint_interval_minutes=float(tau_minutes),
+        hours=float(hours),
+        availability=float(W / hours) if math.isfinite(hours) else 0.0,
+        uptime=1.0 - shares["restart"] if math.isfinite(total) and total > 0 else 0.0,
+        useful_hours=float(W) if math.isfinite(hours) else math.inf,
+        redundancy_hours=parts["redundancy"],
+        checkpoint_hours=parts["checkpoint"],
+        restart_hours=parts["restart"],
+        lost_hours=parts["lost"],
+        restarts=float(restarts),
+        cycle_hours=float(cycle_hours),
+    )
+
+
+def evaluate(
+    scenario: Scenario,
+    law: CycleLaw,
+    tau_minutes: float,
+    *,
+    strategy: str | None = None,
+) -> TrainingEstimate:
+    """The renewal-reward estimate of ``scenario`` under cycle law ``law`` at interval ``tau``.
+
+    No argument checks (see :func:`spare_theory.training.estimate.time_to_train`, the
+    checked front door).
+
+    Parameters
+    ----------
+    scenario : Scenario
+        Cluster, failure rate, costs and work.
+    law : CycleLaw
+        The strategy's cycle at ``N = scenario.groups``
+        (:func:`~spare_theory.cycles.laws.cycle_law`).
+    tau_minutes : float
+        Compute time between checkpoints, minutes, ``> 0``.
+    strategy : str, optional
+        Strategy name reported in the estimate (default ``law.name``; SPARe
+        and Rep at ``r = 1`` run the CKPT-only law under their own name).
+
+    Returns
+    -------
+    TrainingEstimate
+
+    Examples
+    --------
+    >>> from spare_theory.cycles.laws import cycle_law
+    >>> sc = Scenario(gpus=1024, gpus_per_group=8, gpu_mtbf_hours=2000.0,
+    ...               restart_minutes=20, checkpoint_minutes=5, work_hours=48)
+    >>> round(evaluate(sc, cycle_law("rep", sc.groups, 2), 60.0).hours, 2)
+    107.14
+    """
+    terms = renewal_terms(law, *scaled_times(scenario, [tau_minutes]))
+    name = law.name if strategy is None else strategy
+    return estimate_from(scenario, name, law.r, tau_minutes, terms, 0)
+
+
+def hours_grid(
+    scenario: Scenario, law: CycleLaw, log_tau: ArrayLike
+) -> tuple[RenewalTerms, np.ndarray]:
+    """The terms and hours per hour of work at every ``tau = exp(log_tau)`` minutes.
+
+    Examples
+    --------
+    >>> from spare_theory.cycles.laws import cycle_law
+    >>> sc = Scenario(gpus=1024, gpus_per_group=8, gpu_mtbf_hours=2000.0,
+    ...               restart_minutes=20, checkpoint_minutes=5, work_hours=48)
+    >>> terms, ratio = hours_grid(sc, cycle_law("rep", sc.groups, 2), np.log([30.0, 60.0]))
+    >>> print(np.round(48 * ratio, 2))
+    [114.4  107.14]
+    """
+    terms = renewal_terms(law, *scaled_times(scenario, np.exp(np.asarray(log_tau, dtype=float))))
+    return terms, terms.hours_per_work_hour()

@@ -1,0 +1,475 @@
+"""A training scenario: cluster size, group size, failure rate and costs.
+
+Units live in the names (hours, minutes).  ``N = gpus // gpus_per_group``
+data-parallel groups train the model; when ``gpus_per_group`` does not divide
+``gpus`` the ``gpus mod gpus_per_group`` left-over GPUs sit outside every group
+(they compute nothing and their failures stop nothing), which is how the
+published "600k GPUs, N about 146 at 4096 GPUs per group" figures are counted.
+
+A GPU fails at rate ``1 / gpu_mtbf_hours`` (exponential lifetimes, the
+default ``failure_law``), so a group of ``M`` GPUs fails at rate
+``lambda = M / gpu_mtbf_hours`` per hour and the ``N M`` grouped GPUs at
+``N lambda``.  Other laws (``failure_law="weibull"`` or a frozen
+``scipy.stats`` distribution of one GPU's lifetime) give each group the law of
+the first of its ``M`` GPU failures (:attr:`Scenario.group_lifetime_law`) and
+``lambda = 1 / E[group lifetime]``.
+
+The argument checks shared by the model (:mod:`spare_theory.training.estimate`) and the
+independent simulation (:mod:`spare_theory.hourly.simulation`) live here too:
+:func:`check_plan` (which strategies exist and which redundancy each accepts)
+and :func:`check_checkpoint_interval`.  They are the definition of a plan, not
+part of either model, so the simulation can share them and stay independent.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+from dataclasses import dataclass
+from typing import Any
+
+from scipy import stats
+
+from .._validation import as_choice, as_count, as_real
+from ..lifetimes.laws import (
+    DEFAULT_WEIBULL_SHAPE,
+    group_weibull_from_gpu,
+    minimum_law,
+    validate_lifetime_law,
+)
+from ..lifetimes.outages import REPAIR_LAWS, check_repair_fields
+from ..placement.placements import modular_ruler
+
+__all__ = [
+    "FAILURE_LAWS",
+    "LLAMA3_H100_GPU_MTBF_HOURS",
+    "REPAIR_LAWS",
+    "STRATEGIES",
+    "Scenario",
+    "check_checkpoint_interval",
+    "check_plan",
+]
+
+# Llama 3 405B pre-training: 419 unexpected interruptions in 54 days on 16,384
+# H100 GPUs (Dubey et al. 2024, "The Llama 3 Herd of Models"): 16384 * 54 * 24 / 419
+# GPU-hours per failure = 50,677.0 (printed as 50,677 everywhere).
+#: Per-GPU MTBF of an H100, hours: 16384 * 54 * 24 / 419 = 50,677.0, from the 419
+#: unexpected interruptions in 54 days on 16,384 H100 GPUs of Llama 3 405B pre-training
+#: (Dubey et al. 2024, "The Llama 3 Herd of Models").  The default of
+#: ``Scenario.gpu_mtbf_hours``.
+LLAMA3_H100_GPU_MTBF_HOURS = 16384 * 54 * 24 / 419
+
+#: Named GPU lifetime laws (a frozen ``scipy.stats`` distribution, in hours, is also accepted).
+FAILURE_LAWS = ("exponential", "weibull")
+
+#: Named repair-time laws (a frozen ``scipy.stats`` distribution, in minutes, is also accepted).
+
+#: Fault-tolerance strategies: CKPT-only, Rep+CKPT and SPARe+CKPT.
+STRATEGIES = ("ckpt", "rep", "spare")
+
+
+@dataclass(frozen=True, kw_only=True)
+class Scenario:
+    """One training run on a cluster.
+
+    Parameters
+    ----------
+    gpus : int
+        GPUs available, ``G >= 1``.
+    gpus_per_group : int
+        GPUs per data-parallel group (one model replica), ``1 <= M <= G``.
+    gpu_mtbf_hours : float
+        Mean time between failures of one GPU, hours, ``> 0``; default
+        :data:`LLAMA3_H100_GPU_MTBF_HOURS` (50,677 h, an H100 in the Llama 3
+        paper, Dubey et al. 2024), as on the command line.
+    restart_minutes : float
+        Cost ``R`` of a global restart (communicator re-initialisation and
+        reload), minutes, ``>= 0``.
+    checkpoint_minutes : float
+        Cost ``delta`` of writing one checkpoint, minutes, ``>= 0``.
+    work_hours : float
+        Failure-free wall time of the run on all ``N`` groups with no
+        redundancy and no checkpoints, hours, ``> 0``.
+    failure_law : str or frozen scipy.stats distribution
+        Law of one GPU's lifetime: ``"exponential"`` (default) or
+        ``"weibull"`` (shape ``weibull_shape``), both with mean
+        ``gpu_mtbf_hours``, or a frozen continuous ``scipy.stats``
+        distribution in hours (then ``gpu_mtbf_hours`` is not used for the
+        failures).  Each group runs a renewal process: after a failure its
+        next lifetime is drawn afresh from the group law (the first of its
+        ``M`` GPUs to fail, :attr:`group_lifetime_law`), and clocks are not
+        reset at global restarts (the published simulator's semantics).
+        For Weibull GPUs the group law is Weibull(``k``, ``s M^(-1/k)``), the
+        minimum of ``M`` iid Weibull(``k``, ``s``): for ``k < 1`` a group
+        fails ``M^(1/k - 1)`` times as often as ``M`` exponential GPUs of the
+        same mean.  The model treats every clock as stationary (the
+        equilibrium residual-life law; ``docs/theory.md`` section 4); the
+        laws other than exponential are not combined with repairs or
+        failure domains.
+    weibull_shape : float
+        Weibull shape ``k > 0`` of a GPU's lifetime for
+        ``failure_law="weibull"`` (default 0.78, the SPARe paper's value).
+    repair_minutes : float, optional
+        Mean time from a group's failure until a replacement rejoins the
+        running job without a global restart, minutes, ``> 0``.  ``None``
+        (the default) is the model without repairs: a failed group stays out
+        until the next global restart.
+    repair_law : str or frozen scipy.stats distribution
+        Law of the repair time: ``"exponential"`` (default) or ``"fixed"``
+        with mean ``repair_minutes``, or a frozen ``scipy.stats``
+        distribution in minutes (then ``repair_minutes`` defaults to its
+        mean and, if given, must equal it).
+    rejoin_minutes : float
+        Stall of the whole job while a rejoining group loads the model
+        state, minutes, ``>= 0`` (default 0).  Only with repairs.
+    planned_restart_failures : int, optional
+        Planned restarts: a global restart *without rollback* (the work of
+        the current segment is kept) as soon as this many groups are down at
+        once (failed and not yet repaired), ``1 <= k <= N``; the step cost
+        has then grown to about ``E[S*_k]`` (SPARe).  ``None`` (default):
+        restarts only at wipe-outs.  See ``docs/theory.md`` section 6.
+    planned_restart_cost : float, optional
+        Planned restarts triggered by the step cost: a global restart without
+        rollback as soon as the current step cost reaches ``c > 1`` (SPARe:
+        ``S*`` stack layers, or the micro-batch load with ``microbatches =
+        m``, in shard units; a failure-free step costs 1).  Rep's and
+        CKPT-only's steps do not grow with failures, so it never fires for
+        them.  The model maps ``c`` to the down count ``k(c)`` at which the
+        expected cost reaches ``c``
+        (:func:`~spare_theory.hourly.repairs.cost_trigger_failures`); the simulation
+        triggers on the exact cost.  Not together with
+        ``planned_restart_failures``.  ``None`` (default): no cost trigger.
+    domain_size : int, optional
+        Groups per failure domain (rack, switch; contiguous blocks of groups),
+        ``1 <= m <= N``.  ``None`` (default): no domain failures, today's model.
+    domain_mtbf_hours : float, optional
+        Mean time between failures of one domain as a whole (all its groups
+        at once), hours, ``> 0``, beside the independent group failures; set
+        together with ``domain_size`` (:mod:`spare_theory.hourly.domains`).
+    lemon_fraction : float
+        Share of *lemon* groups, ``0 <= phi <= 1`` (default 0).
+    lemon_rate_factor : float
+        Failure rate of a lemon group relative to the others, ``>= 1``
+        (default 1).
+
+    Raises
+    ------
+    ValueError
+        Naming the field: non-integer or boolean counts, ``gpus_per_group``
+        larger than ``gpus``, NaN or infinite values, ``gpu_mtbf_hours <= 0``,
+        negative costs, ``work_hours <= 0``, an unknown failure law; a
+        ``repair_minutes`` not ``> 0``, an unknown ``repair_law`` or one
+        whose mean differs from ``repair_minutes``, a ``rejoin_minutes``
+        without repairs; both ``planned_restart_failures`` and
+        ``planned_restart_cost`` set, or a ``planned_restart_cost`` not ``> 1``.
+    TypeError
+        On positional arguments: every field is a keyword.
+
+    Examples
+    --------
+    >>> sc = Scenario(gpus=1024, gpus_per_group=8, gpu_mtbf_hours=2000.0,
+    ...               restart_minutes=20, checkpoint_minutes=5, work_hours=48)
+    >>> sc.groups, round(sc.group_failure_rate_per_hour, 6), round(sc.cluster_mtbf_minutes, 2)
+    (128, 0.004, 117.19)
+    """
+
+    gpus: int
+    gpus_per_group: int
+    gpu_mtbf_hours: float = LLAMA3_H100_GPU_MTBF_HOURS
+    restart_minutes: float
+    checkpoint_minutes: float
+    work_hours: float
+    failure_law: Any = "exponential"
+    weibull_shape: float = DEFAULT_WEIBULL_SHAPE
+    repair_minutes: float | None = None
+    repair_law: Any = "exponential"
+    rejoin_minutes: float = 0.0
+    domain_size: int | None = None
+    domain_mtbf_hours: float | None = None
+    lemon_fraction: float = 0.0
+    lemon_rate_factor: float = 1.0
+    planned_restart_failures: int | None = None
+    planned_restart_cost: float | None = None
+
+    def __post_init__(self) -> None:
+        gpus = as_count(self.gpus, "gpus")
+        per_group = as_count(self.gpus_per_group, "gpus_per_group", maximum=gpus)
+        checked = {
+            "gpus": gpus,
+            "gpus_per_group": per_group,
+            "gpu_mtbf_hours": as_real(
+                self.gpu_mtbf_hours, "gpu_mtbf_hours", minimum=0.0, strict_minimum=True
+            ),
+            "restart_minutes": as_real(self.restart_minutes, "restart_minutes", minimum=0.0),
+            "checkpoint_minutes": as_real(
+                self.checkpoint_minutes, "checkpoint_minutes", minimum=0.0
+            ),
+            "work_hours": as_real(self.work_hours, "work_hours", minimum=0.0, strict_minimum=True),
+            "failure_law": _check_failure_law(self.failure_law),
+            "weibull_shape": as_real(
+                self.weibull_shape, "weibull_shape", minimum=0.0, strict_minimum=True
+            ),
+        }
+        checked.update(_check_repairs(self.repair_minutes, self.repair_law, self.rejoin_minutes))
+        checked.update(
+            _check_domains(
+                gpus // per_group,
+                self.domain_size,
+                self.domain_mtbf_hours,
+                self.lemon_fraction,
+                self.lemon_rate_factor,
+            )
+        )
+        if self.planned_restart_failures is not None:
+            checked["planned_restart_failures"] = as_count(
+                self.planned_restart_failures,
+                "planned_restart_failures",
+                maximum=gpus // per_group,
+            )
+        if self.planned_restart_cost is not None:
+            if self.planned_restart_failures is not None:
+                raise ValueError(
+                    "planned_restart_failures and planned_restart_cost are two triggers of the "
+                    "same planned restart: set at most one, got "
+                    f"planned_restart_failures={self.planned_restart_failures!r}, "
+                    f"planned_restart_cost={self.planned_restart_cost!r}"
+                )
+            checked["planned_restart_cost"] = as_real(
+                self.planned_restart_cost,
+                "planned_restart_cost",
+                minimum=1.0,
+                strict_minimum=True,
+            )
+        # Store the normalised values (ints for counts, floats for times).
+        for name, value in checked.items():
+            object.__setattr__(self, name, value)
+        if not self.exponential and (
+            self.repair_minutes is not None or self.domain_size is not None or self.lemon_fraction
+        ):
+            raise ValueError(
+                f"failure_law={_law_name(self.failure_law)!r} is modelled without repairs, "
+                "failure domains or lemons: use failure_law='exponential' with those"
+            )
+
+    @property
+    def groups(self) -> int:
+        """``N = gpus // gpus_per_group`` data-parallel groups."""
+        return self.gpus // self.gpus_per_group
+
+    @property
+    def repairs(self) -> bool:
+        """Whether failed groups come back without a global restart (``repair_minutes`` set)."""
+        return self.repair_minutes is not None
+
+    @property
+    def exponential(self) -> bool:
+        """Whether GPU lifetimes are exponential (``failure_law="exponential"``)."""
+        return isinstance(self.failure_law, str) and self.failure_law == "exponential"
+
+    @functools.cached_property
+    def group_lifetime_law(self) -> Any:
+        """Lifetime law of one group (its first GPU failure), a frozen distribution in hours.
+
+        Exponential: ``expon(scale=gpu_mtbf_hours / M)``.  Weibull: the
+        minimum of ``M`` iid Weibull(``k``, ``s``) with
+        ``s = gpu_mtbf_hours / Gamma(1 + 1/k)`` is Weibull(``k``, ``s M^(-1/k)``)
+        (:func:`~spare_theory.lifetimes.laws.group_weibull_from_gpu`).  Any other
+        law: ``sf_group = sf^M``
+        (:func:`~spare_theory.lifetimes.laws.minimum_law`, a ``rv_continuous``
+        subclass with the exact inverse; its mean by quadrature).
+
+        Examples
+        --------
+        >>> sc = Scenario(gpus=1024, gpus_per_group=8, gpu_mtbf_hours=2000.0,
+        ...               restart_minutes=20, checkpoint_minutes=5, work_hours=48,
+        ...               failure_law="weibull")
+        >>> law = sc.group_lifetime_law
+        >>> round(float(law.args[0]), 2), round(float(law.mean()), 2)
+        (0.78, 139.07)
+        """
+        M = self.gpus_per_group
+        if self.exponential:
+            return stats.expon(scale=self.gpu_mtbf_hours / M)
+        if isinstance(self.failure_law, str):
+            k = self.weibull_shape
+            return group_weibull_from_gpu(k, self.gpu_mtbf_hours / math.gamma(1.0 + 1.0 / k), M)
+        return minimum_law(self.failure_law, M)
+
+    @property
+    def group_failure_rate_per_hour(self) -> float:
+        """``lambda``: failures of one group per hour, ``1 / E[group lifetime]``.
+
+        ``gpus_per_group / gpu_mtbf_hours`` for exponential lifetimes.
+        """
+        if self.exponential:
+            return self.gpus_per_group / self.gpu_mtbf_hours
+        return 1.0 / float(self.group_lifetime_law.mean())
+
+    @property
+    def cluster_mtbf_minutes(self) -> float:
+        """``60 / (N lambda)``: mean minutes between failures of the grouped GPUs."""
+        return 60.0 / (self.groups * self.group_failure_rate_per_hour)
+
+    @classmethod
+    def published_600k(
+        cls,
+        gpus_per_group: int = 2048,
+        *,
+        checkpoint_minutes: float = 5.0,
+        work_hours: float = 720.0,
+        restart_minutes: float = 60.0,
+    ) -> Scenario:
+        """The published scenario: 600,000 H100 GPUs, Llama-3-derived per-GPU MTBF, 60 min restart.
+
+        The cluster MTBF is ``60 * 50,677 / 600,000 = 5.07`` minutes.  The
+        checkpoint cost and the work are not published; the defaults (5 min,
+        720 h = 30 days) are this package's choice.
+
+        Examples
+        --------
+        >>> sc = Scenario.published_600k()
+        >>> sc.groups, round(sc.cluster_mtbf_minutes, 2)
+        (292, 5.07)
+        """
+        return cls(
+            gpus=600_000,
+            gpus_per_group=gpus_per_group,
+            gpu_mtbf_hours=LLAMA3_H100_GPU_MTBF_HOURS,
+            restart_minutes=restart_minutes,
+            checkpoint_minutes=checkpoint_minutes,
+            work_hours=work_hours,
+        )
+
+    def __str__(self) -> str:
+        return (
+            f"{self.gpus:,} GPUs in N={self.groups:,} groups of {self.gpus_per_group}, "
+            f"GPU MTBF {self.gpu_mtbf_hours:,.0f} h (cluster {self.cluster_mtbf_minutes:.3g} min), "
+            f"R={self.restart_minutes:g} min, delta={self.checkpoint_minutes:g} min, "
+            f"work {self.work_hours:g} h"
+            + (
+                f", repairs {self.repair_minutes:g} min ({_law_name(self.repair_law)}), "
+                f"rejoin {self.rejoin_minutes:g} min"
+                if self.repair_minutes is not None
+                else ""
+            )
+            + (
+                ""
+                if self.exponential
+                else f", {_law_name(self.failure_law)} GPU lifetimes"
+                + (f" (shape {self.weibull_shape:g})" if self.failure_law == "weibull" else "")
+            )
+        )
+
+
+def _check_failure_law(law: Any) -> Any:
+    """``failure_law`` checked: a name in :data:`FAILURE_LAWS` or a frozen distribution."""
+    if isinstance(law, str) or law is None:
+        return as_choice(law, "failure_law", FAILURE_LAWS)
+    return validate_lifetime_law(law, "failure_law")
+
+
+def _law_name(law: Any) -> str:
+    """``"exponential"``, ``"fixed"`` or the scipy distribution's name."""
+    return law if isinstance(law, str) else getattr(getattr(law, "dist", law), "name", "custom")
+
+
+def _check_repairs(minutes: Any, law: Any, rejoin: Any) -> dict[str, Any]:
+    """The normalised repair fields of a Scenario (see its docstring)."""
+    return check_repair_fields(minutes, law, rejoin, unit="minutes")
+
+
+def check_plan(scenario: Any, strategy: Any, r: Any) -> tuple[str, int]:
+    """Check a plan's scenario, strategy and redundancy; return ``(strategy, r)``.
+
+    The rules that define a plan, shared by the model and the event
+    simulation: ``"ckpt"`` takes ``r = None`` or ``1``; ``"rep"`` any integer
+    ``1 <= r <= N``; ``"spare"`` any ``1 <= r <= N`` for which a modular
+    Golomb ruler with ``r`` marks exists at ``N`` (checked with
+    :func:`spare_theory.placement.placements.modular_ruler`).
+
+    Parameters
+    ----------
+    scenario : Scenario
+        The run (``N = scenario.groups``).
+    strategy : {"ckpt", "rep", "spare"}
+        Fault-tolerance strategy.
+    r : int or None
+        Redundancy.
+
+    Returns
+    -------
+    tuple of (str, int)
+        The strategy and ``r`` as an ``int`` (1 for ``"ckpt"``).
+
+    Raises
+    ------
+    ValueError
+        Naming the argument: not a Scenario, unknown strategy, ``r`` missing,
+        out of range or not 1 for ``"ckpt"``, no modular ruler for ``(N, r)``.
+
+    Examples
+    --------
+    >>> sc = Scenario(gpus=1024, gpus_per_group=8, gpu_mtbf_hours=2000.0,
+    ...               restart_minutes=20, checkpoint_minutes=5, work_hours=48)
+    >>> check_plan(sc, "ckpt", None), check_plan(sc, "spare", 4.0)
+    (('ckpt', 1), ('spare', 4))
+    """
+    if not isinstance(scenario, Scenario):
+        raise ValueError(f"scenario must be a Scenario, got {type(scenario).__name__}")
+    strategy = as_choice(strategy, "strategy", STRATEGIES)
+    N = scenario.groups
+    if strategy == "ckpt":
+        if r is not None and as_count(r, "r") != 1:
+            raise ValueError(f"r must be 1 (or None) for strategy 'ckpt', got {r}")
+        return strategy, 1
+    if r is None:
+        raise ValueError(f"r is required for strategy {strategy!r} (an integer >= 1)")
+    r = as_count(r, "r", maximum=N)
+    if strategy == "spare" and r > 1:
+        modular_ruler(N, r)  # raises ValueError naming N and r if no ruler exists
+    return strategy, r
+
+
+def check_checkpoint_interval(minutes: Any) -> float:
+    """Check a checkpoint interval (compute minutes between checkpoints, ``> 0``).
+
+    Parameters
+    ----------
+    minutes : float
+        Compute time ``tau`` between checkpoints, minutes.
+
+    Returns
+    -------
+    float
+        ``minutes`` as a float.
+
+    Raises
+    ------
+    ValueError
+        Naming ``checkpoint_interval_minutes`` if not a finite number ``> 0``.
+
+    Examples
+    --------
+    >>> check_checkpoint_interval(30)
+    30.0
+    """
+    return as_real(minutes, "checkpoint_interval_minutes", minimum=0.0, strict_minimum=True)
+
+
+def _check_domains(
+    groups: int, size: Any, mtbf: Any, lemon_fraction: Any, lemon_factor: Any
+) -> dict[str, Any]:
+    """The domain and lemon fields, checked (``None`` domains: today's model)."""
+    if (size is None) != (mtbf is None):
+        raise ValueError(
+            "domain_size and domain_mtbf_hours must be given together (or both None), got "
+            f"domain_size={size!r}, domain_mtbf_hours={mtbf!r}"
+        )
+    return {
+        "domain_size": None if size is None else as_count(size, "domain_size", maximum=groups),
+        "domain_mtbf_hours": None
+        if mtbf is None
+        else as_real(mtbf, "domain_mtbf_hours", minimum=0.0, strict_minimum=True),
+        "lemon_fraction": as_real(lemon_fraction, "lemon_fraction", minimum=0.0, maximum=1.0),
+        "lemon_rate_factor": as_real(lemon_factor, "lemon_rate_factor", minimum=1.0),
+    }

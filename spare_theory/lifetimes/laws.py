@@ -1,0 +1,441 @@
+"""Lifetime laws of one data-parallel group, in seconds.
+
+A group's lifetime law is a frozen continuous :mod:`scipy.stats` distribution
+with positive support, in seconds: ``d.mean()``, ``d.sf(t)``,
+``d.rvs(size, random_state=rng)`` are all a simulation or a model needs.
+After a failure the group's next lifetime is drawn afresh (a renewal process
+per group), so the long-run failure rate of ``N`` groups is ``N / d.mean()``
+whatever the law.
+
+The SPARe paper's scenario (and the authors' public simulator,
+tsinghua-fib-lab/AutoSOTA, ``ICML-2026/paper-3612-SPARe/best_code``) gives
+each of ``N`` groups a mean lifetime of ``300 N`` seconds, so the cluster of
+``N`` groups fails every 300 s on average for any ``N``; the lifetimes are
+exponential, or Weibull with shape ``0.78`` and the same mean (infant
+mortality: a decreasing hazard).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+from numpy.typing import ArrayLike
+from scipy import integrate, stats
+
+from .._validation import as_count, as_real
+
+__all__ = [
+    "DEFAULT_WEIBULL_SHAPE",
+    "LIFETIME_LAWS",
+    "EquilibriumLifetimes",
+    "equilibrium_law",
+    "group_weibull_from_gpu",
+    "lifetime_law",
+    "minimum_law",
+    "validate_lifetime_law",
+]
+
+#: Named laws accepted by :func:`lifetime_law`.
+LIFETIME_LAWS = ("exponential", "weibull")
+
+#: Weibull shape of the SPARe paper's Weibull scenario.
+DEFAULT_WEIBULL_SHAPE = 0.78
+
+
+def validate_lifetime_law(law: Any, name: str = "law") -> Any:
+    """Check that ``law`` is a usable lifetime law and return it unchanged.
+
+    A usable law is a frozen continuous ``scipy.stats`` distribution (its
+    ``dist`` is an ``rv_continuous``) whose support starts at ``>= 0`` and
+    whose mean is finite and positive.
+
+    Parameters
+    ----------
+    law : frozen scipy.stats distribution
+        The candidate law, lifetimes in seconds.
+    name : str
+        Argument name quoted in the error message.
+
+    Returns
+    -------
+    frozen scipy.stats distribution
+        ``law`` itself.
+
+    Raises
+    ------
+    ValueError
+        Naming ``name``: not a frozen continuous distribution, support
+        reaching below 0, or a mean that is not finite and positive.
+
+    Examples
+    --------
+    >>> from scipy import stats
+    >>> d = validate_lifetime_law(stats.gamma(2.0, scale=30.0))
+    >>> round(float(d.mean()), 1)
+    60.0
+    >>> validate_lifetime_law(stats.norm(5.0, 1.0))
+    Traceback (most recent call last):
+    ...
+    ValueError: law must have support in [0, inf), got lower bound -inf
+    """
+    dist = getattr(law, "dist", None)
+    if not isinstance(dist, stats.rv_continuous) or not callable(getattr(law, "rvs", None)):
+        raise ValueError(
+            f"{name} must be 'exponential', 'weibull' or a frozen continuous "
+            f"scipy.stats distribution, got {law!r}"
+        )
+    lower = float(law.support()[0])
+    if not lower >= 0.0:
+        raise ValueError(f"{name} must have support in [0, inf), got lower bound {lower}")
+    mean = float(law.mean())
+    if not (math.isfinite(mean) and mean > 0.0):
+        raise ValueError(f"{name} must have a finite positive mean, got {mean}")
+    return law
+
+
+def lifetime_law(
+    law: Any,
+    *,
+    mean_seconds: float | None = None,
+    shape: float | None = None,
+) -> Any:
+    """The lifetime law of one group, a frozen ``scipy.stats`` distribution in seconds.
+
+    - ``"exponential"``: ``expon(scale=mean_seconds)``, hazard ``1 / mean``.
+    - ``"weibull"``: ``weibull_min(k, scale=mean_seconds / Gamma(1 + 1/k))``
+      with shape ``k`` (default ``0.78``), so its mean is ``mean_seconds``.
+    - a frozen continuous ``scipy.stats`` distribution with support in
+      ``[0, inf)`` and finite positive mean: returned as is (``mean_seconds``,
+      if given, must equal its mean to 1e-9 relative; ``shape`` must be None).
+
+    Parameters
+    ----------
+    law : str or frozen scipy.stats distribution
+        ``"exponential"``, ``"weibull"`` or a frozen distribution.
+    mean_seconds : float, optional
+        Mean lifetime, seconds, ``> 0``; required for the named laws.
+    shape : float, optional
+        Weibull shape ``k > 0`` (only for ``"weibull"``; default 0.78).
+
+    Returns
+    -------
+    frozen scipy.stats distribution
+        Lifetimes in seconds.
+
+    Raises
+    ------
+    ValueError
+        Naming ``law``, ``mean_seconds`` or ``shape``.
+
+    Examples
+    --------
+    The paper's Weibull law at ``N = 200`` (mean ``300 N = 60,000`` s):
+
+    >>> d = lifetime_law("weibull", mean_seconds=300 * 200)
+    >>> round(float(d.kwds["scale"])), round(float(d.mean()))
+    (51979, 60000)
+    >>> round(float(lifetime_law("exponential", mean_seconds=60.0).sf(60.0)), 4)
+    0.3679
+    """
+    if isinstance(law, str):
+        if law not in LIFETIME_LAWS:
+            raise ValueError(f"law must be one of {list(LIFETIME_LAWS)}, got {law!r}")
+        if mean_seconds is None:
+            raise ValueError(f"mean_seconds is required for law {law!r}")
+        mean = as_real(mean_seconds, "mean_seconds", minimum=0.0, strict_minimum=True)
+        if law == "exponential":
+            if shape is not None:
+                raise ValueError("shape must be None for law 'exponential'")
+            return stats.expon(scale=mean)
+        k = DEFAULT_WEIBULL_SHAPE if shape is None else shape
+        k = as_real(k, "shape", minimum=0.0, strict_minimum=True)
+        scale = mean / math.gamma(1.0 + 1.0 / k)
+        if not (math.isfinite(scale) and scale > 0.0):
+            raise ValueError(f"shape={k} gives no finite Weibull scale for mean {mean}")
+        return stats.weibull_min(k, scale=scale)
+    validate_lifetime_law(law, "law")
+    if shape is not None:
+        raise ValueError("shape must be None when law is a frozen distribution")
+    if mean_seconds is not None:
+        mean = as_real(mean_seconds, "mean_seconds", minimum=0.0, strict_minimum=True)
+        if not math.isclose(float(law.mean()), mean, rel_tol=1e-9):
+            raise ValueError(
+                f"mean_seconds={mean} differs from the mean {float(law.mean())} of law"
+            )
+    return law
+
+
+def group_weibull_from_gpu(shape: float, gpu_scale_seconds: float, gpus_per_group: int) -> Any:
+    """Lifetime law of a group of ``n`` GPUs with iid Weibull(``k``, ``s``) lifetimes.
+
+    The group fails at its first GPU failure.  The minimum of ``n`` iid
+    Weibull(``k``, ``s``) lifetimes is Weibull(``k``, ``s n^(-1/k)``), because
+    ``P(min > t) = exp(-(t/s)^k)^n = exp(-(t / (s n^(-1/k)))^k)``.
+
+    Parameters
+    ----------
+    shape : float
+        Weibull shape ``k > 0``.
+    gpu_scale_seconds : float
+        Weibull scale ``s`` of one GPU's lifetime, seconds, ``> 0``.
+    gpus_per_group : int
+        GPUs per group, ``n >= 1``.
+
+    Returns
+    -------
+    frozen scipy.stats distribution
+        ``weibull_min(k, scale=s * n**(-1/k))``, seconds.
+
+    Examples
+    --------
+    >>> d = group_weibull_from_gpu(0.78, 1.0e9, 3000)
+    >>> round(float(d.kwds["scale"]) / 1.0e9 * 3000 ** (1 / 0.78), 6)
+    1.0
+    """
+    k = as_real(shape, "shape", minimum=0.0, strict_minimum=True)
+    s = as_real(gpu_scale_seconds, "gpu_scale_seconds", minimum=0.0, strict_minimum=True)
+    n = as_count(gpus_per_group, "gpus_per_group")
+    scale = float(s * np.exp(-np.log(n) / k))
+    if not (math.isfinite(scale) and scale > 0.0):
+        raise ValueError(f"shape={k} and gpus_per_group={n} give no positive finite scale")
+    return stats.weibull_min(k, scale=scale)
+
+
+class _Minimum(stats.rv_continuous):
+    """The minimum of ``n`` iid lifetimes of ``base``: ``sf = sf_base^n`` (:func:`minimum_law`)."""
+
+    def __init__(self, base: Any = None, n: int = 1, **kwargs: Any) -> None:
+        kwargs.setdefault("a", float(base.support()[0]))
+        kwargs.setdefault("name", "minimum")
+        super().__init__(**kwargs)
+        self.base, self.n = base, n
+
+    def _updated_ctor_param(self) -> dict[str, Any]:
+        # Freezing rebuilds the instance from these parameters: keep base and n.
+        return {**super()._updated_ctor_param(), "base": self.base, "n": self.n}
+
+    def _logsf(self, x: np.ndarray) -> np.ndarray:
+        return self.n * np.asarray(self.base.logsf(x), dtype=float)
+
+    def _sf(self, x: np.ndarray) -> np.ndarray:
+        return np.exp(self._logsf(x))
+
+    def _cdf(self, x: np.ndarray) -> np.ndarray:
+        return -np.expm1(self._logsf(x))
+
+    def _pdf(self, x: np.ndarray) -> np.ndarray:
+        base_logsf = np.asarray(self.base.logsf(x), dtype=float)
+        return (
+            self.n * np.asarray(self.base.pdf(x), dtype=float) * np.exp((self.n - 1) * base_logsf)
+        )
+
+    def _ppf(self, q: np.ndarray) -> np.ndarray:
+        # P(min <= x) = q  <=>  sf_base(x) = (1 - q)^(1/n).
+        return np.asarray(self.base.isf(np.exp(np.log1p(-q) / self.n)), dtype=float)
+
+    def _munp(self, n: int) -> float:
+        # E[min^k] = int_0^inf k x^(k-1) sf(x) dx, split at the median (sf^n is
+        # concentrated far below the base law's scale for large n).
+        median = float(self._ppf(np.array(0.5)))
+        lo = float(self.a)
+
+        def f(x: float) -> float:
+            return float(n * x ** (n - 1) * self._sf(np.array(x)))
+
+        head = integrate.quad(f, lo, median, limit=200)[0]
+        tail = integrate.quad(f, median, np.inf, limit=200)[0]
+        return head + tail
+
+
+def minimum_law(law: Any, n: int) -> Any:
+    """Lifetime law of a group of ``n`` components with iid lifetimes ``law`` (the first failure).
+
+    ``P(min > t) = sf(t)^n``, a frozen ``scipy.stats`` distribution (a
+    ``rv_continuous`` subclass with ``sf``, ``cdf``, ``pdf`` and the exact
+    inverse ``ppf(q) = isf((1 - q)^(1/n))``; moments by quadrature).  For a
+    Weibull law use :func:`group_weibull_from_gpu` (closed form); ``n = 1``
+    returns ``law`` itself.
+
+    Parameters
+    ----------
+    law : frozen scipy.stats distribution
+        Lifetime of one component (any unit), support in ``[0, inf)``.
+    n : int
+        Components, ``>= 1``.
+
+    Returns
+    -------
+    frozen scipy.stats distribution
+        The group's lifetime, same unit.
+
+    Examples
+    --------
+    >>> from scipy import stats
+    >>> d = minimum_law(stats.gamma(2.0, scale=10.0), 8)
+    >>> round(float(d.sf(1.0)), 6) == round(float(stats.gamma(2.0, scale=10.0).sf(1.0) ** 8), 6)
+    True
+    >>> round(float(minimum_law(stats.expon(scale=80.0), 8).mean()), 6)
+    10.0
+    """
+    validate_lifetime_law(law, "law")
+    n = as_count(n, "n")
+    return law if n == 1 else _Minimum(base=law, n=n)()
+
+
+class _Equilibrium(stats.rv_continuous):
+    """Residual life of a stationary renewal process of ``base`` (tabulated, see below)."""
+
+    def __init__(self, base: Any = None, **kwargs: Any) -> None:
+        kwargs.setdefault("a", 0.0)
+        kwargs.setdefault("name", "equilibrium")
+        super().__init__(**kwargs)
+        self.base = base
+        mean = float(base.mean())
+        # F_e(t) = int_0^t sf / m on a geometric grid up to sf = 1e-15 (the rest of
+        # the mass is put at the end by normalising), trapezoid rule: sf is smooth.
+        top = float(base.isf(1e-15))
+        self._t = np.concatenate([[0.0], np.geomspace(1e-9 * mean, top, 20_001)])
+        sf = np.asarray(base.sf(self._t), dtype=float)
+        cum = integrate.cumulative_trapezoid(sf, self._t, initial=0.0)
+        self._F = cum / cum[-1]
+        self._mean = mean
+
+    def _updated_ctor_param(self) -> dict[str, Any]:
+        return {**super()._updated_ctor_param(), "base": self.base}
+
+    def _cdf(self, x: np.ndarray) -> np.ndarray:
+        return np.interp(x, self._t, self._F)
+
+    def _sf(self, x: np.ndarray) -> np.ndarray:
+        return 1.0 - self._cdf(x)
+
+    def _pdf(self, x: np.ndarray) -> np.ndarray:
+        return np.asarray(self.base.sf(x), dtype=float) / self._mean
+
+    def _ppf(self, q: np.ndarray) -> np.ndarray:
+        return np.interp(q, self._F, self._t)
+
+
+def equilibrium_law(law: Any) -> Any:
+    """Residual-life (equilibrium) law of a stationary renewal process with lifetimes ``law``.
+
+    ``F_e(t) = int_0^t sf(s) ds / m`` (``m`` the mean lifetime): the time to
+    the next failure of a group whose renewal clock has run for a long time,
+    seen at a random instant.  Its hazard at 0 is ``1/m`` whatever the law,
+    hence the superposition of many such clocks is close to a Poisson process
+    of rate ``N / m`` (Palm-Khintchine).  Exponential: ``law`` itself.
+    Weibull(``k``, ``s``): ``F_e(t) = P(1/k, (t/s)^k)`` (regularised lower
+    incomplete gamma), the generalised gamma ``gengamma(1/k, k, scale=s)``.
+    Otherwise tabulated: ``F_e`` by the trapezoid rule on 20,001 geometric
+    points up to ``isf(1e-15)``, interpolated linearly (``ppf`` likewise).
+
+    Parameters
+    ----------
+    law : frozen scipy.stats distribution
+        Lifetime law, support in ``[0, inf)``, finite mean.
+
+    Returns
+    -------
+    frozen scipy.stats distribution
+        The residual-life law, same unit.
+
+    Examples
+    --------
+    >>> from scipy import stats
+    >>> w = stats.weibull_min(0.78, scale=2.0)
+    >>> e = equilibrium_law(w)
+    >>> e.dist.name, round(float(e.cdf(1.0)), 6)
+    ('gengamma', 0.316322)
+    >>> from scipy import integrate
+    >>> round(integrate.quad(w.sf, 0, 1.0)[0] / float(w.mean()), 6)
+    0.316322
+    """
+    validate_lifetime_law(law, "law")
+    name = law.dist.name
+    loc = float(law.kwds.get("loc", 0.0))
+    if name == "expon" and loc == 0.0:
+        return law
+    if name == "weibull_min" and loc == 0.0:
+        k = float(law.args[0]) if law.args else float(law.kwds["c"])
+        scale = float(law.kwds.get("scale", law.args[1] if len(law.args) > 2 else 1.0))
+        return stats.gengamma(1.0 / k, k, scale=scale)
+    return _Equilibrium(base=law)()
+
+
+@dataclass(frozen=True)
+class EquilibriumLifetimes:
+    """Group lifetimes of stationary renewal clocks, in dimensionless time ``u = t / m``.
+
+    The seam of :mod:`spare_theory.cycles.laws` (the methods of
+    ``ExponentialLifetimes``): ``p(u) = F_e(m u)``, the probability that a
+    group whose clock is in equilibrium fails within ``u`` mean lifetimes
+    (:func:`equilibrium_law`).  Its initial rate is 1 per unit ``u``, as for
+    the exponential law.  Two instances are equal when their ``key`` is
+    (``("weibull", k)``: the dimensionless law depends on the shape only).
+
+    Parameters
+    ----------
+    law : frozen scipy.stats distribution
+        The group's lifetime law (any unit).
+    key : tuple
+        Identity for caches (default: the distribution's name and parameters).
+
+    Examples
+    --------
+    >>> from scipy import stats
+    >>> a = EquilibriumLifetimes(stats.weibull_min(0.78, scale=3.0))
+    >>> b = EquilibriumLifetimes(stats.weibull_min(0.78, scale=7.0))
+    >>> a == b, round(float(a.cdf(0.01)), 6), round(float(a.ppf(a.cdf(0.25))), 9)
+    (True, 0.009829, 0.25)
+    """
+
+    law: Any = field(compare=False, repr=False)
+    key: tuple[Any, ...] = ()
+
+    def __post_init__(self) -> None:
+        validate_lifetime_law(self.law, "law")
+        mean = float(self.law.mean())
+        eq = equilibrium_law(self.law)
+        if self.law.dist.name == "weibull_min" and float(self.law.kwds.get("loc", 0.0)) == 0.0:
+            k = float(eq.args[1])
+            key: tuple[Any, ...] = ("weibull", k)
+            # Dimensionless: scale / mean = 1 / Gamma(1 + 1/k), whatever the scale.
+            eq = stats.gengamma(1.0 / k, k, scale=1.0 / math.gamma(1.0 + 1.0 / k))
+            mean = 1.0
+        else:
+            key = (
+                self.law.dist.name,
+                tuple(float(a) for a in self.law.args),
+                tuple(sorted((str(k), float(v)) for k, v in self.law.kwds.items())),
+            )
+        object.__setattr__(self, "_eq", eq)
+        object.__setattr__(self, "_mean", mean)
+        if not self.key:
+            object.__setattr__(self, "key", key)
+
+    def _at(self, method: str, t: ArrayLike) -> np.ndarray:
+        """``method`` of the equilibrium law at ``t`` mean lifetimes."""
+        eq, mean = self.__dict__["_eq"], self.__dict__["_mean"]
+        with np.errstate(divide="ignore"):
+            out = getattr(eq, method)(np.asarray(t, dtype=np.float64) * mean)
+        return np.asarray(out, dtype=np.float64)
+
+    def logcdf(self, u: ArrayLike) -> np.ndarray:
+        """``log p(u)``, ``-inf`` at ``u = 0``."""
+        return self._at("logcdf", u)
+
+    def cdf(self, u: ArrayLike) -> np.ndarray:
+        """``p(u) = F_e(m u)``."""
+        return self._at("cdf", u)
+
+    def ppf(self, p: ArrayLike) -> np.ndarray:
+        """The ``u`` at which ``p(u) = p``."""
+        eq, mean = self.__dict__["_eq"], self.__dict__["_mean"]
+        return np.asarray(eq.ppf(np.asarray(p, dtype=np.float64)), dtype=np.float64) / mean
+
+    def logsf(self, u: ArrayLike) -> np.ndarray:
+        """``log(1 - p(u))``."""
+        return self._at("logsf", u)

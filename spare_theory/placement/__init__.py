@@ -1,0 +1,22 @@
+"""Layer 1: Golomb and modular rulers and the stacked placements built on them."""
+
+from .._lazy import attach
+
+__getattr__, __dir__, __all__ = attach(
+    __name__,
+    {
+        "MAX_PLACEMENT_BYTES": "placements",
+        "OPTIMAL_GOLOMB_RULERS": "placements",
+        "contiguous_placement": "placements",
+        "cyclic_placement": "placements",
+        "golomb_ruler": "placements",
+        "group_stacks": "placements",
+        "is_golomb_ruler": "placements",
+        "is_modular_ruler": "placements",
+        "min_groups_for_ruler": "placements",
+        "modular_ruler": "placements",
+        "pair_overlap_counts": "placements",
+        "random_placement": "placements",
+        "validate_hosts": "placements",
+    },
+)

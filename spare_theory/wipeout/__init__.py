@@ -1,0 +1,30 @@
+"""Layer 2: the wipe-out law of a placement, its Monte Carlo, its derivations, failure domains."""
+
+from .._lazy import attach
+
+__getattr__, __dir__, __all__ = attach(
+    __name__,
+    {
+        "DomainWipeoutLaw": "domains",
+        "EXACT_MAX_GROUPS": "law",
+        "GammaDerivation": "symbolic",
+        "RStarDerivation": "symbolic",
+        "SamplingPlan": "simulation",
+        "WipeoutLaw": "law",
+        "derive_gamma_form": "symbolic",
+        "derive_r_star_constant": "symbolic",
+        "domain_aware_placement": "domains",
+        "domain_pair_counts": "domains",
+        "domain_wipeout_law": "domains",
+        "endurable_failures": "law",
+        "endurable_failures_gamma": "law",
+        "exact_endurable_failures": "law",
+        "exact_wipeout_survival": "law",
+        "failure_domains": "domains",
+        "max_hosts_per_domain": "domains",
+        "sampling_plan": "simulation",
+        "simulate_wipeout": "simulation",
+        "wipeout_law": "law",
+        "wipeout_survival": "law",
+    },
+)
