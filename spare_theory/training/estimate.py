@@ -21,7 +21,7 @@ from ..hourly.scenario import Scenario, check_checkpoint_interval
 from ..steps.model import StepEstimate
 from ..steps.scenario import StepScenario
 from ..strategies.registry import strategy as lookup
-from .optimize import check_scenario, optimal_checkpoint_steps, step_estimate
+from .optimize import check_scenario, optimal_checkpoint_steps, refuse_step_plan, step_estimate
 
 __all__ = ["mean_time_to_wipeout", "time_to_train"]
 
@@ -35,6 +35,7 @@ def time_to_train(
     *,
     checkpoint_every_steps: int | None = None,
     microbatches: int = 1,
+    **plan: Any,
 ) -> TrainingEstimate: ...
 
 
@@ -47,6 +48,7 @@ def time_to_train(
     *,
     checkpoint_every_steps: int | None = None,
     microbatches: int = 1,
+    **plan: Any,
 ) -> StepEstimate: ...
 
 
@@ -58,6 +60,7 @@ def time_to_train(
     *,
     checkpoint_every_steps: int | None = None,
     microbatches: int = 1,
+    **plan: Any,
 ) -> TrainingEstimate | StepEstimate:
     """Expected wall-clock time of a training run and its breakdown.
 
@@ -95,6 +98,13 @@ def time_to_train(
         (:class:`spare_theory.cycles.spare.SpareSplit`).  Folded into the
         scenario's ``microbatches`` field: used when that field is 1, an
         equal value agrees, another raises ``ValueError``.
+    **plan
+        The strategy's plan variables beyond ``r`` and the interval
+        (:attr:`Strategy.plan_variables
+        <spare_theory.strategies.base.Strategy.plan_variables>`):
+        ``min_groups`` (the quorum ``q``) for ``"elastic"`` (default
+        ``ceil(N/2)``) and ``"hot_spares"`` (default ``N - r``).  A strategy
+        without them refuses them.  Hour-level scenarios only.
 
     Returns
     -------
@@ -113,7 +123,8 @@ def time_to_train(
         SPARe with ``r > 1``, ``N`` above
         :data:`~spare_theory.cycles.spare.MAX_SPARE_GROUPS` (``2**25``);
         ``microbatches`` not 1 for another strategy or with a field it is not
-        modelled with.
+        modelled with; a plan variable the strategy does not take or out of
+        range (``min_groups`` above ``N`` or above the active groups).
 
     Examples
     --------
@@ -138,11 +149,21 @@ def time_to_train(
     >>> split = time_to_train(sc, "spare", r=8, checkpoint_interval_minutes=60, microbatches=16)
     >>> round(split.hours / est.hours, 3) < 1
     True
+
+    Elastic DP with a quorum of 100 of the 146 groups, and 8 hot spares:
+
+    >>> el = time_to_train(sc, "elastic", checkpoint_interval_minutes=60, min_groups=100)
+    >>> round(el.hours), round(el.samples_skipped, 3), el.exact_batch
+    (1033, 0.028, False)
+    >>> hot = time_to_train(sc, "hot_spares", r=8, checkpoint_interval_minutes=60)
+    >>> hot.samples_skipped, hot.exact_batch
+    (0.0, True)
     """
     chosen = lookup(strategy)
     check_scenario(scenario)
     scenario = merge_microbatches(scenario, microbatches)
     if isinstance(scenario, StepScenario):
+        refuse_step_plan(plan)
         if checkpoint_interval_minutes is not None:
             raise ValueError(
                 "checkpoint_interval_minutes is for a Scenario; a StepScenario takes "
@@ -159,12 +180,13 @@ def time_to_train(
             "checkpoint_interval_minutes"
         )
     r = chosen.check_r(scenario.groups, r)
+    variables = chosen.check_plan(scenario.groups, r, plan)
     tau = (
         None
         if checkpoint_interval_minutes is None
         else check_checkpoint_interval(checkpoint_interval_minutes)
     )
-    law = scenario_cycle(scenario, chosen, r)  # the one place picking laws
+    law = scenario_cycle(scenario, chosen, r, variables)  # the one place picking laws
     return evaluate_law(scenario, law, tau, chosen.name)
 
 

@@ -30,7 +30,7 @@ from ..hourly.simulation import (
 from ..steps.scenario import StepScenario
 from ..steps.simulation import StepSimulation, simulate_steps
 from ..strategies.registry import strategy as lookup
-from .optimize import check_scenario
+from .optimize import check_scenario, refuse_step_plan
 
 __all__ = ["simulate_time_to_wipeout", "simulate_training"]
 
@@ -50,6 +50,7 @@ def simulate_training(
     microbatches: int = 1,
     executor: cf.Executor | None = None,
     progress: bool = False,
+    **plan: Any,
 ) -> TrainingSamples: ...
 
 
@@ -68,6 +69,7 @@ def simulate_training(
     microbatches: int = 1,
     executor: cf.Executor | None = None,
     progress: bool = False,
+    **plan: Any,
 ) -> StepSimulation: ...
 
 
@@ -85,6 +87,7 @@ def simulate_training(
     microbatches: int = 1,
     executor: cf.Executor | None = None,
     progress: bool = False,
+    **plan: Any,
 ) -> TrainingSamples | StepSimulation:
     """Simulate ``trials`` whole training runs event by event.
 
@@ -134,6 +137,9 @@ def simulate_training(
         Runs blocks of trials in parallel (results identical); ``None``: here.
     progress : bool
         Show a progress bar.
+    **plan
+        The strategy's plan variables, as for :func:`spare_theory.time_to_train`
+        (``min_groups`` for ``"elastic"`` and ``"hot_spares"``).
 
     Returns
     -------
@@ -174,6 +180,7 @@ def simulate_training(
     if trials is None:
         raise ValueError("trials is required")
     if isinstance(scenario, StepScenario):
+        refuse_step_plan(plan)
         if checkpoint_interval_minutes is not None:
             raise ValueError(
                 "checkpoint_interval_minutes is for a Scenario; a StepScenario takes "
@@ -203,6 +210,8 @@ def simulate_training(
     # The same checks as the model it is compared with (strategy, r, ruler at N).
     N = scenario.groups
     r = chosen.check_r(N, r)
+    variables = chosen.check_plan(N, r, plan)
+    chosen.check_scenario(scenario)
     if scenario.domain_size is not None or scenario.lemon_fraction > 0:
         # This simulation draws independent, equal group failures: never ignore the fields.
         raise ValueError(
@@ -240,7 +249,7 @@ def simulate_training(
         else None
     )
     rules = chosen.failure_rules(
-        N, r, microbatches=m, repairs=scenario.repair_minutes is not None, pool=pool
+        N, r, microbatches=m, repairs=scenario.repair_minutes is not None, pool=pool, **variables
     )
     return simulate_runs(
         scenario,
@@ -250,6 +259,7 @@ def simulate_training(
         seed=root,
         executor=executor,
         progress=progress,
+        exact_batch=chosen.batch_is_exact(N, r, variables),
     )
 
 
