@@ -79,15 +79,20 @@ EXACT_CHAIN_MAX = 512
 # Gauss-Legendre points of the stall after a checkpoint.
 _STALL_POINTS = 33
 _LOSS_POINTS = 4
+# Mean times to wipe-out (units 1/lambda) beyond which the cycle is taken as this long:
+# the survival is then 1 to within 1e-150 over any run (and the grid stays finite).
+_NEVER = 1e150
 _SPAN_PASSES = 8
 
 
-def _cdf(k: np.ndarray, n: int, t: np.ndarray, upper: np.ndarray) -> np.ndarray:
+def _cdf(k: int, n: int, t: np.ndarray, upper: np.ndarray) -> np.ndarray:
     """``P(X <= k)`` for ``X ~ Binom(n, t)``, or ``P(X > k)`` where ``upper`` (no cancellation)."""
-    k = np.broadcast_to(np.asarray(k, dtype=float), np.shape(t))
-    low = np.where(k < 0, 0.0, np.where(k >= n, 1.0, bdtr(np.clip(k, 0, n), n, t)))
-    high = np.where(k < 0, 1.0, np.where(k >= n, 0.0, bdtrc(np.clip(k, 0, n), n, t)))
-    return np.where(upper, high, low)
+    if k < 0 or k >= n:
+        return np.where(upper, float(k < 0), float(k >= 0))
+    out = np.empty(np.shape(t))
+    out[~upper] = bdtr(k, n, t[~upper])
+    out[upper] = bdtrc(k, n, t[upper])
+    return out
 
 
 def _between(lo: int, hi: int, n: int, t: np.ndarray) -> np.ndarray:
@@ -135,9 +140,9 @@ class ElasticCycle(TabulatedCycle):
     Examples
     --------
     >>> law = ElasticCycle(64, 64, 32)
-    >>> u = law.u_at(-1.0)  # where Q = 1/e: about 32 of 64 groups down
+    >>> u = law.u_at(-1.0)  # where Q = 1/e: about half the groups have failed
     >>> round(u, 4), round(float(law.theta(u)), 4), law.exact_batch
-    (0.6818, 0.5134, False)
+    (0.7524, 0.5355, False)
     >>> spares = ElasticCycle(64, 60, 60, stall=0.001, mu=20.0)
     >>> spares.exact_batch, round(float(spares.theta(1.0) / spares.batch_theta(1.0)), 6)
     (True, 1.0)
@@ -169,9 +174,10 @@ class ElasticCycle(TabulatedCycle):
         self.K = N - self.quorum + 1
         self.exact_batch = self.quorum >= self.active
         self._chain: tuple[np.ndarray, np.ndarray] | None = None
+        self._loss: dict[float, tuple[np.ndarray, ...]] = {}
         if self.mu == 0.0:
             self._no_repairs()
-        elif self.K <= exact_up_to:
+        elif exact_up_to >= self.K:
             self._exact_chain()
         else:
             self._binomial_hazard()
@@ -183,7 +189,8 @@ class ElasticCycle(TabulatedCycle):
         # The chain's correction of each binomial throughput, for checkpoint_loss.
         with np.errstate(divide="ignore", invalid="ignore"):
             self._scales = tuple(
-                np.where(b > 0, a / b, 1.0) for a, b in zip((self.theta_grid, self.batch_grid), free)
+                np.where(b > 0, a / b, 1.0)
+                for a, b in zip((self.theta_grid, self.batch_grid), free)
             )
 
     def cache_key(self) -> tuple:
@@ -232,7 +239,7 @@ class ElasticCycle(TabulatedCycle):
 
     def _exact_chain(self) -> None:
         G = down_count_generator(self.K, self.mu, groups=self.N)
-        mean = down_count_mean_passage(self.N, self.K, self.mu)
+        mean = min(down_count_mean_passage(self.N, self.K, self.mu), _NEVER)
         span = -LOG_END * mean * 1.2 + 30.0 / self.N
         for _ in range(_SPAN_PASSES):  # until log Q reaches LOG_END well inside the grid
             u = np.linspace(0.0, span, GRID_STEPS + 1)
@@ -300,7 +307,7 @@ class ElasticCycle(TabulatedCycle):
             )
         h = np.nan_to_num(np.exp(log_h), nan=0.0)
         H = np.concatenate(([0.0], np.cumsum(0.5 * (h[1:] + h[:-1]) * np.diff(self.u))))
-        target = down_count_mean_passage(N, K, self.mu)
+        target = min(down_count_mean_passage(N, K, self.mu), _NEVER)
         tail_rate = max(float(h[-1]), 1e-300)
 
         def log_mean(c: float) -> float:
@@ -343,14 +350,14 @@ class ElasticCycle(TabulatedCycle):
                 if mu > 0
                 else np.zeros(u.shape)
             )
-        return tuple(  # type: ignore[return-value]
-            np.clip(np.nan_to_num(x, nan=0.0, posinf=0.0), 0.0, None)
-            for x in (theta, batch, rejoins)
-        )
+        # Deep in the tail (log Q far below LOG_END) the ratios lose their digits:
+        # keep them within their bounds, 0 <= theta <= batch <= A / N.
+        batch = np.clip(np.nan_to_num(batch, nan=0.0, posinf=0.0), 0.0, A / N)
+        theta = np.clip(np.nan_to_num(theta, nan=0.0, posinf=0.0), 0.0, batch)
+        rejoins = np.clip(np.nan_to_num(rejoins, nan=0.0, posinf=0.0), 0.0, mu * N)
+        return theta, batch, rejoins
 
-    def checkpoint_loss(
-        self, start: np.ndarray, d: float
-    ) -> tuple[np.ndarray, np.ndarray] | None:
+    def checkpoint_loss(self, start: np.ndarray, d: float) -> tuple[np.ndarray, np.ndarray] | None:
         """Work lost to the stall that follows a checkpoint of ``d`` ending at ``start``.
 
         Events during a checkpoint start one stall at its end, so at
@@ -360,23 +367,29 @@ class ElasticCycle(TabulatedCycle):
         + v) dv``, ``a = max(0, s - d)``, with ``theta_e`` the throughput at
         exposure ``e`` (the binomial formula times the chain's correction),
         by 4-point Gauss-Legendre; the same for the full-batch throughput.
+        Tabulated on the law's grid once per ``d`` and interpolated.
         ``None`` without stalls or checkpoint time.
         """
         s = self.stall
         if s == 0.0 or d == 0.0:
             return None
-        a = max(0.0, s - d)
-        x, w = np.polynomial.legendre.leggauss(_LOSS_POINTS)
-        v = a + (s - a) * (x + 1) / 2
-        u = (start[:, None] + v[None, :]).ravel()
-        e = np.broadcast_to(d + v[None, :], (start.size, v.size)).ravel()
-        base = self._throughputs(u, np.minimum(s, np.maximum(u - self.rho, 0.0)))
-        longer = self._throughputs(u, np.minimum(e, np.maximum(u - self.rho, 0.0)))
-        out = []
-        for i, scale in enumerate(self._scales):
-            gap = (base[i] - longer[i]) * np.interp(u, self.u, scale)
-            out.append(gap.reshape(start.size, v.size) @ w * (s - a) / 2)
-        return out[0], out[1]
+        if d not in self._loss:  # tabulated once per checkpoint cost, on the law's grid
+            a = max(0.0, s - d)
+            x, w = np.polynomial.legendre.leggauss(_LOSS_POINTS)
+            v = a + (s - a) * (x + 1) / 2
+            u = (self.u[:, None] + v[None, :]).ravel()
+            e = np.broadcast_to(d + v[None, :], (self.u.size, v.size)).ravel()
+            base = self._throughputs(u, np.minimum(s, np.maximum(u - self.rho, 0.0)))
+            longer = self._throughputs(u, np.minimum(e, np.maximum(u - self.rho, 0.0)))
+            self._loss[d] = tuple(
+                ((base[i] - longer[i]) * np.interp(u, self.u, scale)).reshape(self.u.size, v.size)
+                @ w
+                * (s - a)
+                / 2
+                for i, scale in enumerate(self._scales)
+            )
+        theta, batch = self._loss[d]
+        return np.interp(start, self.u, theta), np.interp(start, self.u, batch)
 
     def batch_theta(self, u: ArrayLike) -> np.ndarray:
         """Throughput at ``u`` had every step the full batch of ``A`` shards (same stalls)."""
