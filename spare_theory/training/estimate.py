@@ -150,11 +150,12 @@ def time_to_train(
     >>> round(split.hours / est.hours, 3) < 1
     True
 
-    Elastic DP with a quorum of 100 of the 146 groups, and 8 hot spares:
+    Elastic DP with a quorum of 100 of the 146 groups (3 min stalls, the
+    default ``reconfigure_minutes``), and 8 hot spares:
 
     >>> el = time_to_train(sc, "elastic", checkpoint_interval_minutes=60, min_groups=100)
     >>> round(el.hours), round(el.samples_skipped, 3), el.exact_batch
-    (1033, 0.028, False)
+    (2263, 0.188, False)
     >>> hot = time_to_train(sc, "hot_spares", r=8, checkpoint_interval_minutes=60)
     >>> hot.samples_skipped, hot.exact_batch
     (0.0, True)

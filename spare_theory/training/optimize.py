@@ -403,7 +403,7 @@ def best_plan_variable(
     ...               reconfigure_minutes=1)
     >>> best, est = best_plan_variable(sc, "elastic", 0)
     >>> best, round(est.hours, 1)
-    ({'min_groups': 40}, 61.9)
+    ({'min_groups': 48}, 59.3)
     >>> best_plan_variable(sc, "ckpt", 1)[0]
     {}
     """
