@@ -5,10 +5,12 @@ from .._lazy import attach
 __getattr__, __dir__, __all__ = attach(
     __name__,
     {
+        "CLOCK_STARTS": "clocks",
         "DEFAULT_WEIBULL_SHAPE": "laws",
         "EquilibriumLifetimes": "laws",
         "LIFETIME_LAWS": "laws",
         "REPAIR_LAWS": "outages",
+        "RenewalClocks": "clocks",
         "check_repair_fields": "outages",
         "down_probability": "outages",
         "equilibrium_law": "laws",
