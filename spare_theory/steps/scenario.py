@@ -26,6 +26,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Any
 
+from .._caching import value_key
 from .._validation import as_choice, as_count, as_real
 from ..lifetimes.laws import lifetime_law, validate_lifetime_law
 from ..lifetimes.outages import REPAIR_LAWS, check_repair_fields
@@ -44,12 +45,6 @@ RESTART_SEMANTICS = ("window", "fixed")
 
 #: Named repair-time laws of a StepScenario (a frozen scipy.stats law in seconds is also accepted).
 STEP_REPAIR_LAWS = REPAIR_LAWS
-
-
-def _law_key(law: Any) -> tuple:
-    """A hashable description of a frozen distribution (name, args, keywords)."""
-    kwds = tuple(sorted((str(k), float(v)) for k, v in law.kwds.items()))
-    return (law.dist.name, tuple(float(a) for a in law.args), kwds)
 
 
 @dataclass(frozen=True, kw_only=True, eq=False)
@@ -180,33 +175,25 @@ class StepScenario:
         for name, value in checked.items():
             object.__setattr__(self, name, value)
 
-    def _key(self) -> tuple:
-        return (
-            self.groups,
-            self.steps,
-            self.stack_seconds,
-            self.allreduce_seconds,
-            self.stack_jitter_cv,
-            self.checkpoint_seconds,
-            self.restart_seconds,
-            self.restart_semantics,
-            _law_key(self.failure_law),
-            self.partial_recovery_seconds,
-            self.allreduce_failure_scale,
-            self.repair_seconds,
-            self.repair_law if isinstance(self.repair_law, str) else _law_key(self.repair_law),
-            self.rejoin_seconds,
-            self.microbatches,
-        )
-
     def __eq__(self, other: object) -> bool:
-        # Frozen scipy distributions compare by identity; compare their parameters.
+        # Frozen scipy distributions compare by identity: compare the fields by value.
         if not isinstance(other, StepScenario):
             return NotImplemented
-        return self._key() == other._key()
+        return value_key(self) == value_key(other)
 
     def __hash__(self) -> int:
-        return hash(self._key())
+        return hash(value_key(self))
+
+    def without_repairs(self) -> StepScenario:
+        """This scenario with failed groups out until the next global restart (no repairs).
+
+        Examples
+        --------
+        >>> s = paper_scenario(200)
+        >>> replace(s, repair_seconds=600.0).without_repairs() == s
+        True
+        """
+        return replace(self, repair_seconds=None, repair_law="exponential", rejoin_seconds=0.0)
 
     @property
     def repairs(self) -> bool:
