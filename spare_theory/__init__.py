@@ -86,9 +86,9 @@ _API = {
     "simulate_steps": "steps.simulation",
     "StepSimulation": "steps.simulation",
     "step_time_to_train": "steps.model",
-    "StepEstimate": "steps.model",
-    "expected_restart_seconds": "steps.model",
-    "expected_step_seconds": "steps.model",
+    "StepEstimate": "steps.estimate",
+    "expected_restart_seconds": "steps.restarts",
+    "expected_step_seconds": "steps.extremes",
     "optimal_checkpoint_steps": "training.step_optimize",
     # sweeps
     "sweep": "sweeps",

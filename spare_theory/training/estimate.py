@@ -25,7 +25,8 @@ from ..hourly.model import check_split, scenario_cycle
 from ..hourly.renewal import TrainingEstimate, evaluate
 from ..hourly.repairs import attach_repairs
 from ..hourly.scenario import STRATEGIES, Scenario, check_checkpoint_interval, check_plan
-from ..steps.model import StepEstimate, step_time_to_train
+from ..steps.estimate import StepEstimate
+from ..steps.model import step_time_to_train
 from ..steps.scenario import StepScenario, merge_microbatches
 from .optimize import optimal_interval
 from .step_optimize import optimal_checkpoint_steps

@@ -40,7 +40,7 @@ from ..hourly.renewal import TrainingEstimate, estimate_from, evaluate, hours_gr
 from ..hourly.repairs import attach_repairs, cost_trigger_failures, planned_cycle, repair_cycle
 from ..hourly.scenario import Scenario, check_plan
 from ..placement.placements import modular_ruler
-from ..steps.model import StepEstimate
+from ..steps.estimate import StepEstimate
 
 __all__ = [
     "R_STAR_CONSTANT",

@@ -31,7 +31,8 @@ import math
 import numpy as np
 
 from .._validation import as_choice, as_count
-from ..steps.model import STEP_MODEL_STRATEGIES, StepEstimate, step_time_to_train
+from ..steps.estimate import StepEstimate
+from ..steps.model import STEP_MODEL_STRATEGIES, step_time_to_train
 from ..steps.scenario import StepScenario
 from .optimize import Plan, r_star_rule, ruler_exists
 
