@@ -84,7 +84,7 @@ _API = {
     "StepScenario": "steps.scenario",
     "paper_scenario": "steps.scenario",
     "simulate_steps": "steps.simulation",
-    "StepSimulation": "steps.simulation",
+    "StepSimulation": "steps.trials",
     "step_time_to_train": "steps.model",
     "StepEstimate": "steps.estimate",
     "expected_restart_seconds": "steps.restarts",

@@ -83,7 +83,8 @@ from ..stacking.overhead import stacks_trajectory
 from ..stacking.reordering import ReorderingController
 from ..stacking.stacks import WipedOut, min_stacks
 from ..steps.scenario import StepScenario, merge_microbatches
-from ..steps.simulation import StepSimulation, simulate_steps
+from ..steps.simulation import simulate_steps
+from ..steps.trials import StepSimulation
 from .repairs_sim import repair_hours
 from .scenario import Scenario, check_checkpoint_interval, check_plan
 
