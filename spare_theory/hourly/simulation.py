@@ -581,7 +581,7 @@ def simulate_training(
     -------
     TrainingSamples or StepSimulation
         ``hours`` and ``restarts`` of every run (a
-        :class:`~spare_theory.steps.simulation.StepSimulation`, also with ``uptime``,
+        :class:`~spare_theory.steps.trials.StepSimulation`, also with ``uptime``,
         for a StepScenario).
 
     Notes

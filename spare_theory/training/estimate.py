@@ -120,7 +120,7 @@ def time_to_train(
         ``hours = W E[X] / E[P]`` (see :mod:`spare_theory.hourly.renewal`), the
         breakdown adding up to ``hours``, ``availability = W / hours``, the
         ``uptime`` and the expected number of restarts ``W / E[P]``.  For a
-        StepScenario a :class:`~spare_theory.steps.model.StepEstimate` with
+        StepScenario a :class:`~spare_theory.steps.estimate.StepEstimate` with
         ``hours``, ``total_over_T0``, ``uptime`` (the paper's availability),
         ``restarts`` and ``checkpoint_every_steps``.
 

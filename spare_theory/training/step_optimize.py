@@ -191,7 +191,7 @@ def optimal_step_plan(scenario: StepScenario, strategy: str) -> Plan:
     Returns
     -------
     Plan
-        ``estimate`` (a :class:`~spare_theory.steps.model.StepEstimate`), ``r``,
+        ``estimate`` (a :class:`~spare_theory.steps.estimate.StepEstimate`), ``r``,
         ``checkpoint_every_steps``, ``hours``, and the best hours at every
         scanned ``r`` (``r_values``, ``hours_by_r``).  Ties go to the smaller ``r``.
 
