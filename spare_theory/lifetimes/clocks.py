@@ -122,19 +122,12 @@ class RenewalClocks:
         self._used += n
         return out
 
-    def lifetime(self) -> float:
-        """The next lifetime of the batch stream, as a float."""
-        if self._used == self._buffer.size:
-            self._refill(1)
-        self._used += 1
-        return float(self._buffer[self._used - 1])
-
     def renew(self, idx: np.ndarray | int, at: np.ndarray | float) -> None:
         """Renew the clocks ``idx`` at times ``at``: ``next[idx] = at + next lifetimes``."""
         if np.ndim(idx):
             self.next[idx] = at + self.draw(np.size(idx))
         else:
-            self.next[idx] = at + self.lifetime()
+            self.next[idx] = at + self.draw(1)[0]
         self._heap = None  # rebuilt from `next` if the heap is asked for again
 
     def _expiries(self) -> list[tuple[float, int]]:
@@ -145,7 +138,11 @@ class RenewalClocks:
 
     def _replace_top(self, heap: list[tuple[float, int]]) -> int:
         t, g = heap[0]
-        t_next = t + self.lifetime()
+        # draw(1)[0] without its slice: this runs once per event of the hour simulation.
+        if self._used == self._buffer.size:
+            self._refill(1)
+        self._used += 1
+        t_next = t + float(self._buffer[self._used - 1])
         heapq.heapreplace(heap, (t_next, g))
         self.next[g] = t_next
         return g
@@ -158,7 +155,7 @@ class RenewalClocks:
         one group must be healthy (the caller counts them; checking here
         would cost ``O(N)`` per event).
         """
-        heap = self._expiries()
+        heap = self._heap or self._expiries()
         while True:
             t, g = heap[0]
             if not down[g]:
@@ -167,4 +164,4 @@ class RenewalClocks:
 
     def fire(self) -> int:
         """Renew the earliest clock from its expiry; return its group."""
-        return self._replace_top(self._expiries())
+        return self._replace_top(self._heap or self._expiries())
