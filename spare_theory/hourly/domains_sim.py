@@ -45,12 +45,13 @@ from .._validation import as_choice, as_count, as_seed_sequence, child_seed
 from ..placement.placements import (
     contiguous_placement,
     cyclic_placement,
+    modular_ruler,
     random_placement,
     validate_hosts,
 )
 from ..stacking.domains_sim import cycle_trajectory, failure_times, lemon_rates
 from ..wipeout.domains import domain_aware_placement, failure_domains
-from .scenario import Scenario, check_checkpoint_interval, check_plan
+from .scenario import Scenario, check_checkpoint_interval
 
 __all__ = ["PLACEMENTS", "DomainTrainingSamples", "placement_hosts", "simulate_domain_training"]
 
@@ -205,8 +206,10 @@ def simulate_domain_training(
     >>> round(runs.mean_hours, 1), runs.restarts.tolist()
     (45.4, [3, 3, 2, 3])
     """
-    _, r = check_plan(scenario, "spare", r)
     N = scenario.groups
+    r = as_count(r, "r", maximum=N)
+    if r > 1:
+        modular_ruler(N, r)  # raises ValueError naming N and r if no ruler exists
     tau = check_checkpoint_interval(checkpoint_interval_minutes) / 60
     trials = as_count(trials, "trials")
     seed = as_seed_sequence(seed)

@@ -9,7 +9,7 @@ rate; exact for the exponential law), so a worker is out at ``t`` with
 probability ``p(t) = pi + (p_0 - pi) e^{-(1 + mu) t / m}``,
 ``pi = 1/(1 + mu)``, ``p_0`` the resume burst.  ``Q`` comes from the exact
 chains of Rep's consecutive replica sets, or from
-:class:`spare_theory.hourly.repairs.RepairCycle` (SPARe: the sharp law
+:class:`spare_theory.cycles.repairs.RepairCycle` (SPARe: the sharp law
 corrected by the per-type and pair chains), started from the burst and
 never below the table without repairs (a repair only shrinks the down
 set).  The attempt and handling laws per state are those without repairs
@@ -26,12 +26,10 @@ import numpy as np
 from scipy import integrate, special
 
 from .._caching import cached
-from ..hourly.repairs import (
-    chain_log_survival,
-    down_count_generator,
-    repair_cycle,
-    set_mean_absorption,
-)
+from ..cycles.base import cycle_law_of
+from ..cycles.chains import chain_log_survival, down_count_generator, set_mean_absorption
+from ..cycles.repairs import repair_cycle
+from ..cycles.spare import Spare
 from .cycles import CYCLE_POINTS, StepCycle, cycle_bound_seconds, rep_step_cycle
 from .extremes import tabulated_max_normal
 from .restarts import restart_windows
@@ -207,7 +205,7 @@ def spare_repair_step_cycle(scenario: StepScenario, r: int) -> StepCycle:
 
     The attempt and the retry at the stationary level come from three
     fixed-point passes from the failure-free state; ``Q`` from
-    :func:`spare_theory.hourly.repairs.repair_cycle` shifted to the time its
+    :func:`spare_theory.cycles.repairs.repair_cycle` shifted to the time its
     down share reaches the burst; per state, the attempt, retry and
     handling laws of :class:`~spare_theory.steps.spare_cycle.SpareStates` at
     the out share past the retry.  ``r = 1`` is the table without repairs.
@@ -261,7 +259,7 @@ def spare_repair_step_cycle(scenario: StepScenario, r: int) -> StepCycle:
         rho = float((w * st.p_retry * st.retry_cost).sum() / w.sum())
     # As fitted: the last pass's out time, with the attempt and retry it updated.
     out = _Outage(sc, out_time, excess + later * tau_bar / 2)
-    cycle = repair_cycle("spare", N, r, out.mu)
+    cycle = repair_cycle(cycle_law_of(Spare, N, r), out.mu)
     t, u = out.grid(r, cycle.mean_time)
     # The burst starts the cycle with about N burst workers out: the
     # repair cycle from the time its down share reaches the burst.
