@@ -35,7 +35,6 @@ __getattr__, __dir__, __all__ = attach(
         "expected_restart_seconds": "restarts",
         "expected_step_seconds": "extremes",
         "first_failure_grid": "cycles",
-        "merge_microbatches": "scenario",
         "paper_scenario": "scenario",
         "rep_repair_step_cycle": "repairs",
         "rep_step_cycle": "cycles",

@@ -24,7 +24,7 @@ to train over ``T0``.
 from __future__ import annotations
 
 import copy
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any
 
 from .._caching import value_key
@@ -37,7 +37,6 @@ __all__ = [
     "STEP_REPAIR_LAWS",
     "StepScenario",
     "check_step_repairs",
-    "merge_microbatches",
     "paper_scenario",
 ]
 
@@ -190,6 +189,7 @@ class StepScenario:
 
         Examples
         --------
+        >>> from dataclasses import replace
         >>> s = paper_scenario(200)
         >>> replace(s, repair_seconds=600.0).without_repairs() == s
         True
@@ -307,47 +307,3 @@ def paper_scenario(
         restart_seconds=restart_seconds,
         failure_law=law,
     )
-
-
-def merge_microbatches(scenario: StepScenario, microbatches: Any) -> StepScenario:
-    """``scenario`` with a front door's ``microbatches=`` keyword folded in.
-
-    The front doors (``time_to_train``, ``optimal_plan``,
-    ``simulate_training``) take ``microbatches=m`` for hour-level scenarios;
-    a :class:`StepScenario` states its own :attr:`StepScenario.microbatches`.
-    The keyword is used when the scenario's field is 1 (its default); equal
-    values agree; a keyword of 1 leaves the scenario as it is.
-
-    Parameters
-    ----------
-    scenario : StepScenario
-        The step-level scenario.
-    microbatches : int
-        The keyword's ``m >= 1``.
-
-    Returns
-    -------
-    StepScenario
-        ``scenario`` itself, or a copy with ``microbatches = m``.
-
-    Raises
-    ------
-    ValueError
-        Naming ``microbatches``: not an integer ``>= 1``, or ``m > 1``
-        differing from a scenario field that is not 1.
-
-    Examples
-    --------
-    >>> s = merge_microbatches(paper_scenario(200), 16)
-    >>> s.microbatches, merge_microbatches(s, 1).microbatches, merge_microbatches(s, 16) == s
-    (16, 16, True)
-    """
-    m = as_count(microbatches, "microbatches", minimum=1)
-    if m == 1 or m == scenario.microbatches:
-        return scenario
-    if scenario.microbatches != 1:
-        raise ValueError(
-            f"microbatches={m} conflicts with the scenario's microbatches="
-            f"{scenario.microbatches} (give one, or equal values)"
-        )
-    return replace(scenario, microbatches=m)
