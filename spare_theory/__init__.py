@@ -90,6 +90,24 @@ _API = {
     "expected_restart_seconds": "steps.model",
     "expected_step_seconds": "steps.model",
     "optimal_checkpoint_steps": "training.step_optimize",
+    # fits to censored durations and spare-node pools
+    "LifetimeFit": "lifetimes.fitting",
+    "fit_lifetime_law": "lifetimes.fitting",
+    "kaplan_meier": "lifetimes.fitting",
+    "nodes_in_repair_law": "lifetimes.spares",
+    "shortage_probability": "lifetimes.spares",
+    "spares_for_shortage": "lifetimes.spares",
+    "spare_wait_hours": "lifetimes.spares",
+    "group_down_hours": "lifetimes.spares",
+    "group_whole_probability": "lifetimes.spares",
+    "simulate_spare_pool": "lifetimes.spares_sim",
+    "SparePoolSamples": "lifetimes.spares_sim",
+    # real failure logs
+    "FailureLog": "traces.failure_log",
+    "load_failure_log": "traces.failure_log",
+    "infinitehbd_failure_log": "traces.failure_log",
+    "Heterogeneity": "traces.patterns",
+    "Bursts": "traces.patterns",
     # sweeps
     "sweep": "sweeps",
 }

@@ -43,6 +43,7 @@ LAYERS = {
     "hourly": 5,
     "steps": 5,
     "training": 7,
+    "traces": 7,
     "sweeps": 8,
     "reports": 8,
     "cli": 9,

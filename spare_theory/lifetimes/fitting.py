@@ -173,6 +173,9 @@ class LifetimeFit:
             lines.append(f"  {name:<14} {value:.6g}   95 % CI [{low:.6g}, {high:.6g}]")
         lines.append(f"  mean {self.mean_hours:.6g} h, log-likelihood {self.log_likelihood:.6g}")
         lines.append(f"  AIC {self.aic:.6g}")
+        if len(self.aic_table) > 1:
+            table = ", ".join(f"{law} {aic:.6g}" for law, aic in self.aic_table.items())
+            lines.append(f"  AIC of each law: {table}")
         gof = f"  sup |KM - fit| = {self.gof_statistic:.4g}"
         if self.gof_p_value is None:
             gof += " (p-value not computed: bootstraps=0)"
@@ -496,7 +499,8 @@ def _rate_upper_bound(events: int, exposure: float, *, sides: int) -> float:
     return float(stats.chi2.ppf(q, 2 * events + 2) / (2 * exposure))
 
 
-def _fit_law(law: str, data: _Durations) -> LifetimeFit:
+def _fit_law(law: str, data: _Durations) -> tuple[LifetimeFit, tuple[float, ...]]:
+    """The fit of ``law`` and its scipy parameters (shapes, scale)."""
     exposure = float(data.x.sum())
     events, censored = data.events, int(data.x.size - data.events)
     params, frozen, loglik = _fit_one(law, data)
@@ -517,7 +521,7 @@ def _fit_law(law: str, data: _Durations) -> LifetimeFit:
         bounds, note = _intervals(law, params, data)
         intervals = dict(zip(names, bounds))
     aic = 2 * len(params) - 2 * loglik
-    return LifetimeFit(
+    fit = LifetimeFit(
         law=law,
         distribution=frozen,
         parameters=parameters,
@@ -534,23 +538,23 @@ def _fit_law(law: str, data: _Durations) -> LifetimeFit:
         aic_table={law: aic},
         note=note,
     )
+    return fit, params
 
 
-def _best(data: _Durations) -> LifetimeFit:
+def _best(data: _Durations) -> tuple[LifetimeFit, tuple[float, ...]]:
     fits = [
         _fit_law(law, data)
         for law in LIFETIME_FIT_LAWS
         if data.events >= (1 if law == "exponential" else 2)
     ]
-    table = {fit.law: float(fit.aic) for fit in fits}  # type: ignore[arg-type]
-    best = min(fits, key=lambda fit: fit.aic)  # type: ignore[arg-type, return-value]
-    close = [law for law, aic in table.items() if law != best.law and aic - best.aic < 2.0]
+    table = {fit.law: fit.aic_table[fit.law] for fit, _ in fits}
+    best, params = min(fits, key=lambda pair: table[pair[0].law])  # first of equals: fewer params
+    close = [law for law, aic in table.items() if law != best.law and aic - table[best.law] < 2]
     note = f"best of {', '.join(table)} by AIC (smallest wins; exact ties go to fewer parameters)"
     if close:
         note += f"; {', '.join(close)} within 2 AIC units: about as well supported"
-    return dataclasses.replace(
-        best, aic_table=table, note="; ".join(filter(None, [note, best.note]))
-    )
+    note = "; ".join(filter(None, [note, best.note]))
+    return dataclasses.replace(best, aic_table=table, note=note), params
 
 
 def fit_lifetime_law(
@@ -613,9 +617,15 @@ def fit_lifetime_law(
     >>> t = stats.weibull_min(0.5, scale=100.0).rvs(2000, random_state=rng)
     >>> fit = fit_lifetime_law(np.minimum(t, 400.0), t < 400.0)
     >>> {k: round(v, 2) for k, v in fit.parameters.items()}
-    {'shape': 0.5, 'scale_hours': 102.18}
-    >>> fit_lifetime_law([5.0, 7.0], [False, False]).note
-    'nothing failed in 12 hours of exposure: the failure rate is below 0.25 per hour (exact one-sided 95 % bound -ln(0.05) / exposure)'
+    {'shape': 0.51, 'scale_hours': 100.49}
+
+    Nothing failed: no law, the rate's upper bound instead.
+
+    >>> empty = fit_lifetime_law([5.0, 7.0], [False, False])
+    >>> empty.distribution, round(empty.rate_upper_bound_per_hour, 4)
+    (None, 0.2496)
+    >>> empty.note[:58]
+    'nothing failed in 12 hours of exposure: the failure rate i'
     """
     law = as_choice(law, "law", (*LIFETIME_FIT_LAWS, "best"))
     data = _durations(durations, observed, censor_at, resolution)
@@ -644,21 +654,16 @@ def fit_lifetime_law(
             f"below {bound:.3g} per hour (exact one-sided 95 % bound -ln(0.05) / exposure)",
         )
     if law == "best":
-        fit = _best(data)
+        fit, params = _best(data)
     else:
         if law != "exponential" and data.events < 2:
             raise ValueError(
                 f"law={law!r} needs at least 2 observed durations for its 2 parameters, "
                 f"got {data.events}; law='exponential' needs one"
             )
-        fit = _fit_law(law, data)
+        fit, params = _fit_law(law, data)
     if not bootstraps:
         return fit
-    if law == "exponential" or fit.law == "exponential":
-        params: tuple[float, ...] = (1.0 / fit.parameters["rate_per_hour"],)
-    else:
-        params = tuple(fit.parameters.values())
-    p = _bootstrap_p(
-        fit.law, params, data, float(fit.gof_statistic), bootstraps, as_seed_sequence(seed)
-    )
+    statistic = _sup_distance(_kaplan_meier(data), fit.distribution)
+    p = _bootstrap_p(fit.law, params, data, statistic, bootstraps, as_seed_sequence(seed))
     return dataclasses.replace(fit, gof_p_value=p, gof_bootstraps=bootstraps)
