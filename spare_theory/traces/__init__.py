@@ -14,6 +14,7 @@ __getattr__, __dir__, __all__ = attach(
         "failure_bursts": "patterns",
         "hours_per": "formats",
         "infinitehbd_failure_log": "failure_log",
+        "infinitehbd_trace_path": "failure_log",
         "is_stepfun": "formats",
         "load_failure_log": "failure_log",
         "read_log_file": "formats",

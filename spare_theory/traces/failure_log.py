@@ -29,7 +29,7 @@ from ..lifetimes.fitting import LifetimeFit, fit_lifetime_law
 from .formats import hours_per, is_stepfun, read_log_file, stepfun_faults, times_in_hours
 from .patterns import Bursts, Heterogeneity, count_heterogeneity, failure_bursts
 
-__all__ = ["FailureLog", "infinitehbd_failure_log", "load_failure_log"]
+__all__ = ["FailureLog", "infinitehbd_failure_log", "infinitehbd_trace_path", "load_failure_log"]
 
 #: Nodes, first day and file of the shipped StepFun trace.
 INFINITEHBD_NODES = 400
@@ -573,6 +573,17 @@ def infinitehbd_failure_log() -> FailureLog:
     >>> round(log.fit_lifetime("weibull").parameters["shape"], 2)
     0.39
     """
-    source = importlib.resources.files("spare_theory.traces") / _INFINITEHBD
-    with importlib.resources.as_file(source) as path:
-        return load_failure_log(path, nodes=INFINITEHBD_NODES, observed_from=0.0, time_unit="days")
+    return load_failure_log(
+        infinitehbd_trace_path(), nodes=INFINITEHBD_NODES, observed_from=0.0, time_unit="days"
+    )
+
+
+def infinitehbd_trace_path() -> Path:
+    """Where the shipped StepFun ``fault_trace.json`` is (with its LICENSE and README).
+
+    Examples
+    --------
+    >>> sorted(p.name for p in infinitehbd_trace_path().parent.iterdir() if p.suffix != ".py")
+    ['LICENSE', 'README.md', 'fault_statistics.json', 'fault_trace.json']
+    """
+    return Path(str(importlib.resources.files("spare_theory.traces") / _INFINITEHBD))
