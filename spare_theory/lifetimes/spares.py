@@ -40,7 +40,11 @@ While it waits, its ``g - 1`` other nodes keep failing at rate
 as independent (they are not quite: shortages last) and the group's failure
 rate while down as ``a`` (it is ``(g - j) lambda / n`` with ``j`` slots
 down); :func:`~spare_theory.lifetimes.spares_sim.simulate_spare_pool`
-measures the error.  The group is whole a share ``1 / (1 + g lambda E[B] / n)``
+measures the error: within its standard errors (1 to 3 %) while shortages
+are rare or groups small (``tests/test_spares.py``), and 3.2 % +- 0.6 %
+short (the whole share 0.7 % high) in a hard case: 20 groups of 50 nodes,
+10 nodes in repair on average, 6 spares, the pool empty for 93 % of the
+failures (40 trials of 6,000 h).  The group is whole a share ``1 / (1 + g lambda E[B] / n)``
 of the time (exponential uptimes).
 """
 

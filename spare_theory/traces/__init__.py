@@ -18,6 +18,7 @@ __getattr__, __dir__, __all__ = attach(
         "is_stepfun": "formats",
         "load_failure_log": "failure_log",
         "read_log_file": "formats",
+        "show": "formats",
         "stepfun_faults": "formats",
         "times_in_hours": "formats",
     },

@@ -35,6 +35,7 @@ __all__ = [
     "hours_per",
     "is_stepfun",
     "read_log_file",
+    "show",
     "stepfun_faults",
     "times_in_hours",
 ]
@@ -71,6 +72,17 @@ def hours_per(time_unit: str) -> float:
     (24.0, 1.5)
     """
     return TIME_UNITS[as_choice(time_unit, "time_unit", TIME_UNITS)]
+
+
+def show(value: Any) -> str:
+    """A cell for an error message: text quoted, numbers plain.
+
+    Examples
+    --------
+    >>> show("soon"), show(np.float64(4.0))
+    ("'soon'", '4.0')
+    """
+    return repr(value) if isinstance(value, str) else str(value)
 
 
 def read_log_file(path: str | Path) -> pd.DataFrame:
@@ -179,7 +191,7 @@ def stepfun_faults(events: pd.DataFrame) -> pd.DataFrame:
     if bad.any():
         i = int(np.flatnonzero(bad)[0])
         raise ValueError(
-            f"event {i}, column 'event_type': {kind.iloc[i]!r} is neither 'fault_start' "
+            f"event {i}, column 'event_type': {show(kind.iloc[i])} is neither 'fault_start' "
             "nor 'fault_end'"
         )
     node = frame["node_id"]
@@ -189,7 +201,7 @@ def stepfun_faults(events: pd.DataFrame) -> pd.DataFrame:
     if not np.isfinite(time).all():
         i = int(np.flatnonzero(~np.isfinite(time))[0])
         raise ValueError(
-            f"event {i}, column 'event_time': {frame['event_time'].iloc[i]!r} is not a finite "
+            f"event {i}, column 'event_time': {show(frame['event_time'].iloc[i])} is not a finite "
             "number of days"
         )
     table = pd.DataFrame({"node": node, "time": time, "start": kind == "fault_start"})
@@ -279,20 +291,20 @@ def times_in_hours(
     unread = np.isnan(numbers) & ~absent
     if unread.any():
         stamps = pd.to_datetime(series, errors="coerce", utc=True, format="ISO8601")
-        undated = stamps.isna().to_numpy() & ~absent
-        if undated.any():
-            i = int(np.flatnonzero(undated)[0])
+        dated = ~stamps.isna().to_numpy()
+        if (~unread & ~absent).any():  # numbers, and something else
+            i = int(np.flatnonzero(unread)[0])
+            value = show(series.iloc[i])
+            what = "is a date among numbers" if dated[i] else f"cannot be read as {time_unit}"
+            raise ValueError(f"row {names[i]}, column {column!r}: {value} {what}")
+        if (~dated & ~absent).any():
+            i = int(np.flatnonzero(~dated & ~absent)[0])
             raise ValueError(
-                f"row {names[i]}, column {column!r}: cannot read {series.iloc[i]!r} as a "
+                f"row {names[i]}, column {column!r}: cannot read {show(series.iloc[i])} as a "
                 f"number of {time_unit} or an ISO 8601 date"
-            )
-        if (~unread & ~absent).any():
-            i = int(np.flatnonzero(~unread & ~absent)[0])
-            raise ValueError(
-                f"row {names[i]}, column {column!r}: {series.iloc[i]!r} is a number among dates"
             )
         return ((stamps - _EPOCH) / _HOUR).to_numpy(dtype=float), True
     if np.isinf(numbers).any():
         i = int(np.flatnonzero(np.isinf(numbers))[0])
-        raise ValueError(f"row {names[i]}, column {column!r}: {series.iloc[i]!r} is infinite")
+        raise ValueError(f"row {names[i]}, column {column!r}: {show(series.iloc[i])} is infinite")
     return numbers * hours_per(time_unit), False
