@@ -84,9 +84,7 @@ def main() -> None:
         baseline, frame = best_of(args.repeat, lambda: pd.read_csv(path))
         measured, (log, fit) = best_of(args.repeat, load_and_fit)
         repair, repair_fit = best_of(args.repeat, lambda: log.fit_repair("lognormal"))
-    print(
-        f"{len(frame):,} faults on {NODES:,} nodes, {log.failures:,} failures, window {window:.0f} h"
-    )
+    print(f"{len(frame):,} faults on {NODES:,} nodes, {log.failures:,} failures, {window:.0f} h")
     print(f"  pandas.read_csv (baseline)          {baseline:6.2f} s")
     print(
         f"  load_failure_log + fit_lifetime     {measured:6.2f} s  = {measured / baseline:5.1f} x "

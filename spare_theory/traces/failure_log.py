@@ -10,6 +10,9 @@ counts behind lemons and the bursts behind failure domains
 files (:mod:`~spare_theory.traces.formats`), and
 :func:`infinitehbd_failure_log` the public StepFun trace shipped with the
 package (``traces/data/infinitehbd``, Apache-2.0).
+
+Long (about 600 lines) for one class: its semantics are a contract, stated
+in full in the docstrings (about half the module).
 """
 
 from __future__ import annotations
