@@ -147,6 +147,20 @@ def test_a_hopeless_pool_is_never_whole_and_never_nan():
     assert group_whole_probability(100.0, 5000.0, 0, **kw) == 0.0
 
 
+POOL = dict(
+    groups=2,
+    group_nodes=2,
+    failure_rate_per_hour=1.0,
+    repair_law="exponential",
+    mean_repair_hours=None,
+    spare_nodes=1,
+    swap_minutes=1.0,
+    hours=10.0,
+    trials=2,
+    seed=0,
+)
+
+
 @pytest.mark.parametrize(
     ("call", "match"),
     [
@@ -164,34 +178,9 @@ def test_a_hopeless_pool_is_never_whole_and_never_nan():
             lambda: group_down_hours(1.0, 5.0, 3, swap_minutes=-1, group_nodes=2, nodes=8),
             "swap_minutes",
         ),
-        (
-            lambda: simulate_spare_pool(
-                groups=2,
-                group_nodes=2,
-                failure_rate_per_hour=1.0,
-                repair_law="fixed",
-                spare_nodes=1,
-                swap_minutes=1.0,
-                hours=10.0,
-                trials=2,
-                seed=0,
-            ),
-            "mean_repair_hours",
-        ),
-        (
-            lambda: simulate_spare_pool(
-                groups=2,
-                group_nodes=2,
-                failure_rate_per_hour=1.0,
-                repair_law="weibull",
-                spare_nodes=1,
-                swap_minutes=1.0,
-                hours=10.0,
-                trials=2,
-                seed=0,
-            ),
-            "repair_law",
-        ),
+        (lambda: simulate_spare_pool(**{**POOL, "repair_law": "fixed"}), "mean_repair_hours"),
+        (lambda: simulate_spare_pool(**{**POOL, "repair_law": "weibull"}), "repair_law"),
+        (lambda: simulate_spare_pool(**{**POOL, "hours": 0.0}), "hours"),
     ],
 )
 def test_bad_input_names_the_argument(call, match):

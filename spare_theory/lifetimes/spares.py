@@ -168,10 +168,8 @@ def spares_for_shortage(
 
     Parameters
     ----------
-    failure_rate_per_hour : float
-        Failures per hour of the whole cluster, ``>= 0``.
-    mean_repair_hours : float
-        Mean repair time, hours, ``>= 0``.
+    failure_rate_per_hour, mean_repair_hours : float
+        As :func:`shortage_probability`.
     probability : float
         Target chance that a failure finds no spare, ``0 < p < 1``.
 
@@ -216,12 +214,8 @@ def spare_wait_hours(
 
     Parameters
     ----------
-    failure_rate_per_hour : array_like
-        Failures per hour of the whole cluster, ``> 0``.
-    mean_repair_hours : array_like
-        Mean repair time, hours, ``>= 0``.
-    spare_nodes : array_like of int
-        Spare nodes ``S >= 0``.
+    failure_rate_per_hour, mean_repair_hours, spare_nodes : array_like
+        As :func:`shortage_probability` (the rate ``> 0`` here).
 
     Returns
     -------
