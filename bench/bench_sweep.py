@@ -23,9 +23,9 @@ import time
 
 import numpy as np
 
+from spare_theory._caching import clear_caches
 from spare_theory.hourly.scenario import LLAMA3_H100_GPU_MTBF_HOURS
 from spare_theory.sweeps import sweep
-from spare_theory.training.optimize import clear_caches
 
 GRID = dict(
     gpus=[int(round(g, -3)) for g in np.geomspace(10_000, 1_000_000, 10)],
@@ -38,7 +38,7 @@ BUDGET_SECONDS = 30.0
 def _reset_caches():
     """Empty every cache in the package, so each measurement starts cold.
 
-    The time-to-train layer's by its public :func:`~spare_theory.training.optimize.clear_caches`;
+    The time-to-train layer's by its public :func:`~spare_theory._caching.clear_caches`;
     the lower layers' (rulers) by clearing every functools cache found in a module.
     """
     clear_caches()

@@ -8,7 +8,7 @@ Fast: :func:`spare_theory.training.optimize.optimal_plan` (SPARe's scan starts a
 ``r*`` rule and walks both ways; vectorised grids over ``tau``; CKPT-only in
 closed form).  Both run on the same model and cycle tables, so the ratio is
 the search alone; "cold" empties the layer's caches
-(:func:`spare_theory.training.optimize.clear_caches`) before every plan (the
+(:func:`spare_theory._caching.clear_caches`) before every plan (the
 tables are then built by whichever runs), "warm" reuses them.
 
 Prints ms per plan for each strategy, the ratio, and how much lower (or
@@ -24,11 +24,13 @@ import time
 
 import numpy as np
 from scipy.optimize import minimize_scalar
-
 from spare_theory.cycles.laws import cycle_law
+
+from spare_theory._caching import clear_caches
 from spare_theory.hourly.scenario import Scenario
+from spare_theory.planning.redundancy import ruler_exists
 from spare_theory.training.estimate import time_to_train
-from spare_theory.training.optimize import clear_caches, optimal_plan, ruler_exists
+from spare_theory.training.optimize import optimal_plan
 
 GRID = [
     Scenario(

@@ -54,6 +54,8 @@ def value_key(value: Any) -> Any:
     kind = type(value)
     if kind in _PLAIN:
         return ("nan",) if kind is float and math.isnan(value) else value
+    if isinstance(value, type):
+        return value  # a class stands for itself (hashed by identity, stable)
     if hasattr(value, "cache_key"):
         return (kind.__qualname__, value.cache_key())
     dist = getattr(value, "dist", None)

@@ -9,9 +9,11 @@ it.  This is the lowest layer: it imports nothing from the package.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import numbers
 from collections.abc import Collection
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -24,6 +26,7 @@ __all__ = [
     "as_real_array",
     "as_seed_sequence",
     "child_seed",
+    "merge_microbatches",
 ]
 
 
@@ -346,3 +349,48 @@ def as_choice(value: object, name: str, choices: Collection[str]) -> str:
     if not isinstance(value, str) or value not in choices:
         raise ValueError(f"{name} must be one of {sorted(choices)}, got {_describe(value)}")
     return value
+
+
+def merge_microbatches(scenario: Any, microbatches: Any) -> Any:
+    """``scenario`` with a front door's ``microbatches=`` keyword folded into its field.
+
+    Both scenario types (hour-level and step-level) state ``microbatches``
+    as a field; the front doors also take ``microbatches=m``.  The keyword is
+    used when the scenario's field is 1 (its default); equal values agree; a
+    keyword of 1 leaves the scenario as it is.
+
+    Parameters
+    ----------
+    scenario : Scenario or StepScenario
+        A frozen dataclass with a ``microbatches`` field.
+    microbatches : int
+        The keyword's ``m >= 1``.
+
+    Returns
+    -------
+    Scenario or StepScenario
+        ``scenario`` itself, or a copy with ``microbatches = m``.
+
+    Raises
+    ------
+    ValueError
+        Naming ``microbatches``: not an integer ``>= 1``, or ``m > 1``
+        differing from a scenario field that is not 1.
+
+    Examples
+    --------
+    >>> from spare_theory import Scenario
+    >>> sc = Scenario(gpus=1024, gpus_per_group=8, restart_minutes=20,
+    ...               checkpoint_minutes=5, work_hours=48)
+    >>> merge_microbatches(sc, 16).microbatches, merge_microbatches(sc, 1) is sc
+    (16, True)
+    """
+    m = as_count(microbatches, "microbatches", minimum=1)
+    if m == 1 or m == scenario.microbatches:
+        return scenario
+    if scenario.microbatches != 1:
+        raise ValueError(
+            f"microbatches={m} conflicts with the scenario's microbatches="
+            f"{scenario.microbatches} (give one, or equal values)"
+        )
+    return dataclasses.replace(scenario, microbatches=m)

@@ -43,14 +43,13 @@ import pandas as pd
 from ._parallel import map_tasks
 from ._validation import as_choice, as_count, as_count_array, as_real, as_real_array
 from .hourly.scenario import Scenario
-from .training.estimate import STRATEGIES
+from .strategies.registry import PUBLISHED_STRATEGIES
 from .training.optimize import optimal_plan
 
 __all__ = [
     "ANCHOR_GPUS",
     "ANCHOR_RESTART_MINUTES",
     "RESTART_MODELS",
-    "STRATEGIES",
     "SweepPoint",
     "by_point",
     "scaled_restart_minutes",
@@ -178,7 +177,7 @@ def _reduction(hours: float, rep_hours: float) -> float:
 def _evaluate(point: SweepPoint) -> list[dict[str, Any]]:
     """Rows (one per strategy, then one per micro-batch split of SPARe) for one grid point."""
     sc = point.scenario
-    plans = {(s, 1): optimal_plan(sc, s) for s in STRATEGIES}
+    plans = {(s, 1): optimal_plan(sc, s) for s in PUBLISHED_STRATEGIES}
     plans |= {
         (split_label(m), m): optimal_plan(sc, "spare", microbatches=m) for m in point.microbatches
     }
@@ -331,8 +330,8 @@ def sweep(
     1   16384   8      rep  1   1274.226                  0.000
     2   16384   8    spare  1   1274.226                  0.000
     3  131072  64     ckpt  1  20811.267                 -7.803
-    4  131072  64      rep  2   2364.011                  0.000
-    5  131072  64    spare  6   1734.300                  0.266
+    4  131072  64      rep  2   2364.009                  0.000
+    5  131072  64    spare  6   1734.299                  0.266
     """
     g_values = _count_list(gpus, "gpus")
     m_values = _positive_list(gpu_mtbf_hours, "gpu_mtbf_hours")

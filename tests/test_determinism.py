@@ -13,9 +13,9 @@ import numpy as np
 import pytest
 
 from spare_theory.hourly.scenario import Scenario
-from spare_theory.hourly.simulation import simulate_training
 from spare_theory.placement.placements import cyclic_placement, random_placement
 from spare_theory.stacking.overhead import simulate_overhead
+from spare_theory.training.simulate import simulate_training
 from spare_theory.wipeout.simulation import sampling_plan, simulate_wipeout
 
 SCENARIO = dict(

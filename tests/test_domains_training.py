@@ -3,15 +3,12 @@
 import numpy as np
 import pytest
 
-from spare_theory import Scenario, time_to_train
-from spare_theory.hourly.domains import (
-    LemonLifetimes,
-    domain_cycle_law,
-    domain_optimal_plan,
-    domain_time_to_train,
-    scenario_with_domain_share,
-)
+from spare_theory import Scenario, strategy, time_to_train
+from spare_theory.cycles.domains import LemonLifetimes
+from spare_theory.hourly.domains import scenario_with_domain_share
 from spare_theory.hourly.domains_sim import simulate_domain_training
+from spare_theory.hourly.model import scenario_cycle
+from spare_theory.training.aliases import domain_optimal_plan, domain_time_to_train
 
 # About 17 cycles per run: the renewal limit holds to a few 0.1 %.
 BASE = Scenario(
@@ -28,7 +25,9 @@ def test_scenario_domain_fields_default_to_todays_model():
     assert BASE.domain_size is None and BASE.domain_mtbf_hours is None
     assert BASE.lemon_fraction == 0.0 and BASE.lemon_rate_factor == 1.0
     # No domains, no lemons: exactly today's numbers.
-    assert domain_time_to_train(BASE, 6, 30.0).hours == time_to_train(BASE, "spare", 6, 30.0).hours
+    with pytest.warns(DeprecationWarning):
+        alias = domain_time_to_train(BASE, 6, 30.0)
+    assert alias.hours == time_to_train(BASE, "spare", 6, 30.0).hours
     # s = 0 gives back the scenario without domains.
     assert scenario_with_domain_share(BASE, 16, 0.0) == BASE
 
@@ -77,7 +76,7 @@ def test_model_refuses_domains_and_lemons_together():
         lemon_rate_factor=5.0,
     )
     with pytest.raises(ValueError, match="not both"):
-        domain_cycle_law(sc, 6)
+        scenario_cycle(sc, strategy("spare"), 6)
 
 
 # Model against the event simulation.  The model takes S* = ceil(N/(N-f)) and,
@@ -87,7 +86,7 @@ def test_model_refuses_domains_and_lemons_together():
 @pytest.mark.parametrize("m, s", [(16, 0.3), (4, 0.5)])
 def test_domain_model_matches_simulation(m, s):
     sc = scenario_with_domain_share(BASE, m, s)
-    model = domain_time_to_train(sc, 6, 30.0).hours
+    model = time_to_train(sc, "spare", 6, 30.0).hours
     sim = simulate_domain_training(sc, 6, 30.0, 40, seed=m)
     assert abs(model - sim.mean_hours) <= 4 * sim.standard_error_hours + 0.006 * model
 
@@ -103,7 +102,7 @@ def test_lemon_model_matches_simulation():
         lemon_fraction=0.1,
         lemon_rate_factor=10.0,
     )
-    model = domain_time_to_train(sc, 6, 30.0).hours
+    model = time_to_train(sc, "spare", 6, 30.0).hours
     sim = simulate_domain_training(sc, 6, 30.0, 40, seed=3)
     assert abs(model - sim.mean_hours) <= 4 * sim.standard_error_hours + 0.006 * model
     assert model > time_to_train(BASE, "spare", 6, 30.0).hours  # lemons cost time
@@ -129,8 +128,9 @@ def test_excluding_failing_groups_removes_lemons():
 
 def test_domain_optimal_plan_picks_the_smallest_hours():
     sc = scenario_with_domain_share(BASE, 16, 0.3)
-    plan = domain_optimal_plan(sc, [5, 6, 8])
-    assert plan.r_values == (5, 6, 8)
+    with pytest.warns(DeprecationWarning):
+        plan = domain_optimal_plan(sc, [5, 6, 8])
+    assert plan.r_values.tolist() == [5, 6, 8]
     assert plan.estimate.hours == min(plan.hours_by_r)
 
 

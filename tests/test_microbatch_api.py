@@ -7,7 +7,7 @@ import sys
 import pytest
 
 from spare_theory import Scenario, optimal_plan, paper_scenario, simulate_training, time_to_train
-from spare_theory.hourly.split import split_time_to_train
+from spare_theory.training.aliases import split_time_to_train
 
 BASE = dict(
     gpus=1024, gpus_per_group=8, gpu_mtbf_hours=2000.0, restart_minutes=20, checkpoint_minutes=5

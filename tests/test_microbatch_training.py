@@ -3,8 +3,8 @@
 import pytest
 
 from spare_theory import Scenario, optimal_plan, time_to_train
-from spare_theory.cycles.laws import Spare
-from spare_theory.hourly.split import SpareSplit, split_optimal_plan, split_time_to_train
+from spare_theory.cycles.spare import Spare, SpareSplit
+from spare_theory.training.aliases import split_optimal_plan, split_time_to_train
 
 
 def test_m1_is_the_published_spare_model_exactly():

@@ -11,9 +11,9 @@ import numpy as np
 import pytest
 
 import spare_theory.stacking.overhead as overhead_module
+from spare_theory.planning.redundancy import r_star_rule
 from spare_theory.stacking.overhead import expected_stacks, overhead
 from spare_theory.stacking.stacks import stacks_lower_bound
-from spare_theory.training.optimize import r_star_rule
 from spare_theory.wipeout.law import (
     _turning_point,
     endurable_failures,

@@ -3,12 +3,14 @@ import math
 import numpy as np
 import pytest
 
-from spare_theory.cycles.laws import cycle_law
+from spare_theory import strategy as lookup
+from spare_theory.cycles.base import cycle_law_of
 from spare_theory.hourly.renewal import hours_grid
 from spare_theory.hourly.scenario import Scenario
 from spare_theory.placement.placements import min_groups_for_ruler
+from spare_theory.planning.redundancy import r_star_rule
 from spare_theory.training.estimate import time_to_train
-from spare_theory.training.optimize import optimal_plan, r_star_rule
+from spare_theory.training.optimize import optimal_plan
 
 SC = Scenario(
     gpus=4096,
@@ -155,7 +157,7 @@ def _reference_interval_hours(sc, strategy, r):
     if sc.checkpoint_minutes == 0:
         return time_to_train(sc, strategy, r=r, checkpoint_interval_minutes=1 / 60).hours
     lam = sc.group_failure_rate_per_hour
-    law = cycle_law(strategy, sc.groups, r)
+    law = lookup(strategy).cycle_law(sc.groups, r)
     M = 60 * law.mean_u / lam
     young = math.sqrt(2 * sc.checkpoint_minutes * M)
     lo = math.log(max(young / 100, 1 / 60))
@@ -245,6 +247,7 @@ def test_plan_does_not_repeat_its_estimate():
         "hours_by_r",
         "planned_restart_failures",  # the planned-restart trigger, not part of the estimate
         "planned_restart_cost",  # the step-cost threshold realising that trigger
+        "min_groups",  # an elastic plan's quorum
     ]
     est = plan.estimate
     assert (plan.strategy, plan.r, plan.checkpoint_interval_minutes, plan.hours) == (
@@ -257,12 +260,12 @@ def test_plan_does_not_repeat_its_estimate():
 
 
 def test_clear_caches_empties_them_and_changes_no_number():
-    from spare_theory.training.optimize import clear_caches
+    from spare_theory._caching import clear_caches
 
     before = optimal_plan(SC, "spare")
-    assert cycle_law.cache_info().currsize > 0
+    assert cycle_law_of.cache_info().currsize > 0
     clear_caches()
-    assert cycle_law.cache_info().currsize == 0
+    assert cycle_law_of.cache_info().currsize == 0
     after = optimal_plan(SC, "spare")
     assert after.estimate == before.estimate
     np.testing.assert_array_equal(after.hours_by_r, before.hours_by_r)

@@ -8,11 +8,11 @@ import numpy as np
 import pytest
 
 from spare_theory import Scenario, time_to_train
-from spare_theory.cycles.laws import cycle_law
+from spare_theory import strategy as lookup
+from spare_theory.cycles.planned import PlannedCycle, planned_cycle
 from spare_theory.hourly.model import scenario_cycle
-from spare_theory.hourly.repairs import PlannedCycle, planned_cycle
 from spare_theory.hourly.scenario import LLAMA3_H100_GPU_MTBF_HOURS
-from spare_theory.hourly.simulation import simulate_training
+from spare_theory.training.simulate import simulate_training
 
 K_SE = 3.0  # statistical tolerance in standard errors of the simulated mean
 REL = 0.02  # or within 2 % (the criterion: 3 SE or 2 %)
@@ -38,10 +38,10 @@ def test_trigger_checked(bad):
 
 
 def test_scenario_cycle_dispatch():
-    assert isinstance(scenario_cycle(scenario(k=5), "spare", 4), PlannedCycle)
-    assert isinstance(scenario_cycle(scenario(60, k=5), "rep", 2), PlannedCycle)
+    assert isinstance(scenario_cycle(scenario(k=5), lookup("spare"), 4), PlannedCycle)
+    assert isinstance(scenario_cycle(scenario(60, k=5), lookup("rep"), 2), PlannedCycle)
     # CKPT-only: every failure is a wipe-out, nothing to plan.
-    assert scenario_cycle(scenario(k=5), "ckpt", 1) == cycle_law("ckpt", 64, 1)
+    assert scenario_cycle(scenario(k=5), lookup("ckpt"), 1) is lookup("ckpt").cycle_law(64, 1)
 
 
 @pytest.mark.parametrize("strategy, r", [("rep", 2), ("spare", 4)])
@@ -57,8 +57,8 @@ def test_unreachable_trigger_is_todays_law(strategy, r):
 def test_no_repairs_is_the_truncated_law(strategy, r, k):
     # Q(u) = P(fewer than k failures and none of them wiped out): with r = 2 and
     # k = 3 for Rep, survival of 2 failures in distinct sets is (N - 2) / (N - 1).
-    law = planned_cycle(strategy, 64, r, k)
-    base = cycle_law(strategy, 64, r)
+    base = lookup(strategy).cycle_law(64, r)
+    law = planned_cycle(base, k)
     u = np.array([0.005, 0.02, 0.05])
     assert np.all(law.logq(u) <= base.logq(u) + 1e-9)
     if strategy == "rep":

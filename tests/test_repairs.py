@@ -8,9 +8,11 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from spare_theory.hourly.repairs import mean_time_to_wipeout, repair_rate, set_mean_absorption
-from spare_theory.hourly.repairs_sim import simulate_time_to_wipeout
+from spare_theory.cycles.chains import set_mean_absorption
+from spare_theory.hourly.model import repair_rate
 from spare_theory.hourly.scenario import LLAMA3_H100_GPU_MTBF_HOURS, Scenario
+from spare_theory.training.estimate import mean_time_to_wipeout
+from spare_theory.training.simulate import simulate_time_to_wipeout
 
 # Statistical tolerance: k standard errors of the simulated mean.
 K_SE = 3.0

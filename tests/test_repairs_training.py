@@ -8,10 +8,10 @@ import numpy as np
 import pytest
 
 from spare_theory import Scenario, optimal_plan, time_to_train
-from spare_theory.cycles.laws import cycle_law
+from spare_theory import strategy as lookup
 from spare_theory.hourly.renewal import evaluate
 from spare_theory.hourly.scenario import LLAMA3_H100_GPU_MTBF_HOURS
-from spare_theory.hourly.simulation import simulate_training
+from spare_theory.training.simulate import simulate_training
 
 K_SE = 3.0  # statistical tolerance in standard errors of the simulated mean
 
@@ -33,7 +33,7 @@ def scenario(repair_minutes=None, N=64, work_hours=40.0, **kw) -> Scenario:
 def test_no_repairs_is_todays_model(strategy, r):
     sc = scenario()
     est = time_to_train(sc, strategy, r, 45.0)
-    law = cycle_law(strategy, sc.groups, r or 1)
+    law = lookup(strategy).cycle_law(sc.groups, r or 1)
     assert est == evaluate(sc, law, 45.0, strategy=strategy)
     assert est.repairs == 0 and est.planned_restarts == 0 and est.wipeouts == est.restarts
 

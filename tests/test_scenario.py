@@ -2,11 +2,11 @@ import math
 
 import pytest
 
+from spare_theory import strategy, time_to_train
 from spare_theory.hourly.scenario import (
     LLAMA3_H100_GPU_MTBF_HOURS,
     Scenario,
     check_checkpoint_interval,
-    check_plan,
 )
 
 BASE = dict(
@@ -85,22 +85,16 @@ def test_fields_are_keyword_only():
 
 
 @pytest.mark.parametrize(
-    "strategy, r, expected",
-    [
-        ("ckpt", None, ("ckpt", 1)),
-        ("ckpt", 1, ("ckpt", 1)),
-        ("rep", 7, ("rep", 7)),
-        ("spare", 4, ("spare", 4)),
-    ],
+    "name, r, expected",
+    [("ckpt", None, 1), ("ckpt", 1, 1), ("rep", 7, 7), ("spare", 4, 4), ("spare", 4.0, 4)],
 )
-def test_check_plan_accepts(strategy, r, expected):
-    assert check_plan(Scenario(**BASE), strategy, r) == expected
+def test_strategies_accept_their_redundancies(name, r, expected):
+    assert strategy(name).check_r(Scenario(**BASE).groups, r) == expected
 
 
 @pytest.mark.parametrize(
-    "strategy, r, name",
+    "name, r, match",
     [
-        ("raid", 2, "strategy"),
         ("ckpt", 2, r"\br\b"),
         ("rep", None, r"\br\b"),
         ("rep", 129, r"\br\b"),  # N = 128
@@ -108,11 +102,18 @@ def test_check_plan_accepts(strategy, r, expected):
         ("spare", 12, r"N=128.*r=12"),  # no modular ruler with 12 marks at N = 128
     ],
 )
-def test_check_plan_rejects(strategy, r, name):
-    with pytest.raises(ValueError, match=name):
-        check_plan(Scenario(**BASE), strategy, r)
+def test_strategies_refuse_other_redundancies(name, r, match):
+    with pytest.raises(ValueError, match=match):
+        strategy(name).check_r(Scenario(**BASE).groups, r)
+    with pytest.raises(ValueError, match=match):
+        time_to_train(Scenario(**BASE), name, r, 60.0)
+
+
+def test_unknown_strategy_and_scenario_are_named():
+    with pytest.raises(ValueError, match="strategy"):
+        time_to_train(Scenario(**BASE), "raid", 2, 60.0)
     with pytest.raises(ValueError, match="scenario"):
-        check_plan(dict(BASE), "rep", 2)
+        time_to_train(dict(BASE), "rep", 2, 60.0)
 
 
 @pytest.mark.parametrize("bad", [0, -1.0, math.nan, math.inf, "5"])

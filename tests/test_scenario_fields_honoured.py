@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 import spare_theory as st
-from spare_theory.hourly.domains import domain_time_to_train
+from spare_theory.training.aliases import domain_time_to_train
 
 BASE = dict(
     gpus=256 * 8,

@@ -14,8 +14,8 @@ from spare_theory import (
     step_time_to_train,
     time_to_train,
 )
-from spare_theory.training.optimize import ruler_exists
-from spare_theory.training.step_optimize import optimal_checkpoint_steps
+from spare_theory.planning.redundancy import ruler_exists
+from spare_theory.training.optimize import optimal_checkpoint_steps
 
 SMALL = paper_scenario(200, steps=2000)
 HOURLY = Scenario(

@@ -7,7 +7,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from spare_theory import sweep, time_to_train
-from spare_theory.sweeps import STRATEGIES, by_point, scaled_restart_minutes
+from spare_theory.strategies.registry import PUBLISHED_STRATEGIES as STRATEGIES
+from spare_theory.sweeps import by_point, scaled_restart_minutes
 
 # Llama 3 paper (Dubey et al. 2024): 419 unexpected interruptions in 54 days on 16,384 H100s.
 LLAMA3_MTBF_HOURS = 16_384 * 54 * 24 / 419

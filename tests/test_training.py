@@ -5,7 +5,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from spare_theory.cycles.laws import Spare, cycle_law, rep_survival_log
+from spare_theory import strategy as lookup
+from spare_theory.cycles.rep import rep_survival_log
+from spare_theory.cycles.spare import Spare
 from spare_theory.hourly.renewal import hours_grid
 from spare_theory.hourly.scenario import Scenario
 from spare_theory.training.estimate import time_to_train
@@ -173,14 +175,14 @@ def test_vectorised_hours_equal_scalar_estimates(strategy, r):
     # scalar estimate at that interval (segments laid end to end must not mix).
     sc = Scenario(**BASE)
     taus = np.array([0.5, 7.0, 60.0, 900.0, 20000.0])
-    law = cycle_law(strategy, sc.groups, r)
+    law = lookup(strategy).cycle_law(sc.groups, r)
     grid = sc.work_hours * hours_grid(sc, law, np.log(taus))[1]
     single = [time_to_train(sc, strategy, r=r, checkpoint_interval_minutes=t).hours for t in taus]
     np.testing.assert_allclose(grid, single, rtol=1e-12)
 
 
 def test_spare_beyond_supported_groups_is_a_clear_error():
-    from spare_theory.training.estimate import MAX_SPARE_GROUPS
+    from spare_theory.cycles.spare import MAX_SPARE_GROUPS
 
     sc = Scenario(
         gpus=8 * (MAX_SPARE_GROUPS + 1),
@@ -215,9 +217,10 @@ def test_spare_at_a_million_groups():
 def test_long_survival_table_matches_the_exact_form(N, r):
     # Tables beyond 2 * _EXACT_F terms come from a spline through exact nodes; every
     # entry must match the sharp form evaluated directly (absolute error in log P).
+    from spare_theory.cycles.spare import log_survival_table
     from spare_theory.wipeout.law import wipeout_survival
 
-    table = Spare.log_survival_table(N, r)
+    table = log_survival_table(N, r)
     f = np.arange(table.size)
     with np.errstate(divide="ignore"):
         exact = np.log(wipeout_survival(N, r, f))
@@ -265,19 +268,21 @@ def test_spare_cycle_survival_matches_a_direct_binomial_sum(N, r):
 
 
 def test_every_strategy_has_one_cycle_law():
-    from spare_theory.cycles.laws import CYCLE_LAWS, CycleLaw
-    from spare_theory.hourly.scenario import STRATEGIES
+    from spare_theory import registered_strategies
+    from spare_theory.cycles.base import CycleLaw
+    from spare_theory.strategies.registry import PUBLISHED_STRATEGIES
 
-    assert tuple(CYCLE_LAWS) == STRATEGIES
-    for name, law in CYCLE_LAWS.items():
-        assert issubclass(law, CycleLaw) and law.name == name
+    assert registered_strategies()[:3] == PUBLISHED_STRATEGIES
+    for name in PUBLISHED_STRATEGIES:
+        law = lookup(name).cycle_law(64, 1 if name == "ckpt" else 3)
+        assert isinstance(law, CycleLaw)
 
 
 def test_a_new_cycle_law_is_one_class():
     # CKPT-only written from scratch on the interface alone (log Q = -N u, theta = 1,
     # the generic u_at): the renewal evaluation needs nothing else, and it agrees with
     # the built-in law to rounding (the built-in computes N log(1 - p), not -N u).
-    from spare_theory.cycles.laws import CycleLaw
+    from spare_theory.cycles.base import CycleLaw
     from spare_theory.hourly.renewal import evaluate
 
     class Plain(CycleLaw):

@@ -1,10 +1,10 @@
 import numpy as np
 import pytest
 
-from spare_theory.hourly import simulation as training_sim
 from spare_theory.hourly.scenario import Scenario
-from spare_theory.hourly.simulation import simulate_training
+from spare_theory.training import simulate as front_door
 from spare_theory.training.estimate import time_to_train
+from spare_theory.training.simulate import simulate_training
 
 BASE = dict(
     gpus=1024, gpus_per_group=8, gpu_mtbf_hours=2000.0, restart_minutes=20, checkpoint_minutes=5
@@ -142,7 +142,7 @@ def test_auto_switches_to_pool_above_threshold(monkeypatch):
     run = lambda **kw: simulate_training(sc, "spare", 3, 60, 4, seed=5, **kw).hours  # noqa: E731
     # At or under the threshold "auto" is the controller, bit for bit.
     np.testing.assert_array_equal(run(), run(overhead_source="controller"))
-    monkeypatch.setattr(training_sim, "CONTROLLER_MAX_GROUPS", 127)
+    monkeypatch.setattr(front_door, "CONTROLLER_MAX_GROUPS", 127)
     np.testing.assert_array_equal(run(), run(overhead_source="pool"))
     assert not np.array_equal(run(), run(overhead_source="controller"))
 
@@ -155,9 +155,12 @@ def test_simulation_does_not_import_the_model():
 
     model = [
         "spare_theory.training.estimate",
-        "spare_theory.cycles.laws",
-        "spare_theory.hourly.renewal",
         "spare_theory.training.optimize",
+        "spare_theory.cycles.base",
+        "spare_theory.cycles.spare",
+        "spare_theory.hourly.renewal",
+        "spare_theory.hourly.model",
+        "spare_theory.planning.search",
     ]
     code = (
         "import sys, spare_theory.hourly.simulation; "

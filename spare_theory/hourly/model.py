@@ -1,39 +1,82 @@
-"""The cycle law of an hour-level scenario: one place that chooses it.
+"""The hour-level model of a plan: its cycle law, its best checkpoint interval, its repairs.
 
-A restart cycle's law (:class:`~spare_theory.cycles.laws.CycleLaw`: how long
+A restart cycle's law (:class:`~spare_theory.cycles.base.CycleLaw`: how long
 the cycle survives and its throughput in each state) depends on the strategy
 and on which of the scenario's optional mechanisms are on.  Every front door
-(:func:`~spare_theory.training.estimate.time_to_train`,
-:func:`~spare_theory.training.optimize.optimal_plan`) asks :func:`scenario_cycle`, so a
-scenario field is either modelled or refused here, never silently ignored:
+asks :func:`scenario_cycle`, so a scenario field is either modelled or
+refused here, never silently ignored:
 
-- nothing optional: today's law (:func:`~spare_theory.cycles.laws.cycle_law`);
-- a non-exponential ``failure_law``: today's law with stationary renewal
+- nothing optional: the strategy's law (:meth:`Strategy.cycle_law
+  <spare_theory.strategies.base.Strategy.cycle_law>`);
+- a non-exponential ``failure_law``: the same law with stationary renewal
   clocks (:class:`~spare_theory.lifetimes.laws.EquilibriumLifetimes`);
-- ``repair_minutes``: :func:`~spare_theory.hourly.repairs.repair_cycle`;
-- ``planned_restart_failures``: :func:`~spare_theory.hourly.repairs.planned_cycle`;
-  ``planned_restart_cost = c``: the same law at the down count ``k(c)`` where
-  the model's step cost reaches ``c``
-  (:func:`~spare_theory.hourly.repairs.cost_trigger_failures`; SPARe only, since
-  Rep's and CKPT-only's steps do not grow with failures);
-- failure domains or lemon groups: :func:`~spare_theory.hourly.domains.domain_cycle_law`
-  (SPARe on the domain-aware placement, and CKPT-only);
-- ``microbatches = m > 1`` (SPARe splitting a failed group's shard):
-  :func:`~spare_theory.hourly.split.split_law`.
+- ``repair_minutes``: :func:`~spare_theory.cycles.repairs.repair_cycle` over it;
+- ``planned_restart_failures``: :func:`~spare_theory.cycles.planned.planned_cycle`;
+  ``planned_restart_cost = c``: the same at the down count ``k(c)`` where the
+  model's step cost reaches ``c``
+  (:func:`~spare_theory.cycles.planned.cost_trigger_failures`), for a law
+  whose step cost grows (SPARe);
+- failure domains or lemon groups: the strategy's
+  :meth:`~spare_theory.strategies.base.Strategy.correlated_cycle_law`;
+- ``microbatches = m > 1``: the strategy's
+  :meth:`~spare_theory.strategies.base.Strategy.split_cycle_law`.
 
-Combinations no model covers raise ``ValueError`` naming the fields.
+Combinations no model covers raise ``ValueError`` naming the fields.  The
+best interval of a law is :func:`best_interval` (the one interval search of
+:mod:`spare_theory.planning.search` on the renewal-reward hours).
 """
 
 from __future__ import annotations
 
-from ..cycles.laws import CycleLaw, cycle_law
-from ..lifetimes.laws import EquilibriumLifetimes
-from .domains import domain_cycle_law
-from .repairs import cost_trigger_failures, planned_cycle, repair_cycle, repair_rate
-from .scenario import Scenario
-from .split import check_microbatches, split_law
+import dataclasses
+import math
+from typing import Any
 
-__all__ = ["check_split", "planned_trigger", "scenario_cycle"]
+from scipy.special import lambertw
+
+from .._caching import cached
+from ..cycles.base import CycleLaw
+from ..cycles.domains import LemonLifetimes, ScaledExponential
+from ..cycles.planned import PlannedCycle, cost_trigger_failures, planned_cycle
+from ..cycles.repairs import RepairCycle, repair_cycle
+from ..lifetimes.laws import EquilibriumLifetimes
+from ..planning.search import minimize_log_interval
+from .renewal import TrainingEstimate, estimate_from, evaluate, hours_grid
+from .scenario import Scenario
+
+__all__ = [
+    "attach_repairs",
+    "best_interval",
+    "check_split",
+    "evaluate_law",
+    "expected_repairs",
+    "planned_trigger",
+    "repair_rate",
+    "scenario_cycle",
+    "wipeout_mean_hours",
+]
+
+# The fine grid of the interval search covers tau with at most this many
+# segments per cycle; the longest interval searched (r > 1), as a share of the
+# time M to Q = 1/e.
+_FEW_SEGMENTS = 50
+_MAX_TAU_SHARE = 0.5
+
+
+def repair_rate(scenario: Scenario) -> float:
+    """``mu = 1 / (lambda m)``: repairs per mean group lifetime (0 without repairs).
+
+    Examples
+    --------
+    >>> sc = Scenario(gpus=1024, gpus_per_group=8, gpu_mtbf_hours=2000.0,
+    ...               restart_minutes=20, checkpoint_minutes=5, work_hours=48,
+    ...               repair_minutes=60)
+    >>> repair_rate(sc)
+    250.0
+    """
+    if scenario.repair_minutes is None:
+        return 0.0
+    return 60.0 / (scenario.group_failure_rate_per_hour * scenario.repair_minutes)
 
 
 def _correlated(scenario: Scenario) -> bool:
@@ -43,26 +86,24 @@ def _correlated(scenario: Scenario) -> bool:
     return domains or lemons
 
 
-def check_split(scenario: Scenario, strategy: str, microbatches: int) -> int:
-    """``microbatches`` checked against a checked ``strategy`` and the scenario's fields.
+def check_split(scenario: Scenario, strategy: Any) -> int:
+    """``scenario.microbatches`` checked against the strategy and the scenario's other fields.
 
-    Splitting is modelled for SPARe with exponential lifetimes and none of
-    repairs, failure domains or lemons (planned restarts, by count or by
-    cost, are modelled with it).
+    Splitting is modelled for a strategy that splits (SPARe) with exponential
+    lifetimes and none of repairs, failure domains or lemons (planned
+    restarts, by count or by cost, are modelled with it).
 
     Parameters
     ----------
     scenario : Scenario
-        The run.
-    strategy : str
-        A checked strategy name.
-    microbatches : int
-        Pieces per shard, ``>= 1``.
+        The run (its ``microbatches`` field).
+    strategy : Strategy
+        The strategy object (:func:`spare_theory.strategy`).
 
     Returns
     -------
     int
-        ``microbatches`` as an int.
+        ``m`` as an int.
 
     Raises
     ------
@@ -71,12 +112,13 @@ def check_split(scenario: Scenario, strategy: str, microbatches: int) -> int:
 
     Examples
     --------
+    >>> from spare_theory import strategy
     >>> sc = Scenario(gpus=1024, gpus_per_group=8, restart_minutes=20,
-    ...               checkpoint_minutes=5, work_hours=48)
-    >>> check_split(sc, "spare", 8)
+    ...               checkpoint_minutes=5, work_hours=48, microbatches=8)
+    >>> check_split(sc, strategy("spare"))
     8
     """
-    m = check_microbatches(strategy, microbatches)
+    m = strategy.check_microbatches(scenario.microbatches)
     if m == 1:
         return m
     fields = {
@@ -94,102 +136,22 @@ def check_split(scenario: Scenario, strategy: str, microbatches: int) -> int:
     return m
 
 
-def scenario_cycle(scenario: Scenario, strategy: str, r: int, microbatches: int = 1) -> CycleLaw:
-    """The cycle law of a checked plan ``(strategy, r)`` on ``scenario``.
-
-    CKPT-only (``r = 1``) ends its cycle at every failure, so repairs and
-    planned restarts leave it unchanged.
-
-    Parameters
-    ----------
-    scenario : Scenario
-        The run.
-    strategy : str
-        ``"ckpt"``, ``"rep"`` or ``"spare"`` (checked with ``r`` by
-        :func:`~spare_theory.hourly.scenario.check_plan`).
-    r : int
-        Redundancy.
-    microbatches : int, default 1
-        Pieces per shard for SPARe (:func:`check_split`).
-
-    Returns
-    -------
-    CycleLaw
-
-    Raises
-    ------
-    ValueError
-        Naming the fields, for combinations no model covers: Rep under
-        failure domains or lemons, domains or lemons with repairs or planned
-        restarts, planned restarts with a non-exponential failure law.
-
-    Examples
-    --------
-    >>> sc = Scenario(gpus=1024, gpus_per_group=8, gpu_mtbf_hours=2000.0,
-    ...               restart_minutes=20, checkpoint_minutes=5, work_hours=48,
-    ...               repair_minutes=30, rejoin_minutes=1)
-    >>> scenario_cycle(sc, "spare", 1), type(scenario_cycle(sc, "rep", 2)).__name__
-    (CkptOnly(N=128, r=1), 'RepairCycle')
-    >>> racks = Scenario(gpus=256 * 8, gpus_per_group=8, restart_minutes=20,
-    ...                  checkpoint_minutes=5, work_hours=48, domain_size=16,
-    ...                  domain_mtbf_hours=20000.0)
-    >>> type(scenario_cycle(racks, "spare", 6)).__name__
-    'DomainSpare'
-    """
-    m = check_split(scenario, strategy, microbatches)
-    k = planned_trigger(scenario, strategy, m)
-    if m != 1 and r > 1:
-        if k is None:
-            return split_law(scenario.groups, r, m)
-        return planned_cycle(strategy, scenario.groups, r, k, microbatches=m)
-    planned = k is not None or scenario.planned_restart_cost is not None
-    if _correlated(scenario):
-        if scenario.repair_minutes is not None or planned:
-            raise ValueError(
-                "failure domains or lemons (domain_size, lemon_fraction) are modelled without "
-                "repair_minutes, planned_restart_failures and planned_restart_cost; simulate "
-                "the combination with simulate_domain_training"
-            )
-        if strategy == "rep":
-            raise ValueError(
-                "strategy 'rep' is not modelled under failure domains or lemons "
-                "(domain_size, lemon_fraction): use 'spare' or 'ckpt'"
-            )
-        return domain_cycle_law(scenario, r)
-    if not scenario.exponential:
-        if planned:
-            raise ValueError(
-                "planned_restart_failures and planned_restart_cost are modelled with "
-                "failure_law='exponential' only"
-            )
-        lifetimes = EquilibriumLifetimes(scenario.group_lifetime_law)
-        return cycle_law(strategy, scenario.groups, r, lifetimes)
-    if r == 1 or (scenario.repair_minutes is None and k is None):
-        return cycle_law(strategy, scenario.groups, r)
-    stall = scenario.group_failure_rate_per_hour * scenario.rejoin_minutes / 60.0
-    if k is not None:
-        return planned_cycle(strategy, scenario.groups, r, k, repair_rate(scenario), stall)
-    return repair_cycle(
-        strategy, scenario.groups, r, repair_rate(scenario), stall, scenario.repair_law
-    )
-
-
-def planned_trigger(scenario: Scenario, strategy: str, microbatches: int = 1) -> int | None:
-    """The planned-restart trigger of a checked plan as a down count ``k`` (``None``: none).
+def planned_trigger(scenario: Scenario, law: CycleLaw, microbatches: int = 1) -> int | None:
+    """The planned-restart trigger of a plan as a down count ``k`` (``None``: none).
 
     ``planned_restart_failures`` as it is; ``planned_restart_cost = c``
     becomes ``k(c)``, the least down count whose closed-form step cost
     ``ceil(m N/(N-d))/m`` reaches ``c``
-    (:func:`~spare_theory.hourly.repairs.cost_trigger_failures`), for SPARe; Rep's
-    and CKPT-only's steps cost the same in every state, so a cost trigger
-    never fires for them (``None``).
+    (:func:`~spare_theory.cycles.planned.cost_trigger_failures`), when the
+    law's step cost grows with failures (SPARe); a cost that does not grow
+    never fires (``None``).
 
     Parameters
     ----------
     scenario : Scenario
         The run.
-    strategy : str
-        A checked strategy name.
+    law : CycleLaw
+        The plan's cycle law without planned restarts.
     microbatches : int, default 1
         Pieces per shard ``m`` (the cost is then the load in shard units).
 
@@ -199,16 +161,293 @@ def planned_trigger(scenario: Scenario, strategy: str, microbatches: int = 1) ->
 
     Examples
     --------
-    >>> sc = Scenario.published_600k(2048)
     >>> import dataclasses
-    >>> planned_trigger(dataclasses.replace(sc, planned_restart_cost=3.0), "spare")
+    >>> from spare_theory import strategy
+    >>> sc = dataclasses.replace(Scenario.published_600k(2048), planned_restart_cost=3.0)
+    >>> planned_trigger(sc, strategy("spare").cycle_law(292, 8))
     147
-    >>> planned_trigger(dataclasses.replace(sc, planned_restart_cost=3.0), "rep") is None
+    >>> planned_trigger(sc, strategy("rep").cycle_law(292, 3)) is None
     True
     """
     if scenario.planned_restart_failures is not None:
         return scenario.planned_restart_failures
     c = scenario.planned_restart_cost
-    if c is None or strategy != "spare":
+    if c is None or not law.cost_grows:
         return None
     return int(cost_trigger_failures(scenario.groups, c, microbatches=microbatches))
+
+
+def _correlated_cycle(scenario: Scenario, strategy: Any, r: int) -> CycleLaw:
+    """The law under failure domains or lemons (one of them at a time)."""
+    N = scenario.groups
+    lemons = scenario.lemon_fraction > 0 and scenario.lemon_rate_factor > 1
+    if scenario.domain_size is not None and scenario.domain_mtbf_hours is not None:
+        if lemons:
+            raise ValueError(
+                "the model takes domain failures or lemons (lemon_fraction), not both; "
+                "simulate the combination with simulate_domain_training"
+            )
+        delta = 1.0 / (scenario.domain_mtbf_hours * scenario.group_failure_rate_per_hour)
+        if r == 1:
+            # Any failure ends the cycle: rate N lambda + D lambda_D = N lambda (1 + delta D / N).
+            D = -(-N // scenario.domain_size)
+            return strategy.cycle_law(N, 1, ScaledExponential(delta * D / N))
+        return strategy.correlated_cycle_law(
+            N,
+            r,
+            domain_size=scenario.domain_size,
+            domain_rate_ratio=round(delta, 12),
+            lifetimes=None,
+        )
+    lifetimes = LemonLifetimes(scenario.lemon_fraction, scenario.lemon_rate_factor)
+    if r == 1:
+        return strategy.cycle_law(N, 1, lifetimes)
+    return strategy.correlated_cycle_law(
+        N, r, domain_size=None, domain_rate_ratio=0.0, lifetimes=lifetimes
+    )
+
+
+def scenario_cycle(scenario: Scenario, strategy: Any, r: int) -> CycleLaw:
+    """The cycle law of a checked plan ``(strategy, r)`` on ``scenario`` (module docstring).
+
+    CKPT-only (``r = 1``) ends its cycle at every failure, so repairs and
+    planned restarts leave it unchanged.
+
+    Parameters
+    ----------
+    scenario : Scenario
+        The run (its ``microbatches`` field included).
+    strategy : Strategy
+        The strategy object (:func:`spare_theory.strategy`), ``r`` checked by
+        its ``check_r``.
+    r : int
+        Redundancy.
+
+    Returns
+    -------
+    CycleLaw
+
+    Raises
+    ------
+    ValueError
+        Naming the fields, for combinations no model covers: a strategy with
+        no model under failure domains or lemons (Rep), domains or lemons
+        with repairs or planned restarts, planned restarts with a
+        non-exponential failure law.
+
+    Examples
+    --------
+    >>> from spare_theory import strategy
+    >>> sc = Scenario(gpus=1024, gpus_per_group=8, gpu_mtbf_hours=2000.0,
+    ...               restart_minutes=20, checkpoint_minutes=5, work_hours=48,
+    ...               repair_minutes=30, rejoin_minutes=1)
+    >>> type(scenario_cycle(sc, strategy("spare"), 1)).__name__
+    'CkptOnly'
+    >>> type(scenario_cycle(sc, strategy("rep"), 2)).__name__
+    'RepairCycle'
+    >>> racks = Scenario(gpus=256 * 8, gpus_per_group=8, restart_minutes=20,
+    ...                  checkpoint_minutes=5, work_hours=48, domain_size=16,
+    ...                  domain_mtbf_hours=20000.0)
+    >>> scenario_cycle(racks, strategy("spare"), 6)
+    DomainSpare(N=256, r=6, domain_size=16, delta=0.316731)
+    """
+    m = check_split(scenario, strategy)
+    N = scenario.groups
+    base = strategy.split_cycle_law(N, r, m)
+    k = planned_trigger(scenario, base, m)
+    if m != 1 and r > 1:
+        return base if k is None else planned_cycle(base, k)
+    planned = k is not None or scenario.planned_restart_cost is not None
+    if _correlated(scenario):
+        if scenario.repair_minutes is not None or planned:
+            raise ValueError(
+                "failure domains or lemons (domain_size, lemon_fraction) are modelled without "
+                "repair_minutes, planned_restart_failures and planned_restart_cost; simulate "
+                "the combination with simulate_domain_training"
+            )
+        return _correlated_cycle(scenario, strategy, r)
+    if not scenario.exponential:
+        if planned:
+            raise ValueError(
+                "planned_restart_failures and planned_restart_cost are modelled with "
+                "failure_law='exponential' only"
+            )
+        return strategy.cycle_law(N, r, EquilibriumLifetimes(scenario.group_lifetime_law))
+    if r == 1 or (scenario.repair_minutes is None and k is None):
+        return base
+    stall = scenario.group_failure_rate_per_hour * scenario.rejoin_minutes / 60.0
+    if k is not None:
+        return planned_cycle(base, k, repair_rate(scenario), stall)
+    return repair_cycle(base, repair_rate(scenario), stall, scenario.repair_law)
+
+
+@cached(maxsize=64)
+def best_interval(scenario: Scenario, law: CycleLaw) -> TrainingEstimate:
+    """The estimate of ``law`` on ``scenario`` at the checkpoint interval that minimises the hours.
+
+    Search range: within a factor 100 of Young's interval
+    ``sqrt(2 delta M)`` (``M``: time to ``Q = 1/e``), clipped to
+    ``[1 s, 600 W]`` and, for ``r > 1``, to ``tau <= M / 2``.  The last bound
+    is a modelling choice: when the wipe-out time is sharp (large ``N`` and
+    ``r``) the model also has a minimum at ``tau ~ 0.74 M``, one checkpoint
+    per cycle timed just before the predicted wipe-out, up to 4 % better at
+    ``r ~ 30-50``; it rests entirely on the sharpness of the wipe-out law
+    where it is least tested, and it makes hours against ``r`` bimodal.  The
+    main minima sit at ``tau <= 0.31 M`` (measured on the 30 reference
+    scenarios).
+
+    The search is :func:`~spare_theory.planning.search.minimize_log_interval`
+    on the vectorised renewal hours, its fine grid over ``[S / 50, S]`` with
+    ``S`` the span of the cycle that counts (until ``Q`` falls to
+    ``e^-30 Q(rho)``): every ``tau`` with at most 50 segments per cycle,
+    where a sharp cycle's whole-number-of-segments minima are.  Near a
+    minimum ``hours ~ h0 (1 + c x^2 / 2)`` with ``c < 1`` (about 0.15 on the
+    published scenarios), and the search ends with Brent's method to ``1e-5``
+    in ``x = log tau``.  A law with a constant hazard (CKPT-only, exponential
+    lifetimes) has its optimum in closed form (Daly's, through Lambert's
+    ``W``).  With no checkpoint cost the best interval is the smallest, and 1
+    second is used.  Cached per scenario and law (values).
+
+    Parameters
+    ----------
+    scenario : Scenario
+        The run.
+    law : CycleLaw
+        The plan's cycle law (:func:`scenario_cycle`).
+
+    Returns
+    -------
+    TrainingEstimate
+        Labelled with the law's name (the front doors relabel it), without
+        the expected repairs (:func:`attach_repairs`).
+
+    Examples
+    --------
+    >>> from spare_theory import strategy
+    >>> sc = Scenario(gpus=1024, gpus_per_group=8, gpu_mtbf_hours=2000.0,
+    ...               restart_minutes=20, checkpoint_minutes=5, work_hours=48)
+    >>> round(best_interval(sc, strategy("ckpt").cycle_law(128, 1)).checkpoint_interval_minutes, 2)
+    30.98
+    """
+    delta = scenario.checkpoint_minutes
+    lam = scenario.group_failure_rate_per_hour
+    if delta == 0:
+        return evaluate(scenario, law, 1 / 60)
+    young = math.log(math.sqrt(2 * delta * 60 * law.mean_u / lam))
+    # Cycles far longer than the run (fast repairs): no interval beyond 600 W.
+    young = min(young, math.log(600 * scenario.work_hours))
+    lo = max(young - math.log(100), math.log(1 / 60))
+    hi = max(min(young + math.log(100), math.log(600 * scenario.work_hours)), lo + 1e-6)
+    if law.constant_hazard is not None:
+        # Daly's model, hours ~ (e^{(tau + delta)/M} - 1) / tau, whose minimum
+        # solves e^{(tau + delta)/M} (1 - tau/M) = 1:
+        # tau = M (1 + W0(-e^{-1 - delta/M})), M = 1/(k lambda) (in minutes).
+        M = 60 / (law.constant_hazard * lam)
+        tau = M * (1 + float(lambertw(-math.exp(-1 - delta / M)).real))
+        return evaluate(scenario, law, min(max(tau, math.exp(lo)), math.exp(hi)))
+    # No plan of one checkpoint per cycle timed just before a predicted wipe-out
+    # (CKPT-only under another failure law: uncapped).
+    if law.r > 1:
+        hi = max(min(hi, math.log(_MAX_TAU_SHARE * 60 * law.mean_u / lam)), lo + 1e-6)
+    rho = lam * scenario.restart_minutes / 60
+    span = math.log(max(law.restart_terms(rho)[2] - rho, 1e-300) * 60 / lam)
+    x, terms, i = minimize_log_interval(
+        lambda log_tau: hours_grid(scenario, law, log_tau),
+        lo,
+        hi,
+        span - math.log(_FEW_SEGMENTS),
+        span,
+    )
+    return estimate_from(scenario, law.name, law.r, math.exp(x), terms, i)
+
+
+def evaluate_law(
+    scenario: Scenario, law: CycleLaw, tau_minutes: float | None, name: str
+) -> TrainingEstimate:
+    """The estimate of ``law`` at ``tau_minutes`` (``None``: the best), labelled ``name``.
+
+    With the expected repairs and planned restarts filled in
+    (:func:`attach_repairs`).
+
+    Examples
+    --------
+    >>> from spare_theory import strategy
+    >>> sc = Scenario(gpus=1024, gpus_per_group=8, gpu_mtbf_hours=2000.0,
+    ...               restart_minutes=20, checkpoint_minutes=5, work_hours=48)
+    >>> round(evaluate_law(sc, strategy("rep").cycle_law(128, 2), 60.0, "rep").hours, 2)
+    107.14
+    """
+    if tau_minutes is None:
+        estimate = best_interval(scenario, law)
+    else:
+        estimate = evaluate(scenario, law, tau_minutes)
+    estimate = attach_repairs(scenario, law, estimate)
+    return estimate if estimate.strategy == name else dataclasses.replace(estimate, strategy=name)
+
+
+def attach_repairs(scenario: Scenario, law: CycleLaw, estimate: Any) -> Any:
+    """``estimate`` with :func:`expected_repairs` and the planned restarts filled in.
+
+    Unchanged for a law without repairs or planned restarts.
+
+    Examples
+    --------
+    >>> from spare_theory.cycles.rep import Rep
+    >>> sc = Scenario(gpus=1024, gpus_per_group=8, gpu_mtbf_hours=2000.0,
+    ...               restart_minutes=20, checkpoint_minutes=5, work_hours=48,
+    ...               repair_minutes=30)
+    >>> law = repair_cycle(Rep(sc.groups, 2), repair_rate(sc))
+    >>> round(attach_repairs(sc, law, evaluate(sc, law, 60.0)).repairs)
+    53
+    """
+    if isinstance(law, PlannedCycle):
+        planned = estimate.restarts * law.planned_share if math.isfinite(estimate.restarts) else 0.0
+        estimate = dataclasses.replace(estimate, planned_restarts=float(planned))
+    if not isinstance(law, RepairCycle | PlannedCycle) or law.mu == 0:
+        return estimate
+    return dataclasses.replace(estimate, repairs=expected_repairs(scenario, law, estimate.hours))
+
+
+def expected_repairs(scenario: Scenario, law: CycleLaw, hours: float) -> float:
+    """Expected repairs over a run of ``hours``: ``hours lambda int Q N mu p du / int Q du``.
+
+    The repair rate averaged over the cycle (restarts included); 0 for a law
+    without repairs.
+
+    Examples
+    --------
+    >>> from spare_theory.cycles.spare import Spare
+    >>> sc = Scenario(gpus=1024, gpus_per_group=8, gpu_mtbf_hours=2000.0,
+    ...               restart_minutes=20, checkpoint_minutes=5, work_hours=48,
+    ...               repair_minutes=30)
+    >>> law = repair_cycle(Spare(sc.groups, 4), repair_rate(sc))
+    >>> round(expected_repairs(sc, law, 100.0), 1)
+    51.1
+    """
+    if not isinstance(law, RepairCycle | PlannedCycle) or not math.isfinite(hours):
+        return 0.0 if math.isfinite(hours) else math.inf
+    return hours * scenario.group_failure_rate_per_hour * law.repairs_per_cycle_time()
+
+
+def wipeout_mean_hours(scenario: Scenario, law: CycleLaw) -> float:
+    """Expected hours from a healthy start to the first wipe-out under ``law``.
+
+    The law's closed form where it has one (CKPT-only ``1 / (N lambda)``;
+    SPARe without repairs ``sum_f P(T > f) / ((N - f) lambda)``), else
+    ``int_0^inf Q(u) du / lambda`` with ``Q`` of the repair cycle over the
+    law (exact per set for Rep, the sharp law corrected by the per-type and
+    pair chains for SPARe; ``mu = 0`` without repairs).
+
+    Examples
+    --------
+    >>> from spare_theory.cycles.spare import Spare
+    >>> sc = Scenario(gpus=64 * 2048, gpus_per_group=2048, gpu_mtbf_hours=50_678.0,
+    ...               restart_minutes=60, checkpoint_minutes=5, work_hours=100)
+    >>> round(wipeout_mean_hours(sc, Spare(64, 3)), 2)
+    6.78
+    """
+    lam, mu = scenario.group_failure_rate_per_hour, repair_rate(scenario)
+    closed = law.mean_time_to_wipeout(mu)
+    if closed is None:
+        closed = repair_cycle(law, mu, 0.0, scenario.repair_law).mean_time
+    return closed / lam

@@ -2,7 +2,7 @@
 
 Derivation and assumptions in ``docs/theory.md`` section 4.  A cycle starts
 when a global restart of cost ``R`` begins with all groups healthy and ends at
-the wipe-out (its law: a :class:`~spare_theory.cycles.laws.CycleLaw`).  After
+the wipe-out (its law: a :class:`~spare_theory.cycles.base.CycleLaw`).  After
 the restart the job computes in segments of ``tau`` compute time followed by
 a checkpoint of cost ``delta``; a segment's work is kept only if its
 checkpoint completes before the wipe-out.  With ``X`` the cycle length and
@@ -37,7 +37,7 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import ArrayLike
 
-from ..cycles.laws import CycleLaw, survival_integral
+from ..cycles.base import CycleLaw, survival_integral
 from .scenario import Scenario
 
 __all__ = [
@@ -198,8 +198,8 @@ class RenewalTerms:
 
     Examples
     --------
-    >>> from spare_theory.cycles.laws import cycle_law
-    >>> t = renewal_terms(cycle_law("ckpt", 128, 1), 0.001, [0.001, 0.01], 0.0003)
+    >>> from spare_theory.cycles.rep import CkptOnly, Rep
+    >>> t = renewal_terms(CkptOnly(128), 0.001, [0.001, 0.01], 0.0003)
     >>> print(np.round(t.hours_per_work_hour(), 4))
     [1.6076 2.4307]
     """
@@ -252,8 +252,8 @@ def renewal_terms(law: CycleLaw, rho: float, kappa: ArrayLike, d: float) -> Rene
 
     Examples
     --------
-    >>> from spare_theory.cycles.laws import cycle_law
-    >>> t = renewal_terms(cycle_law("rep", 128, 2), 0.001, [0.01], 0.0003)
+    >>> from spare_theory.cycles.rep import CkptOnly, Rep
+    >>> t = renewal_terms(Rep(128, 2), 0.001, [0.01], 0.0003)
     >>> round(float(t.useful[0] / t.total()[0]), 4)
     0.4607
     """
@@ -355,8 +355,8 @@ def planned_kept(
 
     Examples
     --------
-    >>> from spare_theory.cycles.laws import cycle_law
-    >>> planned_kept(cycle_law("rep", 8, 2), np.zeros(1), np.ones(1), 0.1, 0.0).tolist()
+    >>> from spare_theory.cycles.rep import CkptOnly, Rep
+    >>> planned_kept(Rep(8, 2), np.zeros(1), np.ones(1), 0.1, 0.0).tolist()
     [0.0]
     """
     if not law.planned:
@@ -408,10 +408,10 @@ def estimate_from(
 
     Examples
     --------
-    >>> from spare_theory.cycles.laws import cycle_law
+    >>> from spare_theory.cycles.rep import CkptOnly, Rep
     >>> sc = Scenario(gpus=1024, gpus_per_group=8, gpu_mtbf_hours=2000.0,
     ...               restart_minutes=20, checkpoint_minutes=5, work_hours=48)
-    >>> law = cycle_law("rep", sc.groups, 2)
+    >>> law = Rep(sc.groups, 2)
     >>> terms = renewal_terms(law, *scaled_times(sc, [30.0, 60.0]))
     >>> round(estimate_from(sc, "rep", 2, 60.0, terms, 1).hours, 2)
     107.14
@@ -466,7 +466,7 @@ def evaluate(
         Cluster, failure rate, costs and work.
     law : CycleLaw
         The strategy's cycle at ``N = scenario.groups``
-        (:func:`~spare_theory.cycles.laws.cycle_law`).
+        (:meth:`Strategy.cycle_law <spare_theory.strategies.base.Strategy.cycle_law>`).
     tau_minutes : float
         Compute time between checkpoints, minutes, ``> 0``.
     strategy : str, optional
@@ -479,10 +479,10 @@ def evaluate(
 
     Examples
     --------
-    >>> from spare_theory.cycles.laws import cycle_law
+    >>> from spare_theory.cycles.rep import CkptOnly, Rep
     >>> sc = Scenario(gpus=1024, gpus_per_group=8, gpu_mtbf_hours=2000.0,
     ...               restart_minutes=20, checkpoint_minutes=5, work_hours=48)
-    >>> round(evaluate(sc, cycle_law("rep", sc.groups, 2), 60.0).hours, 2)
+    >>> round(evaluate(sc, Rep(sc.groups, 2), 60.0).hours, 2)
     107.14
     """
     terms = renewal_terms(law, *scaled_times(scenario, [tau_minutes]))
@@ -497,10 +497,10 @@ def hours_grid(
 
     Examples
     --------
-    >>> from spare_theory.cycles.laws import cycle_law
+    >>> from spare_theory.cycles.rep import CkptOnly, Rep
     >>> sc = Scenario(gpus=1024, gpus_per_group=8, gpu_mtbf_hours=2000.0,
     ...               restart_minutes=20, checkpoint_minutes=5, work_hours=48)
-    >>> terms, ratio = hours_grid(sc, cycle_law("rep", sc.groups, 2), np.log([30.0, 60.0]))
+    >>> terms, ratio = hours_grid(sc, Rep(sc.groups, 2), np.log([30.0, 60.0]))
     >>> print(np.round(48 * ratio, 2))
     [114.4  107.14]
     """

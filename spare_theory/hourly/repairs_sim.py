@@ -1,9 +1,10 @@
 """Event simulation of the time to the first wipe-out when failed groups are repaired.
 
-Independent of the model it checks (:mod:`spare_theory.hourly.repairs`): it imports
-only the scenario and its argument checks, the placement and the argument
-validators.  One trial starts with all ``N`` groups up at time 0 and plays
-events until the first wipe-out:
+Independent of the model it checks (:mod:`spare_theory.cycles.repairs`): it
+imports only the scenario and the argument validators; the strategy supplies
+its wipe-out *units* (:meth:`spare_theory.strategies.base.Strategy.wipeout_units`).
+One trial starts with all ``N`` groups up at time 0 and plays events until
+the first wipe-out:
 
 * the next failure comes ``Exp((N - f) lambda)`` after the last event
   (``f`` groups down) and hits a uniformly random up group, which is then
@@ -11,9 +12,8 @@ events until the first wipe-out:
   ``repair_minutes``; never back without repairs);
 * the next repair is the earliest due one; the group is up again;
 * a wipe-out is a failure after which some *unit* has all its members down:
-  every group (CKPT-only, ``r = 1``), a replica set ``g mod floor(N/r)``
-  (Rep), a shard type's ``r`` hosts on the cyclic modular-ruler placement
-  (SPARe).
+  every group (CKPT-only, ``r = 1``), a replica set (Rep), a shard type's
+  ``r`` hosts on the cyclic modular-ruler placement (SPARe).
 
 Trials run in lockstep (numpy arrays over trials), each with its own stream
 ``child_seed(seed, i)`` read through a per-trial buffer, so trial ``i`` is
@@ -22,6 +22,7 @@ the same whatever ``trials`` is.
 
 from __future__ import annotations
 
+import concurrent.futures as cf
 import math
 from dataclasses import dataclass
 from typing import Any
@@ -29,19 +30,22 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike
 
+from .._parallel import map_tasks
+from .._samples import TrialSamples
 from .._validation import as_count, as_seed_sequence, child_seed
-from ..placement.placements import cyclic_placement
-from .scenario import Scenario, check_plan
+from .scenario import Scenario
 
-__all__ = ["WipeoutTimes", "repair_hours", "simulate_time_to_wipeout", "wipeout_units"]
+__all__ = ["WipeoutTimes", "repair_hours", "simulate_wipeout_times"]
 
 # Uniforms drawn per trial at a time.
 _BUFFER = 256
+# Trials per task when the trials are spread over an executor (run in lockstep).
+_TRIALS_PER_TASK = 64
 
 
 @dataclass(frozen=True)
-class WipeoutTimes:
-    """Per-trial results of :func:`simulate_time_to_wipeout` (arrays of length ``trials``).
+class WipeoutTimes(TrialSamples):
+    """Per-trial results of :func:`spare_theory.simulate_time_to_wipeout` (arrays of ``trials``).
 
     Attributes
     ----------
@@ -53,8 +57,8 @@ class WipeoutTimes:
     Examples
     --------
     >>> t = WipeoutTimes(np.array([1.0, 3.0]), np.array([2, 4]), np.array([0, 1]))
-    >>> t.mean_hours, round(t.standard_error_hours, 3)
-    (2.0, 1.0)
+    >>> t.mean_hours, round(t.standard_error_hours, 3), t.mean("failures")
+    (2.0, 1.0, 3.0)
     """
 
     hours: np.ndarray
@@ -98,37 +102,11 @@ def repair_hours(scenario: Scenario, q: ArrayLike) -> np.ndarray:
     return np.asarray(law.ppf(q), dtype=float) / 60.0
 
 
-def wipeout_units(strategy: str, N: int, r: int) -> tuple[np.ndarray, np.ndarray]:
-    """``(units, size)``: the units each group belongs to and each unit's size.
-
-    A wipe-out is a unit with all its members down: each group alone
-    (``r = 1``), the replica sets ``g mod floor(N/r)`` (Rep), the shard types
-    of the cyclic modular-ruler placement (SPARe: group ``g`` hosts the
-    types ``i`` with ``hosts[i, k] = g``).  ``units`` has shape
-    ``(N, members per group)``.
-
-    Examples
-    --------
-    >>> units, size = wipeout_units("rep", 5, 2)
-    >>> units.ravel().tolist(), size.tolist()
-    ([0, 1, 0, 1, 0], [3, 2])
-    """
-    if r == 1:
-        return np.arange(N)[:, None], np.ones(N, dtype=np.int64)
-    if strategy == "rep":
-        sets = N // r
-        return (np.arange(N) % sets)[:, None], np.bincount(np.arange(N) % sets)
-    hosts = cyclic_placement(N, r)
-    units = np.empty((N, r), dtype=np.int64)
-    units[hosts, np.arange(r)[None, :]] = np.arange(N)[:, None]
-    return units, np.full(N, r, dtype=np.int64)
-
-
 class _Streams:
     """Per-trial uniform streams read in lockstep (each trial's own generator)."""
 
-    def __init__(self, seed: np.random.SeedSequence, trials: int) -> None:
-        self.rngs = [np.random.default_rng(child_seed(seed, i)) for i in range(trials)]
+    def __init__(self, seed: np.random.SeedSequence, first: int, trials: int) -> None:
+        self.rngs = [np.random.default_rng(child_seed(seed, first + i)) for i in range(trials)]
         self.buffer = np.empty((trials, _BUFFER))
         for i, rng in enumerate(self.rngs):
             self.buffer[i] = rng.random(_BUFFER)
@@ -144,33 +122,42 @@ class _Streams:
         return out
 
 
-def simulate_time_to_wipeout(
+def simulate_wipeout_times(
     scenario: Scenario,
-    strategy: str,
-    r: int | None,
+    units: np.ndarray,
+    size: np.ndarray,
     trials: int,
     *,
     seed: int | np.random.SeedSequence,
     max_events: int = 10**6,
+    executor: cf.Executor | None = None,
+    progress: bool = False,
 ) -> WipeoutTimes:
-    """Simulate the time from a healthy start to the first wipe-out, with repairs.
+    """Simulate the time from a healthy start to the first wipe-out of some unit, with repairs.
+
+    The checked core of :func:`spare_theory.simulate_time_to_wipeout`, which
+    takes the units from the strategy.
 
     Parameters
     ----------
     scenario : Scenario
         Cluster, failure rate, repair law (``repair_minutes=None``: failed
         groups never come back).
-    strategy : {"ckpt", "rep", "spare"}
-        Strategy (module docstring for each wipe-out rule).
-    r : int or None
-        Redundancy (as :func:`spare_theory.hourly.scenario.check_plan`).
+    units : numpy.ndarray of int
+        ``units[g]``: the units group ``g`` belongs to, shape ``(N, k)``.
+    size : numpy.ndarray of int
+        Members of each unit.
     trials : int
         Independent trials, ``>= 1``.
     seed : int or numpy.random.SeedSequence
-        Trial ``i`` uses ``child_seed(seed, i)``.
+        Trial ``i`` uses ``child_seed(seed, i)``, whatever the executor.
     max_events : int
         Cap on the events of one trial (a guard on the cost of very rare
         wipe-outs).
+    executor : concurrent.futures.Executor, optional
+        Runs blocks of trials in parallel; ``None`` runs them here.
+    progress : bool
+        Show a progress bar over blocks of trials.
 
     Returns
     -------
@@ -179,23 +166,34 @@ def simulate_time_to_wipeout(
     Raises
     ------
     ValueError
-        Naming the argument; ``max_events`` when a trial needs more events.
+        Naming ``max_events`` when a trial needs more events.
 
     Examples
     --------
-    >>> sc = Scenario(gpus=64 * 2048, gpus_per_group=2048, gpu_mtbf_hours=50_678.0,
-    ...               restart_minutes=60, checkpoint_minutes=5, work_hours=100,
-    ...               repair_minutes=60)
-    >>> times = simulate_time_to_wipeout(sc, "spare", 3, 200, seed=1)
-    >>> round(times.mean_hours, -1), round(times.standard_error_hours, -1)
-    (100.0, 10.0)
+    >>> import numpy as np
+    >>> sc = Scenario(gpus=8, gpus_per_group=1, gpu_mtbf_hours=10.0, restart_minutes=1,
+    ...               checkpoint_minutes=1, work_hours=1)
+    >>> units, size = np.arange(8)[:, None], np.ones(8, dtype=np.int64)
+    >>> t = simulate_wipeout_times(sc, units, size, 4000, seed=0)
+    >>> abs(t.mean_hours - 10 / 8) < 4 * t.standard_error_hours
+    True
     """
-    strategy, r = check_plan(scenario, strategy, r)
     trials = as_count(trials, "trials")
     max_events = as_count(max_events, "max_events")
-    streams = _Streams(as_seed_sequence(seed), trials)
+    root = as_seed_sequence(seed)
+    tasks = [
+        (scenario, units, size, first, min(_TRIALS_PER_TASK, trials - first), root, max_events)
+        for first in range(0, trials, _TRIALS_PER_TASK)
+    ]
+    parts = map_tasks(_block, tasks, executor=executor, desc="trials", progress=progress)
+    return WipeoutTimes(*(np.concatenate(column) for column in zip(*parts)))
+
+
+def _block(task: tuple) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Trials ``first .. first + trials - 1``, in lockstep."""
+    scenario, units, size, first, trials, seed, max_events = task
+    streams = _Streams(seed, first, trials)
     N, lam = scenario.groups, scenario.group_failure_rate_per_hour
-    units, size = wipeout_units(strategy, N, r)
     due = np.full((trials, N), np.inf)  # repair due time (inf: up, or down for good)
     is_up = np.ones((trials, N), dtype=bool)
     down = np.zeros((trials, size.size), dtype=np.int64)
@@ -240,4 +238,4 @@ def simulate_time_to_wipeout(
             down[rows, units[g, k]] += 1
             wiped |= down[rows, units[g, k]] >= size[units[g, k]]
         active = np.setdiff1d(active, rows[wiped], assume_unique=True)
-    return WipeoutTimes(t, failures, repairs)
+    return t, failures, repairs

@@ -14,11 +14,9 @@ default ``failure_law``), so a group of ``M`` GPUs fails at rate
 the first of its ``M`` GPU failures (:attr:`Scenario.group_lifetime_law`) and
 ``lambda = 1 / E[group lifetime]``.
 
-The argument checks shared by the model (:mod:`spare_theory.training.estimate`) and the
-independent simulation (:mod:`spare_theory.hourly.simulation`) live here too:
-:func:`check_plan` (which strategies exist and which redundancy each accepts)
-and :func:`check_checkpoint_interval`.  They are the definition of a plan, not
-part of either model, so the simulation can share them and stay independent.
+The interval check shared by the model and the independent simulation
+(:func:`check_checkpoint_interval`) lives here too; which redundancies a
+strategy accepts is the strategy's own (:mod:`spare_theory.strategies`).
 """
 
 from __future__ import annotations
@@ -38,16 +36,13 @@ from ..lifetimes.laws import (
     validate_lifetime_law,
 )
 from ..lifetimes.outages import REPAIR_LAWS, check_repair_fields
-from ..placement.placements import modular_ruler
 
 __all__ = [
     "FAILURE_LAWS",
     "LLAMA3_H100_GPU_MTBF_HOURS",
     "REPAIR_LAWS",
-    "STRATEGIES",
     "Scenario",
     "check_checkpoint_interval",
-    "check_plan",
 ]
 
 # Llama 3 405B pre-training: 419 unexpected interruptions in 54 days on 16,384
@@ -61,11 +56,6 @@ LLAMA3_H100_GPU_MTBF_HOURS = 16384 * 54 * 24 / 419
 
 #: Named GPU lifetime laws (a frozen ``scipy.stats`` distribution, in hours, is also accepted).
 FAILURE_LAWS = ("exponential", "weibull")
-
-#: Named repair-time laws (a frozen ``scipy.stats`` distribution, in minutes, is also accepted).
-
-#: Fault-tolerance strategies: CKPT-only, Rep+CKPT and SPARe+CKPT.
-STRATEGIES = ("ckpt", "rep", "spare")
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -136,7 +126,7 @@ class Scenario:
         CKPT-only's steps do not grow with failures, so it never fires for
         them.  The model maps ``c`` to the down count ``k(c)`` at which the
         expected cost reaches ``c``
-        (:func:`~spare_theory.hourly.repairs.cost_trigger_failures`); the simulation
+        (:func:`~spare_theory.cycles.planned.cost_trigger_failures`); the simulation
         triggers on the exact cost.  Not together with
         ``planned_restart_failures``.  ``None`` (default): no cost trigger.
     domain_size : int, optional
@@ -151,6 +141,14 @@ class Scenario:
     lemon_rate_factor : float
         Failure rate of a lemon group relative to the others, ``>= 1``
         (default 1).
+    microbatches : int
+        ``m >= 1`` micro-batches (pieces) per shard (default 1).  SPARe only:
+        a failed group's shard is cut into ``m`` pieces that any surviving
+        host of its type may compute, so a state costs the expected load
+        instead of ``E[S*]`` whole stacks
+        (:class:`~spare_theory.cycles.spare.SpareSplit`); ``1`` is published
+        SPARe.  The front doors' ``microbatches=`` keyword is folded into this
+        field (:func:`~spare_theory._validation.merge_microbatches`).
 
     Raises
     ------
@@ -190,6 +188,7 @@ class Scenario:
     lemon_rate_factor: float = 1.0
     planned_restart_failures: int | None = None
     planned_restart_cost: float | None = None
+    microbatches: int = 1
 
     def __post_init__(self) -> None:
         gpus = as_count(self.gpus, "gpus")
@@ -220,6 +219,7 @@ class Scenario:
                 self.lemon_rate_factor,
             )
         )
+        checked["microbatches"] = as_count(self.microbatches, "microbatches", minimum=1)
         if self.planned_restart_failures is not None:
             checked["planned_restart_failures"] = as_count(
                 self.planned_restart_failures,
@@ -376,58 +376,6 @@ def _law_name(law: Any) -> str:
 def _check_repairs(minutes: Any, law: Any, rejoin: Any) -> dict[str, Any]:
     """The normalised repair fields of a Scenario (see its docstring)."""
     return check_repair_fields(minutes, law, rejoin, unit="minutes")
-
-
-def check_plan(scenario: Any, strategy: Any, r: Any) -> tuple[str, int]:
-    """Check a plan's scenario, strategy and redundancy; return ``(strategy, r)``.
-
-    The rules that define a plan, shared by the model and the event
-    simulation: ``"ckpt"`` takes ``r = None`` or ``1``; ``"rep"`` any integer
-    ``1 <= r <= N``; ``"spare"`` any ``1 <= r <= N`` for which a modular
-    Golomb ruler with ``r`` marks exists at ``N`` (checked with
-    :func:`spare_theory.placement.placements.modular_ruler`).
-
-    Parameters
-    ----------
-    scenario : Scenario
-        The run (``N = scenario.groups``).
-    strategy : {"ckpt", "rep", "spare"}
-        Fault-tolerance strategy.
-    r : int or None
-        Redundancy.
-
-    Returns
-    -------
-    tuple of (str, int)
-        The strategy and ``r`` as an ``int`` (1 for ``"ckpt"``).
-
-    Raises
-    ------
-    ValueError
-        Naming the argument: not a Scenario, unknown strategy, ``r`` missing,
-        out of range or not 1 for ``"ckpt"``, no modular ruler for ``(N, r)``.
-
-    Examples
-    --------
-    >>> sc = Scenario(gpus=1024, gpus_per_group=8, gpu_mtbf_hours=2000.0,
-    ...               restart_minutes=20, checkpoint_minutes=5, work_hours=48)
-    >>> check_plan(sc, "ckpt", None), check_plan(sc, "spare", 4.0)
-    (('ckpt', 1), ('spare', 4))
-    """
-    if not isinstance(scenario, Scenario):
-        raise ValueError(f"scenario must be a Scenario, got {type(scenario).__name__}")
-    strategy = as_choice(strategy, "strategy", STRATEGIES)
-    N = scenario.groups
-    if strategy == "ckpt":
-        if r is not None and as_count(r, "r") != 1:
-            raise ValueError(f"r must be 1 (or None) for strategy 'ckpt', got {r}")
-        return strategy, 1
-    if r is None:
-        raise ValueError(f"r is required for strategy {strategy!r} (an integer >= 1)")
-    r = as_count(r, "r", maximum=N)
-    if strategy == "spare" and r > 1:
-        modular_ruler(N, r)  # raises ValueError naming N and r if no ruler exists
-    return strategy, r
 
 
 def check_checkpoint_interval(minutes: Any) -> float:

@@ -369,7 +369,7 @@ def equilibrium_law(law: Any) -> Any:
 class EquilibriumLifetimes:
     """Group lifetimes of stationary renewal clocks, in dimensionless time ``u = t / m``.
 
-    The seam of :mod:`spare_theory.cycles.laws` (the methods of
+    The seam of :mod:`spare_theory.cycles.base` (the methods of
     ``ExponentialLifetimes``): ``p(u) = F_e(m u)``, the probability that a
     group whose clock is in equilibrium fails within ``u`` mean lifetimes
     (:func:`equilibrium_law`).  Its initial rate is 1 per unit ``u``, as for

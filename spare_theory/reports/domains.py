@@ -34,15 +34,12 @@ import pandas as pd
 
 from .._parallel import map_tasks
 from .._validation import as_seed_sequence, child_seed
-from ..hourly.domains import (
-    domain_optimal_plan,
-    domain_time_to_train,
-    scenario_with_domain_share,
-)
+from ..hourly.domains import scenario_with_domain_share
 from ..hourly.domains_sim import PLACEMENTS, placement_hosts, simulate_domain_training
 from ..hourly.scenario import Scenario
 from ..stacking.domains_sim import cycle_trajectory, failure_times, simulate_domain_wipeout
 from ..training.estimate import time_to_train
+from ..training.optimize import optimal_plan
 from ..wipeout.domains import domain_wipeout_law, failure_domains
 from ._io import save_figure, write_table
 
@@ -135,7 +132,7 @@ def _ablation_cell(task: tuple[Any, ...]) -> dict[str, Any]:
         hours_sim_se=runs_out.standard_error_hours,
     )
     if model and name == "domain_aware" and N % m == 0:
-        row["hours_model"] = domain_time_to_train(sc, r, tau).hours
+        row["hours_model"] = time_to_train(sc, "spare", r, tau).hours
     return row
 
 
@@ -325,7 +322,7 @@ def lemon_table(
     rows = []
     for c, phi in enumerate(fractions):
         sc = Scenario(**{**fields, "lemon_fraction": phi, "lemon_rate_factor": rate_factor})
-        plan = domain_optimal_plan(sc, r_values)
+        plan = optimal_plan(sc, "spare", r_values=r_values)
         row: dict[str, Any] = {
             "lemon_fraction": phi,
             "lemon_rate_factor": rate_factor,

@@ -25,7 +25,7 @@ load ``L / m`` in shard units.  Writes
 * ``tables/microbatch_600k.csv|md``: best plans at 600,000 GPUs (groups of
   1024 and 2048 GPUs): Rep+CKPT, published SPARe, and SPARe with ``m`` = 4,
   16 and 1024 (the limit of large ``m``) micro-batches per shard
-  (:func:`spare_theory.hourly.split.split_optimal_plan`);
+  (:func:`spare_theory.optimal_plan` with ``microbatches``);
 
 * ``figures/microbatch_load.png``: the exact load along one failure order on
   the ruler placement ``N = 292``, ``r = 8`` (the example of the design
@@ -45,7 +45,6 @@ import pandas as pd
 from .._parallel import map_tasks
 from .._validation import as_seed_sequence, child_seed
 from ..hourly.scenario import Scenario
-from ..hourly.split import split_optimal_plan
 from ..placement.placements import cyclic_placement
 from ..stacking.overhead import expected_load, overhead, simulate_overhead, stacks_trajectory
 from ..training.optimize import optimal_plan
@@ -190,8 +189,8 @@ def table_600k(gpus_per_group: tuple[int, ...] = (1024, 2048)) -> pd.DataFrame:
         rep, spare = optimal_plan(sc, "rep"), optimal_plan(sc, "spare")
         plans = [("rep", 0, rep.r, rep.estimate), ("spare", 1, spare.r, spare.estimate)]
         for m in SPLITS_600K:
-            r, est = split_optimal_plan(sc, microbatches=m)
-            plans.append((f"spare m={m}", m, r, est))
+            split = optimal_plan(sc, "spare", microbatches=m)
+            plans.append((f"spare m={m}", m, split.r, split.estimate))
         for name, m, r, est in plans:
             rows.append(
                 {

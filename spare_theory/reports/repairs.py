@@ -8,14 +8,14 @@ Writes
   GPUs) against the mean repair time (1 min, 10 min, 1 h, 6 h, never):
   ``r``, interval, hours, availability, expected wipe-outs and repairs, the
   winner of each row group, for SPARe the smallest ``r`` within 1 % of its
-  best hours (:meth:`~spare_theory.training.optimize.Plan.smallest_r_within`), and,
+  best hours (:meth:`~spare_theory.planning.plan.Plan.smallest_r_within`), and,
   where repairs are slow or absent (6 h, never), the best plan with planned
   restarts (``optimal_plan(..., planned_restarts=True)``: trigger ``k``,
   the step-cost threshold realising it, ``r``, hours);
 * ``tables/repairs_wipeout.csv|md``: mean hours to the first wipe-out from a
-  healthy start, model (:func:`spare_theory.hourly.repairs.mean_time_to_wipeout`)
+  healthy start, model (:func:`spare_theory.training.estimate.mean_time_to_wipeout`)
   against the event simulation
-  (:func:`spare_theory.hourly.repairs_sim.simulate_time_to_wipeout`), ``N = 64``
+  (:func:`spare_theory.training.simulate.simulate_time_to_wipeout`), ``N = 64``
   groups of 2048 GPUs, repairs from 1 minute to 1 day, with ``z`` =
   (model - simulation) / SE;
 * ``tables/repairs_paper.csv|md``: the same question on the SPARe paper's
@@ -23,7 +23,7 @@ Writes
   ``N = 200`` by default, about 25 s; ``N = 1000`` adds about 40 s on two
   cores; cluster MTBF 300 s, 1 h restart windows) with
   ``StepScenario(repair_seconds=...)``: each strategy's best plan
-  (:func:`spare_theory.training.step_optimize.optimal_step_plan`: ``r`` and the
+  (:func:`spare_theory.optimal_plan` of a step-level scenario: ``r`` and the
   checkpoint interval in steps), its time to train over ``T0``, uptime and
   restarts, the winner, and for SPARe the smallest ``r`` within 1 % of its
   best time;
@@ -47,12 +47,12 @@ import pandas as pd
 
 from .._parallel import map_tasks
 from .._validation import as_seed_sequence, child_seed
-from ..hourly.repairs import mean_time_to_wipeout
-from ..hourly.repairs_sim import simulate_time_to_wipeout
 from ..hourly.scenario import LLAMA3_H100_GPU_MTBF_HOURS, Scenario
 from ..steps.scenario import paper_scenario
-from ..training.optimize import optimal_plan
-from ..training.step_optimize import optimal_checkpoint_steps, optimal_step_plan
+from ..strategies.registry import PUBLISHED_STRATEGIES
+from ..training.estimate import mean_time_to_wipeout
+from ..training.optimize import optimal_checkpoint_steps, optimal_plan
+from ..training.simulate import simulate_time_to_wipeout
 from ._io import save_figure, write_table
 
 if TYPE_CHECKING:  # matplotlib is imported only when a figure is drawn
@@ -88,7 +88,6 @@ WIPEOUT_CELLS: tuple[tuple[float | None, str, int, int], ...] = (
     (1440.0, "spare", 4, 400),
 )
 _QUICK_WIPEOUT = ((None, "rep", 2, 100), (360.0, "spare", 3, 100), (1440.0, "spare", 4, 100))
-_STRATEGIES = ("ckpt", "rep", "spare")
 
 
 def _label(minutes: float | None) -> str:
@@ -113,13 +112,14 @@ def _plan_cell(task: tuple[int, float | None, str, bool]) -> dict[str, Any]:
         "availability": est.availability,
         "wipeouts": est.wipeouts,
         "repairs": est.repairs,
-        "r_within_1pct": plan.smallest_r_within(0.01) if strategy == "spare" else plan.r,
+        "r_within_1pct": plan.smallest_r_within(0.01),
         "planned_k": None,
         "planned_cost": None,
         "planned_r": None,
         "planned_hours": None,
     }
-    if planned and strategy != "ckpt":
+    # Planned restarts need a redundancy to keep running on (CKPT-only has none).
+    if planned and int(plan.r_values.max()) > 1:
         best = optimal_plan(sc, strategy, planned_restarts=True)
         row.update(
             planned_k=best.planned_restart_failures,
@@ -168,7 +168,10 @@ def plans_table(
     [['ckpt', 1, 1, False], ['rep', 2, 2, False], ['spare', 11, 4, True]]
     """
     tasks = [
-        (g, m, s, m in planned) for g in gpus_per_group for m in repair_minutes for s in _STRATEGIES
+        (g, m, s, m in planned)
+        for g in gpus_per_group
+        for m in repair_minutes
+        for s in PUBLISHED_STRATEGIES
     ]
     rows = map_tasks(_plan_cell, tasks, executor=executor, desc="repairs plans", progress=progress)
     table = pd.DataFrame(rows)
@@ -187,22 +190,21 @@ def _paper_cell(task: tuple[int, float | None, str]) -> dict[str, Any]:
     sc = dataclasses.replace(
         paper_scenario(N), repair_seconds=None if minutes is None else 60.0 * minutes
     )
-    plan = optimal_step_plan(sc, strategy)
+    plan = optimal_plan(sc, strategy)
     hours = dict(zip(plan.r_values.tolist(), plan.hours_by_r.tolist(), strict=True))
-    within = plan.r
-    if strategy == "spare":
-        # The walk stops after three worse r: go on down while within 1 %.
-        r = min(hours)
-        while r - 1 >= 2 and r - 1 not in hours:
-            try:
-                est = optimal_checkpoint_steps(sc, strategy, r - 1)
-            except ValueError:
-                break
-            hours[r - 1] = est.hours
-            if est.hours > 1.01 * plan.hours:
-                break
-            r -= 1
-        within = min(r for r, h in hours.items() if h <= 1.01 * plan.hours)
+    # A walk may stop after three worse r below the best (SPARe walks down from r*):
+    # go on down while within 1 %.
+    r = min(hours)
+    while r - 1 >= 2 and r - 1 not in hours:
+        try:
+            est = optimal_checkpoint_steps(sc, strategy, r - 1)
+        except ValueError:
+            break
+        hours[r - 1] = est.hours
+        if est.hours > 1.01 * plan.hours:
+            break
+        r -= 1
+    within = min(r for r, h in hours.items() if h <= 1.01 * plan.hours)
     est = plan.estimate
     return {
         "groups": N,
@@ -227,7 +229,7 @@ def paper_plans_table(
 ) -> pd.DataFrame:
     """Best plans on the SPARe paper's step-level scenario against the repair time.
 
-    Each cell is ``optimal_step_plan(paper_scenario(N) with repair_seconds =
+    Each cell is ``optimal_plan(paper_scenario(N) with repair_seconds =
     60 * minutes, strategy)`` (exponential repairs, no rejoin stall); for
     SPARe the scan of ``r`` goes on down while the best time stays within
     1 % (``r_within_1pct``).
@@ -258,7 +260,7 @@ def paper_plans_table(
     >>> t[["strategy", "r", "r_within_1pct", "winner"]].values.tolist()
     [['ckpt', 1, 1, False], ['rep', 4, 4, False], ['spare', 6, 6, True]]
     """
-    tasks = [(N, m, s) for N in groups for m in repair_minutes for s in _STRATEGIES]
+    tasks = [(N, m, s) for N in groups for m in repair_minutes for s in PUBLISHED_STRATEGIES]
     rows = map_tasks(_paper_cell, tasks, executor=executor, desc="repairs paper", progress=progress)
     table = pd.DataFrame(rows)
     best = table.groupby(["groups", "repair"])["hours"].transform("min")

@@ -1,6 +1,6 @@
 """Time-to-train tables and figures: model vs simulation, r*, the published headline.
 
-* ``training_error_table``: :func:`~spare_theory.hourly.simulation.simulate_training`
+* ``training_error_table``: :func:`~spare_theory.training.simulate.simulate_training`
   against :func:`~spare_theory.training.estimate.time_to_train` over a grid of
   scenarios and the three strategies (in band: within 2 % or 3 SE).
 * ``r_star_table``: the optimiser's SPARe ``r`` against the SPARe paper's rule
@@ -32,9 +32,10 @@ import pandas as pd
 from .._parallel import map_tasks
 from .._validation import as_count, as_seed_sequence, child_seed
 from ..hourly.scenario import Scenario
-from ..hourly.simulation import simulate_training
+from ..planning.redundancy import r_star_rule
 from ..training.estimate import time_to_train
-from ..training.optimize import optimal_plan, r_star_rule
+from ..training.optimize import optimal_plan
+from ..training.simulate import simulate_training
 from ._io import save_figure, write_table
 
 __all__ = [

@@ -112,7 +112,7 @@ survival ``sf``; ``lambda = 1/m``.
    boundary.  Its out time ``m_out`` (half an attempt, SPARe's retry, the
    repair past the retry, half a step) sets ``mu = m / m_out`` with up
    times at the lifetime's stationary rate; ``Q`` comes from the exact
-   chains of Rep's replica sets or :class:`spare_theory.hourly.repairs.RepairCycle`
+   chains of Rep's replica sets or :class:`spare_theory.cycles.repairs.RepairCycle`
    (SPARe), started from the resume burst and never below today's ``Q``;
    the attempt and handling laws per state are today's at the down share
    past the retry; each rejoin stalls ``rejoin_seconds``.  Without a stall
@@ -134,12 +134,10 @@ import numpy.typing as npt
 from scipy import integrate, signal, special
 
 from .._validation import as_choice, as_count
-from ..hourly.repairs import (
-    chain_log_survival,
-    down_count_generator,
-    repair_cycle,
-    set_mean_absorption,
-)
+from ..cycles.base import cycle_law_of
+from ..cycles.chains import chain_log_survival, down_count_generator, set_mean_absorption
+from ..cycles.repairs import repair_cycle
+from ..cycles.spare import Spare
 from ..stacking.overhead import expected_load, expected_stacks
 from ..wipeout.law import wipeout_law
 from .scenario import StepScenario
@@ -925,7 +923,7 @@ def _repair_cycle(sc: StepScenario, strategy: str, r: int) -> _Cycle:
     ``mu = m / m_out`` and a worker is out at ``t`` with probability
     ``p(t) = pi + (p_0 - pi) e^{-(1 + mu) t / m}``, ``pi = 1/(1 + mu)``,
     ``p_0`` the resume burst.  ``Q``: Rep, the exact chains of its
-    consecutive replica sets; SPARe, :class:`spare_theory.hourly.repairs.RepairCycle`
+    consecutive replica sets; SPARe, :class:`spare_theory.cycles.repairs.RepairCycle`
     (the sharp law corrected by the per-type and pair chains).  Per state
     ``f`` (binomial at ``p(t)``, not wiped), SPARe's attempt, retry and
     handling laws are today's; rejoins at ``N p(t) / m_out`` each stall the
@@ -968,7 +966,7 @@ def _repair_cycle(sc: StepScenario, strategy: str, r: int) -> _Cycle:
     mu = mean_life / out_time
     pi = 1.0 / (1.0 + mu)
     if strategy == "spare":
-        cycle = repair_cycle("spare", N, r, mu)
+        cycle = repair_cycle(cycle_law_of(Spare, N, r), mu)
         mean_u = cycle.mean_time
     else:
         n_sets = -(-N // r)

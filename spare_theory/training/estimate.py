@@ -1,49 +1,35 @@
-"""Expected time to train under CKPT-only, Rep+CKPT and SPARe+CKPT: the front door.
+"""Expected time to train, for any registered strategy, on either kind of scenario.
 
-:func:`time_to_train` checks its arguments and hands them to the parts of
-the model, one module each (derivation in ``docs/theory.md`` section 4):
-
-* :mod:`spare_theory.cycles.laws`: the cycle law of each strategy (how long a
-  restart cycle survives, its throughput in each state), one class per
-  strategy;
-* :mod:`spare_theory.hourly.renewal`: the renewal-reward estimate
-  ``hours = W E[X] / E[P]`` of any cycle law;
-* :mod:`spare_theory.training.optimize`: the searches (the best checkpoint interval
-  when none is given; the best ``r`` in :func:`~spare_theory.training.optimize.optimal_plan`).
-
-The names defined in those modules and long imported from here
-(:class:`TrainingEstimate`, :data:`STRATEGIES`, :data:`MAX_SPARE_GROUPS`,
-:func:`rep_survival_log`, :func:`rep_throughput`) are re-exported.
+:func:`time_to_train` is the front door of the closed-form models: it
+resolves the strategy (:func:`spare_theory.strategy`), checks the plan, and
+prices it with the hour-level renewal-reward model
+(:mod:`spare_theory.hourly.model`) for a :class:`~spare_theory.hourly.scenario.Scenario`,
+or the step-level closed form of the published simulator
+(:mod:`spare_theory.steps`) for a :class:`~spare_theory.steps.scenario.StepScenario`.
+A missing checkpoint interval is optimised by the one search of the planning
+core (:mod:`spare_theory.planning`).
 """
 
 from __future__ import annotations
 
 from typing import Any, overload
 
-from ..cycles.laws import MAX_SPARE_GROUPS, rep_survival_log, rep_throughput
-from ..hourly.model import check_split, scenario_cycle
-from ..hourly.renewal import TrainingEstimate, evaluate
-from ..hourly.repairs import attach_repairs
-from ..hourly.scenario import STRATEGIES, Scenario, check_checkpoint_interval, check_plan
-from ..steps.model import StepEstimate, step_time_to_train
-from ..steps.scenario import StepScenario, merge_microbatches
-from .optimize import optimal_interval
-from .step_optimize import optimal_checkpoint_steps
+from .._validation import merge_microbatches
+from ..hourly.model import evaluate_law, scenario_cycle, wipeout_mean_hours
+from ..hourly.renewal import TrainingEstimate
+from ..hourly.scenario import Scenario, check_checkpoint_interval
+from ..steps.model import StepEstimate
+from ..steps.scenario import StepScenario
+from ..strategies.registry import strategy as lookup
+from .optimize import check_scenario, optimal_checkpoint_steps, step_estimate
 
-__all__ = [
-    "MAX_SPARE_GROUPS",
-    "STRATEGIES",
-    "TrainingEstimate",
-    "rep_survival_log",
-    "rep_throughput",
-    "time_to_train",
-]
+__all__ = ["mean_time_to_wipeout", "time_to_train"]
 
 
 @overload
 def time_to_train(
     scenario: Scenario,
-    strategy: str,
+    strategy: Any,
     r: int | None = None,
     checkpoint_interval_minutes: float | None = None,
     *,
@@ -55,7 +41,7 @@ def time_to_train(
 @overload
 def time_to_train(
     scenario: StepScenario,
-    strategy: str,
+    strategy: Any,
     r: int | None = None,
     checkpoint_interval_minutes: float | None = None,
     *,
@@ -66,7 +52,7 @@ def time_to_train(
 
 def time_to_train(
     scenario: Scenario | StepScenario,
-    strategy: str,
+    strategy: Any,
     r: int | None = None,
     checkpoint_interval_minutes: float | None = None,
     *,
@@ -80,13 +66,15 @@ def time_to_train(
     scenario : Scenario or StepScenario
         Cluster, failure rate, costs and work.  A
         :class:`~spare_theory.steps.scenario.StepScenario` (the published
-        simulator's step-level workload) is priced by
-        :func:`spare_theory.steps.model.step_time_to_train`.
-    strategy : {"ckpt", "rep", "spare"}
-        CKPT-only (every failure is a global restart), Rep+CKPT (``r``
-        replicas of every shard on disjoint groups; a restart when a whole
-        replica set is dead) or SPARe+CKPT (stacked placement on a modular
-        Golomb ruler; a restart at wipe-out).
+        simulator's step-level workload) is priced by the step-level closed
+        form (``docs/step_model.md``).
+    strategy : str or Strategy
+        A registered strategy (:func:`spare_theory.strategy`): ``"ckpt"``
+        (every failure is a global restart), ``"rep"`` (``r`` replicas of
+        every shard on disjoint groups; a restart when a whole replica set is
+        dead), ``"spare"`` (stacked placement on a modular Golomb ruler; a
+        restart at wipe-out), or one added by
+        :func:`spare_theory.register_strategy`.
     r : int, optional
         Redundancy: required for ``"rep"`` (``1 <= r <= N``) and ``"spare"``
         (a modular ruler with ``r`` marks must exist at ``N``); ``None`` or
@@ -94,44 +82,38 @@ def time_to_train(
     checkpoint_interval_minutes : float, optional
         Compute time ``tau`` between checkpoints, minutes, ``> 0``; ``None``
         uses the interval that minimises the expected hours
-        (:func:`spare_theory.training.optimize.optimal_interval`).
-        Must be ``None`` for a StepScenario.
+        (:func:`spare_theory.hourly.model.best_interval`).  Must be ``None``
+        for a StepScenario.
     checkpoint_every_steps : int, optional
         For step-level scenarios only: a checkpoint every ``k >= 1`` steps;
         ``None`` uses the ``k`` that minimises the expected time
-        (:func:`spare_theory.training.step_optimize.optimal_checkpoint_steps`).  Must
-        be ``None`` for a :class:`Scenario`.
+        (:func:`spare_theory.optimal_checkpoint_steps`).  Must be ``None``
+        for a :class:`Scenario`.
     microbatches : int, default 1
-        SPARe only (hour-level scenarios without repairs): every shard is cut
-        into ``m`` micro-batches that any surviving host of its type may
-        compute, so state ``f`` runs at ``1 / E[load_f]`` with ``E[load_f] =
-        ceil(m N / (N - f)) / m``
-        (:class:`spare_theory.hourly.split.SpareSplit`); ``1`` is
-        published SPARe (whole shards, ``E[S*_f]``).  A StepScenario states
-        its own ``microbatches``: the keyword is used when that field is 1,
-        an equal value agrees, another raises ``ValueError``
-        (:func:`spare_theory.steps.scenario.merge_microbatches`); Rep and
-        CKPT-only ignore it there.
+        SPARe only: every shard is cut into ``m`` micro-batches that any
+        surviving host of its type may compute
+        (:class:`spare_theory.cycles.spare.SpareSplit`).  Folded into the
+        scenario's ``microbatches`` field: used when that field is 1, an
+        equal value agrees, another raises ``ValueError``.
 
     Returns
     -------
     TrainingEstimate or StepEstimate
-        ``hours = W E[X] / E[P]`` (see :mod:`spare_theory.hourly.renewal`), the
-        breakdown adding up to ``hours``, ``availability = W / hours``, the
-        ``uptime`` and the expected number of restarts ``W / E[P]``.  For a
-        StepScenario a :class:`~spare_theory.steps.model.StepEstimate` with
-        ``hours``, ``total_over_T0``, ``uptime`` (the paper's availability),
-        ``restarts`` and ``checkpoint_every_steps``.
+        ``hours`` (the breakdown adding up to it), ``availability`` (useful
+        share of wall time), ``uptime`` (share outside global restarts),
+        ``restarts``, ``feasible`` and ``reason``; a
+        :class:`~spare_theory.steps.model.StepEstimate` also has
+        ``total_over_T0`` and ``checkpoint_every_steps``.
 
     Raises
     ------
     ValueError
         Naming the argument: not a Scenario, unknown strategy, missing or out
         of range ``r``, no modular ruler for ``(N, r)``, ``tau <= 0``; for
-        SPARe with ``r > 1``, ``N = gpus // gpus_per_group`` above
-        :data:`MAX_SPARE_GROUPS` (``2**25``); ``microbatches`` not 1 for
-        another strategy or a scenario with repairs (a StepScenario: in
-        conflict with its own field).
+        SPARe with ``r > 1``, ``N`` above
+        :data:`~spare_theory.cycles.spare.MAX_SPARE_GROUPS` (``2**25``);
+        ``microbatches`` not 1 for another strategy or with a field it is not
+        modelled with.
 
     Examples
     --------
@@ -157,59 +139,81 @@ def time_to_train(
     >>> round(split.hours / est.hours, 3) < 1
     True
     """
-    if not isinstance(scenario, Scenario):
-        if isinstance(scenario, StepScenario):
-            scenario = merge_microbatches(scenario, microbatches)
-        elif microbatches != 1:
+    chosen = lookup(strategy)
+    check_scenario(scenario)
+    scenario = merge_microbatches(scenario, microbatches)
+    if isinstance(scenario, StepScenario):
+        if checkpoint_interval_minutes is not None:
             raise ValueError(
-                "microbatches must be 1 for a scenario other than Scenario/StepScenario"
+                "checkpoint_interval_minutes is for a Scenario; a StepScenario takes "
+                "checkpoint_every_steps (checkpoints every k steps)"
             )
-        return _other_scenario(
-            scenario, strategy, r, checkpoint_every_steps, checkpoint_interval_minutes
+        if checkpoint_every_steps is None:
+            return optimal_checkpoint_steps(scenario, chosen, r)
+        return step_estimate(
+            scenario, chosen, chosen.check_r(scenario.groups, r), checkpoint_every_steps
         )
     if checkpoint_every_steps is not None:
         raise ValueError(
             "checkpoint_every_steps is for step-level scenarios; a Scenario takes "
             "checkpoint_interval_minutes"
         )
-    strategy, r = check_plan(scenario, strategy, r)
-    m = check_split(scenario, strategy, microbatches)
-    if checkpoint_interval_minutes is None:
-        return optimal_interval(scenario, strategy, r, microbatches=m)
-    tau = check_checkpoint_interval(checkpoint_interval_minutes)
-    law = scenario_cycle(scenario, strategy, r, microbatches=m)  # the one place picking laws
-    return attach_repairs(scenario, law, evaluate(scenario, law, tau, strategy=strategy))
-
-
-def _other_scenario(
-    scenario: Any,
-    strategy: str,
-    r: int | None,
-    checkpoint_every_steps: int | None,
-    checkpoint_interval_minutes: float | None,
-) -> Any:
-    """The dispatch point for scenario types other than :class:`Scenario`.
-
-    A ``StepScenario`` (checkpoints every ``k`` steps, restart windows, any
-    lifetime law) goes to the step-level model: its estimate for
-    ``(strategy, r, checkpoint_every_steps)``, at the best ``k`` when that is
-    ``None``.
-    """
-    if not isinstance(scenario, StepScenario):
-        raise ValueError(
-            f"scenario must be a Scenario or a StepScenario, got {type(scenario).__name__}"
-        )
-    if checkpoint_interval_minutes is not None:
-        raise ValueError(
-            "checkpoint_interval_minutes is for a Scenario; a StepScenario takes "
-            "checkpoint_every_steps (checkpoints every k steps)"
-        )
-    if checkpoint_every_steps is None:
-        return optimal_checkpoint_steps(scenario, strategy, r)
-    if r is None and strategy == "ckpt":
-        r = 1
-    if r is None:
-        raise ValueError(f"r is required for strategy {strategy!r}")
-    return step_time_to_train(
-        scenario, strategy, r=r, checkpoint_every_steps=checkpoint_every_steps
+    r = chosen.check_r(scenario.groups, r)
+    tau = (
+        None
+        if checkpoint_interval_minutes is None
+        else check_checkpoint_interval(checkpoint_interval_minutes)
     )
+    law = scenario_cycle(scenario, chosen, r)  # the one place picking laws
+    return evaluate_law(scenario, law, tau, chosen.name)
+
+
+def mean_time_to_wipeout(scenario: Scenario, strategy: Any, r: int | None) -> float:
+    """Expected hours from a healthy start to the first wipe-out (with or without repairs).
+
+    Without repairs (``repair_minutes=None``) the strategy's own law: CKPT-only
+    ``1 / (N lambda)``; SPARe ``sum_f P(T > f) / ((N - f) lambda)`` with the
+    sharp wipe-out law (state ``f`` lasts ``1/((N - f) lambda)`` on average);
+    Rep ``int prod_sets (1 - p^{|set|}) du / lambda``.  With repairs
+    ``int_0^inf Q(u) du / lambda`` with ``Q`` of the repair cycle
+    (:class:`~spare_theory.cycles.repairs.RepairCycle`): exact per set for
+    Rep, the sharp law corrected by the per-type and pair chains for SPARe.
+    Fast repairs give about ``1 / (lambda N r pi^{r-1})`` (``r`` overlapping
+    outages), slow ones today's law.
+
+    Parameters
+    ----------
+    scenario : Scenario
+        Cluster, failure rate and repairs.
+    strategy : str or Strategy
+        A registered strategy.
+    r : int or None
+        Redundancy (as for :func:`time_to_train`).
+
+    Returns
+    -------
+    float
+        Hours.
+
+    Raises
+    ------
+    ValueError
+        Naming the argument.
+
+    Examples
+    --------
+    >>> sc = Scenario(gpus=64 * 2048, gpus_per_group=2048, gpu_mtbf_hours=50_678.0,
+    ...               restart_minutes=60, checkpoint_minutes=5, work_hours=100)
+    >>> round(mean_time_to_wipeout(sc, "spare", 3), 2)
+    6.78
+    >>> fast = Scenario(gpus=64 * 2048, gpus_per_group=2048, gpu_mtbf_hours=50_678.0,
+    ...                 restart_minutes=60, checkpoint_minutes=5, work_hours=100,
+    ...                 repair_minutes=10)
+    >>> round(mean_time_to_wipeout(fast, "spare", 3))
+    2911
+    """
+    chosen = lookup(strategy)
+    if not isinstance(scenario, Scenario):
+        raise ValueError(f"scenario must be a Scenario, got {type(scenario).__name__}")
+    r = chosen.check_r(scenario.groups, r)
+    return wipeout_mean_hours(scenario, chosen.cycle_law(scenario.groups, r))

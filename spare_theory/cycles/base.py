@@ -1,0 +1,340 @@
+"""What every restart-cycle law is: the base classes, the lifetime seam, shared integrals.
+
+A *cycle* starts when a global restart begins with all ``N`` groups healthy;
+groups then fail (and, with repairs, come back) and the cycle ends at the
+*wipe-out*, the failure after which the strategy cannot go on.  Time is
+dimensionless, ``u = lambda t`` (``lambda``: failures of one group per unit
+time), and a group has failed by ``u`` with probability ``p(u)``
+(``1 - e^{-u}`` for exponential lifetimes).  A cycle law gives
+
+* ``logq(u) = log Q(u)``, ``Q(u) = P(no wipe-out by u)``, the cycle survival;
+* ``theta(u) = E[throughput | no wipe-out by u]``, relative to the
+  failure-free run without redundancy.
+
+The laws of the strategies are in :mod:`~spare_theory.cycles.rep` (CKPT-only
+and Rep) and :mod:`~spare_theory.cycles.spare` (SPARe, with micro-batches);
+the mechanisms that extend any of them in :mod:`~spare_theory.cycles.repairs`
+(failed groups rejoin) and :mod:`~spare_theory.cycles.planned` (restarts
+without rollback).  A mechanism asks the law it extends for what it needs
+through the hooks of :class:`CycleLaw` (``repair_log_q``,
+``throughput_at_down_share``, ``count_law``, ``cost_grows``), so no code
+outside a law knows which strategy it is.
+
+The lifetime law enters only through ``p(u)``: a class with the methods of
+:class:`ExponentialLifetimes` (``logcdf``, ``cdf``, ``ppf`` and ``logsf`` in
+dimensionless time) passed as ``lifetimes`` gives every law under that
+lifetime law.  What the renewal-reward model does with a cycle law is in
+:mod:`spare_theory.hourly.renewal`; the searches are in
+:mod:`spare_theory.planning`.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+from abc import ABC, abstractmethod
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+import numpy as np
+from numpy.typing import ArrayLike
+
+from .._caching import cached, value_key
+
+__all__ = [
+    "EXPONENTIAL",
+    "CycleLaw",
+    "ExponentialLifetimes",
+    "TabulatedCycle",
+    "cycle_law_of",
+    "log1mexp",
+    "survival_integral",
+]
+
+# Segments whose survival probability is below e^-30 relative to the first one
+# are dropped: their share of any expectation is below 1e-13.
+LOG_CUTOFF = 30.0
+# Pieces of the restart interval [0, rho] on which Q is integrated.
+_RESTART_PIECES = 256
+
+
+def log1mexp(x: ArrayLike) -> np.ndarray:
+    """``log(1 - e^x)`` for ``x <= 0``, accurate at both ends.
+
+    ``log(-expm1(x))`` for ``x > -log 2`` and ``log1p(-exp(x))`` below (each
+    where it does not cancel); ``-inf`` at ``x = 0``.
+
+    Examples
+    --------
+    >>> print(np.round(log1mexp([-1e-10, -1.0, -50.0]), 6))
+    [-23.025851  -0.458675  -0.      ]
+    """
+    x = np.asarray(x, dtype=float)
+    near = x > -math.log(2)
+    out = np.empty_like(x)
+    # Each branch only where it is accurate (and computed only there: hot loop).
+    with np.errstate(divide="ignore"):
+        out[near] = np.log(-np.expm1(x[near]))
+        out[~near] = np.log1p(-np.exp(x[~near]))
+    return out
+
+
+@dataclass(frozen=True)
+class ExponentialLifetimes:
+    """Exponential group lifetimes in dimensionless time ``u = lambda t`` (mean 1).
+
+    ``p(u) = 1 - e^{-u}``: the probability that a group has failed by ``u``.
+    Another lifetime law is another class with these four methods (mean
+    lifetime 1, so that ``u`` keeps its meaning).
+
+    Examples
+    --------
+    >>> law = ExponentialLifetimes()
+    >>> round(float(law.cdf(1.0)), 6), round(float(law.ppf(law.cdf(0.25))), 12)
+    (0.632121, 0.25)
+    """
+
+    def logcdf(self, u: ArrayLike) -> np.ndarray:
+        """``log p(u)``, ``-inf`` at ``u = 0``."""
+        with np.errstate(divide="ignore"):
+            return log1mexp(-np.asarray(u, dtype=float))
+
+    def cdf(self, u: ArrayLike) -> np.ndarray:
+        """``p(u) = 1 - e^{-u}``."""
+        return -np.expm1(-np.asarray(u, dtype=float))
+
+    def ppf(self, p: ArrayLike) -> np.ndarray:
+        """The ``u`` at which ``p(u) = p``: ``-log(1 - p)``."""
+        return -np.log1p(-np.asarray(p, dtype=float))
+
+    def logsf(self, u: ArrayLike) -> np.ndarray:
+        """``log(1 - p(u)) = -u``."""
+        return -np.asarray(u, dtype=float)
+
+
+#: The lifetime law of an hour-level ``Scenario`` with ``failure_law="exponential"``.
+EXPONENTIAL = ExponentialLifetimes()
+
+
+def survival_integral(log_a: ArrayLike, log_b: ArrayLike, width: ArrayLike) -> np.ndarray:
+    """``int_0^width exp(log_a + (log_b - log_a) x / width) dx``, elementwise.
+
+    The integral of ``Q`` over a piece on which ``log Q`` is taken linear:
+    ``width e^{log_a} (e^d - 1) / d`` with ``d = log_b - log_a``; exact for the
+    exponential survival of CKPT-only, second order otherwise.  0 where
+    ``log_a = -inf``.
+
+    Examples
+    --------
+    >>> round(float(survival_integral(0.0, -1.0, 1.0)), 6)  # int_0^1 e^-x dx
+    0.632121
+    """
+    log_a = np.asarray(log_a, dtype=float)
+    d = np.asarray(log_b, dtype=float) - log_a
+    with np.errstate(invalid="ignore", over="ignore"):
+        factor = np.where(np.abs(d) < 1e-8, 1.0 + d / 2, np.expm1(d) / np.where(d == 0, 1.0, d))
+        out = width * np.exp(log_a) * factor
+    return np.where(np.isneginf(log_a), 0.0, out)
+
+
+class CycleLaw(ABC):
+    """A strategy's restart cycle in dimensionless time: ``logq(u)``, ``theta(u)``.
+
+    Subclasses set :attr:`name` and implement :meth:`logq` and :meth:`theta`;
+    :meth:`u_at` (where ``log Q`` crosses a level) has a generic bracketing
+    default.  ``N`` groups, redundancy ``r``, group lifetimes ``lifetimes``.
+
+    The hooks below the two abstract methods are what the mechanisms that
+    extend a law (repairs, planned restarts) ask of it; a law without a model
+    for a mechanism refuses it with a ``ValueError``.
+
+    Examples
+    --------
+    >>> from spare_theory.cycles.rep import Rep
+    >>> law = cycle_law_of(Rep, 100, 2)
+    >>> isinstance(law, CycleLaw), law.name, law.throughput
+    (True, 'rep', 0.5)
+    """
+
+    #: A short name of the law (``repr`` and error messages).
+    name: ClassVar[str]
+    #: Largest number of checkpoint segments per cycle the renewal sums take
+    #: one by one; beyond, they are summed in blocks by the midpoint rule
+    #: (:func:`spare_theory.hourly.renewal.renewal_terms`).  ``None``: always one by one.
+    max_segments: ClassVar[int | None] = None
+    #: Whether cycles can also end in a planned restart (no rollback), at the
+    #: hazard :meth:`planned_hazard` (:class:`~spare_theory.cycles.planned.PlannedCycle`).
+    planned: ClassVar[bool] = False
+    #: Whether the step cost grows with the failures of a cycle (SPARe's ``S*``):
+    #: only then can a planned restart on the step cost fire.
+    cost_grows: ClassVar[bool] = False
+
+    def __init__(self, N: int, r: int, lifetimes: Any = EXPONENTIAL) -> None:
+        self.N, self.r, self.lifetimes = N, r, lifetimes
+        self._restart: dict[float, tuple[float, float, float]] = {}
+
+    @abstractmethod
+    def logq(self, u: ArrayLike) -> np.ndarray:
+        """``log Q(u)``: log-probability of no wipe-out by ``u``."""
+
+    @abstractmethod
+    def theta(self, u: ArrayLike) -> np.ndarray:
+        """Expected throughput at ``u`` given no wipe-out yet."""
+
+    def planned_hazard(self, u: ArrayLike) -> np.ndarray:
+        """Rate of a planned restart at ``u`` given the cycle is still on (0: none)."""
+        return np.zeros(np.shape(u))
+
+    def cache_key(self) -> tuple:
+        """The values that define the law (caches of laws built on it are keyed on them)."""
+        return (type(self).__qualname__, self.N, self.r, value_key(self.lifetimes))
+
+    def _refuse(self, mechanism: str) -> ValueError:
+        return ValueError(f"the {self.name!r} cycle law has no model {mechanism}")
+
+    def repair_wipeout_rate(self, mu: float) -> float:
+        """Wipe-outs per unit ``u`` with repairs at rate ``mu`` once the down share settles.
+
+        The scale of a repair cycle (:class:`~spare_theory.cycles.repairs.RepairCycle`
+        starts its grid from it).
+        """
+        raise self._refuse("with repairs")
+
+    def repair_log_q(self, u: np.ndarray, mu: float) -> np.ndarray:
+        """``log Q`` on the uniform grid ``u`` when failed groups are repaired at rate ``mu``.
+
+        Exponential repairs (``mu`` repairs per mean group lifetime), from a
+        healthy start (:class:`~spare_theory.cycles.repairs.RepairCycle`).
+        """
+        raise self._refuse("with repairs")
+
+    def throughput_at_down_share(self, p: np.ndarray) -> np.ndarray:
+        """Throughput when each group is down with probability ``p``, given no wipe-out.
+
+        The repair cycle's throughput before its rejoin stalls.
+        """
+        raise self._refuse("with repairs")
+
+    def count_law(self) -> tuple[np.ndarray, np.ndarray]:
+        """``(log s_f, c_f)`` for ``f = 0..N`` groups down, in uniformly random order.
+
+        ``s_f``: the chance that ``f`` failed groups leave no wipe-out;
+        ``c_f``: the step cost of that state (shard units; the throughput is
+        ``1 / c_f``).  What planned restarts
+        (:class:`~spare_theory.cycles.planned.PlannedCycle`) need.
+        """
+        raise self._refuse("with planned restarts")
+
+    #: ``k`` when ``log Q(u) = -k u`` exactly (a constant hazard: CKPT-only under
+    #: exponential lifetimes, whose best interval is Daly's closed form); else ``None``.
+    constant_hazard: float | None = None
+
+    def mean_time_to_wipeout(self, mu: float) -> float | None:
+        """Mean time to wipe-out from a healthy start with repairs at ``mu``, units ``1/lambda``.
+
+        ``None`` (the default): no closed form, integrate the repair cycle's
+        ``Q`` (:class:`~spare_theory.cycles.repairs.RepairCycle`, ``mu = 0``
+        for none).
+        """
+        return None
+
+    def u_at(self, level: float) -> float:
+        """Smallest ``u`` with ``log Q(u) <= level`` (``level < 0``).
+
+        Within about ``1e-4`` relative (linear interpolation over 1/64 of a
+        doubling), ample for its uses (where to stop summing segments, the
+        centre of the interval search).
+        """
+        # log Q decreases: bracket on doublings of 1/N, shrink the bracket
+        # 64-fold on a grid, then interpolate linearly (vectorised, in place of
+        # a scalar root finder).
+        doublings = 2.0 ** np.arange(-1, 64) / self.N
+        i = int(np.argmax(self.logq(doublings) <= level))
+        u = np.linspace(0.0 if i == 0 else doublings[i - 1], doublings[i], 65)
+        i = int(np.argmax(self.logq(u) <= level))
+        lo, hi = u[i - 1], u[i]
+        a, b = float(self.logq(lo)), float(self.logq(hi))
+        return float(lo + (hi - lo) * (a - level) / (a - b)) if a > b else float(hi)
+
+    @functools.cached_property
+    def mean_u(self) -> float:
+        """Time at which ``Q`` has fallen to ``1/e``: the scale of Young's interval."""
+        return self.u_at(-1.0)
+
+    def restart_terms(self, rho: float) -> tuple[float, float, float]:
+        """``(log Q(rho), int_0^rho Q du / Q(rho), u_stop)`` for a restart of length ``rho``.
+
+        ``Q`` is integrated on 256 log-linear pieces of ``[0, rho]``;
+        ``u_stop`` is where ``Q`` has fallen to ``e^-30 Q(rho)`` (later
+        segments weigh below ``1e-13``).  Cached per ``rho``: a search varies
+        only the interval.
+        """
+        if rho not in self._restart:
+            log_q0 = float(self.logq(rho))
+            edges = np.linspace(0.0, rho, _RESTART_PIECES + 1)
+            log_edges = self.logq(edges) - log_q0
+            with np.errstate(over="ignore"):
+                restart = float(
+                    np.sum(survival_integral(log_edges[:-1], log_edges[1:], rho / _RESTART_PIECES))
+                )
+            self._restart[rho] = (log_q0, restart, self.u_at(log_q0 - LOG_CUTOFF))
+        return self._restart[rho]
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}(N={self.N}, r={self.r})"
+
+
+class TabulatedCycle(CycleLaw):
+    """A cycle law tabulated on a grid: ``log Q`` and ``theta`` at the nodes ``u``.
+
+    Subclasses fill ``u`` (increasing), ``log_q`` and ``theta_grid`` at those
+    nodes and ``slope``, the log-survival slope beyond the last node.  ``log Q``
+    is interpolated linearly (exact for an exponential tail) and extrapolated
+    with ``slope``; :meth:`u_at` inverts the table directly.
+
+    Examples
+    --------
+    >>> from spare_theory.cycles.spare import Spare
+    >>> law = cycle_law_of(Spare, 200, 9)
+    >>> isinstance(law, TabulatedCycle), round(float(law.logq(law.u_at(-1.0))), 6)
+    (True, -1.0)
+    """
+
+    u: np.ndarray
+    log_q: np.ndarray
+    theta_grid: np.ndarray
+    slope: float
+
+    def logq(self, u: ArrayLike) -> np.ndarray:
+        u = np.asarray(u, dtype=float)
+        inside = np.interp(u, self.u, self.log_q)
+        return np.where(u > self.u[-1], self.log_q[-1] + self.slope * (u - self.u[-1]), inside)
+
+    def theta(self, u: ArrayLike) -> np.ndarray:
+        return np.interp(np.asarray(u, dtype=float), self.u, self.theta_grid)
+
+    def u_at(self, level: float) -> float:
+        below = np.flatnonzero(self.log_q <= level)
+        if below.size == 0:
+            return float(self.u[-1] + (level - self.log_q[-1]) / self.slope)
+        i = max(int(below[0]), 1)
+        a, b = self.log_q[i - 1], self.log_q[i]
+        step = self.u[i] - self.u[i - 1]
+        return float(self.u[i - 1] + step * (a - level) / (a - b)) if a > b else float(self.u[i])
+
+
+@cached(maxsize=1024)
+def cycle_law_of(kind: type[CycleLaw], N: int, r: int, *args: Any, **kwargs: Any) -> CycleLaw:
+    """The law ``kind(N, r, *args, **kwargs)``, built once per set of argument values.
+
+    SPARe's tables take seconds at ``N ~ 10^5``; every front door asks for the
+    same few laws many times while searching.  Shared instances: do not
+    modify them.  :func:`spare_theory.clear_caches` empties the cache.
+
+    Examples
+    --------
+    >>> from spare_theory.cycles.rep import Rep
+    >>> cycle_law_of(Rep, 100, 2) is cycle_law_of(Rep, 100, 2)
+    True
+    """
+    return kind(N, r, *args, **kwargs)

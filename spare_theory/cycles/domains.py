@@ -1,0 +1,209 @@
+"""Cycle laws under correlated failures: failure domains and lemon groups.
+
+In units ``u = lambda t`` of the independent group failure rate ``lambda``
+(``docs/theory.md`` section 5):
+
+* **Domain failures**: every domain of ``domain_size`` groups fails as a
+  whole at rate ``lambda_D`` beside the independent failures, so a group
+  fails at ``lambda (1 + delta)``, ``delta = lambda_D / lambda``.
+  :class:`DomainSpare` is SPARe on the domain-aware placement:
+  ``Q(u) = Q_dom((1 + delta) u)`` from
+  :func:`~spare_theory.wipeout.domains.domain_wipeout_law` and
+
+      theta(u) = sum_rows P(row, no wipe-out) E[1 / ceil(N / (N - F))] / Q(u),
+
+  ``F = fixed + Binom(pool, q_I)`` in each row of
+  :meth:`~spare_theory.wipeout.domains.DomainWipeoutLaw.joint_logsf` (the
+  failures are not re-weighted by survival within a row, a small bias
+  measured against the simulation).  CKPT-only under domain events is
+  :class:`~spare_theory.cycles.rep.CkptOnly` with :class:`ScaledExponential`
+  lifetimes.
+* **Lemon groups** (a share ``phi`` failing ``kappa`` times as often, placed
+  uniformly at random): a group has failed by ``u`` with probability
+  ``p(u) = phi (1 - e^{-kappa u}) + (1 - phi)(1 - e^{-u})`` and, averaged over
+  the placement of the lemons, groups are independent; any law depends on
+  the lifetimes only through ``p(u)``, so a law with :class:`LemonLifetimes`
+  is exact on that average.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+from numpy.typing import ArrayLike
+from scipy.stats import binom
+
+from ..wipeout.domains import domain_wipeout_law
+from .base import TabulatedCycle
+
+__all__ = ["DomainSpare", "LemonLifetimes", "ScaledExponential"]
+
+_GRID_POINTS = 400
+
+
+@dataclass(frozen=True)
+class LemonLifetimes:
+    """Group lifetimes with a share ``phi`` of lemons failing ``kappa`` times as often.
+
+    ``p(u) = phi (1 - e^{-kappa u}) + (1 - phi)(1 - e^{-u})`` in units of the
+    ordinary group's rate; the methods of
+    :class:`~spare_theory.cycles.base.ExponentialLifetimes`.
+
+    Examples
+    --------
+    >>> law = LemonLifetimes(0.1, 10.0)
+    >>> round(float(law.cdf(0.1)), 6), round(float(law.ppf(law.cdf(0.1))), 9)
+    (0.148858, 0.1)
+    """
+
+    lemon_fraction: float
+    lemon_rate_factor: float
+
+    def logsf(self, u: ArrayLike) -> np.ndarray:
+        """``log(1 - p(u))``."""
+        u = np.asarray(u, dtype=float)
+        phi, k = self.lemon_fraction, self.lemon_rate_factor
+        with np.errstate(divide="ignore"):
+            return np.minimum(np.logaddexp(np.log(phi) - k * u, np.log1p(-phi) - u), 0.0)
+
+    def cdf(self, u: ArrayLike) -> np.ndarray:
+        """``p(u)``."""
+        return -np.expm1(self.logsf(u))
+
+    def logcdf(self, u: ArrayLike) -> np.ndarray:
+        """``log p(u)``, ``-inf`` at ``u = 0``."""
+        with np.errstate(divide="ignore"):
+            return np.log(self.cdf(u))
+
+    def ppf(self, p: ArrayLike) -> np.ndarray:
+        """The ``u`` with ``p(u) = p`` (bisection between the two exponential bounds)."""
+        p = np.asarray(p, dtype=float)
+        with np.errstate(divide="ignore"):
+            hi = -np.log1p(-p)
+        lo = hi / self.lemon_rate_factor
+        hi = np.where(np.isfinite(hi), hi, 745.0)
+        for _ in range(80):
+            mid = (lo + hi) / 2
+            below = self.cdf(mid) < p
+            lo = np.where(below, mid, lo)
+            hi = np.where(below, hi, mid)
+        return (lo + hi) / 2
+
+
+def _inverse_stacks(
+    N: int, r: int, fixed: np.ndarray, pool: np.ndarray, x: np.ndarray
+) -> np.ndarray:
+    """``E[1 / ceil(N / (N - F))]``, ``F = fixed + Binom(pool, x)``, per row.
+
+    ``1/c = sum_{k >= c} (1/k - 1/(k+1))``, so ``E[1/c] = sum_k (1/k - 1/(k+1)) P(c <= k)``
+    with ``c <= k`` iff ``F <= N - N/k``; states with ``c > r`` cannot survive and
+    count ``1/(r+1)``.
+    """
+    out = np.full(np.broadcast_shapes(fixed.shape, pool.shape, x.shape), 1.0 / (r + 1))
+    for k in range(1, r + 1):
+        limit = math.floor(N - N / k + 1e-9) - fixed
+        out += (1.0 / k - 1.0 / (k + 1)) * binom.cdf(limit, pool, x)
+    return out
+
+
+class DomainSpare(TabulatedCycle):
+    """SPARe on the domain-aware placement under domain failures: ``Q`` and ``theta``.
+
+    Tabulated on 400 points uniform in ``1 - Q`` plus geometric points over
+    the first failures; ``log Q`` interpolated linearly and extrapolated with
+    its last slope (module docstring for the formulas).
+
+    Parameters
+    ----------
+    N, r : int
+        Groups and redundancy.
+    domain_size : int
+        Groups per domain (divides ``N``).
+    domain_rate_ratio : float
+        ``delta = lambda_D / lambda``: a domain's failure rate over a group's
+        independent failure rate, ``>= 0``.
+
+    Examples
+    --------
+    >>> law = DomainSpare(256, 6, 16, 0.25)
+    >>> round(float(np.exp(law.logq(0.3))), 4), round(float(law.theta(0.3)), 4)
+    (0.8113, 0.4999)
+    """
+
+    name = "domain_spare"
+    cost_grows = True
+
+    def __init__(self, N: int, r: int, domain_size: int, domain_rate_ratio: float) -> None:
+        super().__init__(N, r)
+        self.delta = domain_rate_ratio
+        share = domain_rate_ratio / (1 + domain_rate_ratio)
+        self.wipeout = domain_wipeout_law(N, r, domain_size, share)
+        scale = 1 + domain_rate_ratio
+        # Locate the body of Q on a coarse grid in u (independent-rate units).
+        hi = 1.0 / N
+        while float(self.wipeout.logsf(scale * hi)) > -40:
+            hi *= 2
+        coarse = np.linspace(0.0, hi, 257)
+        log_q = np.asarray(self.wipeout.logsf(scale * coarse))
+        levels = np.linspace(0.0, 1.0 - math.exp(-40), _GRID_POINTS)
+        body = np.interp(levels, 1.0 - np.exp(log_q), coarse)
+        early = np.geomspace(1e-3 / N, 30.0 / N, _GRID_POINTS // 4)
+        self.u = np.union1d(np.union1d(body, early[early < hi]), coarse)
+        fixed, _, terms = self.wipeout.joint_logsf(scale * self.u)
+        # theta depends on a row only through its fixed failures: merge rows first.
+        order = np.argsort(fixed, kind="stable")
+        merged, starts = np.unique(fixed[order], return_index=True)
+        top = terms.max(axis=0)
+        safe = np.where(np.isfinite(top), top, 0.0)
+        w = np.add.reduceat(np.exp(terms[order] - safe[None, :]), starts, axis=0)
+        total = w.sum(axis=0)
+        with np.errstate(divide="ignore"):
+            self.log_q = safe + np.log(total)
+        x = -np.expm1(-scale * (1 - share) * self.u)
+        inv = _inverse_stacks(N, r, merged[:, None], N - merged[:, None], x[None, :])
+        if self.wipeout.route == "independent":
+            inv = _inverse_stacks(N, r, merged[:, None], 0 * merged[:, None], x[None, :])
+        self.theta_grid = (w * inv).sum(axis=0) / np.where(total > 0, total, 1.0)
+        self.log_q = np.minimum.accumulate(np.minimum(self.log_q, 0.0))
+        self.slope = (self.log_q[-1] - self.log_q[-2]) / (self.u[-1] - self.u[-2])
+
+    def cache_key(self) -> tuple:
+        return (type(self).__qualname__, self.N, self.r, self.wipeout.domain_size, self.delta)
+
+    def __repr__(self) -> str:
+        return (
+            f"DomainSpare(N={self.N}, r={self.r}, domain_size={self.wipeout.domain_size}, "
+            f"delta={self.delta:g})"
+        )
+
+
+@dataclass(frozen=True)
+class ScaledExponential:
+    """Exponential lifetimes at rate ``1 + extra`` in units of the group rate.
+
+    CKPT-only under domain events: any failure ends the cycle, at rate
+    ``N lambda + D lambda_D = N lambda (1 + extra)``.
+
+    Examples
+    --------
+    >>> law = ScaledExponential(0.5)
+    >>> round(float(law.cdf(1.0)), 6), round(float(law.ppf(law.cdf(0.2))), 12)
+    (0.77687, 0.2)
+    """
+
+    extra: float
+
+    def logsf(self, u: ArrayLike) -> np.ndarray:
+        return -(1 + self.extra) * np.asarray(u, dtype=float)
+
+    def cdf(self, u: ArrayLike) -> np.ndarray:
+        return -np.expm1(self.logsf(u))
+
+    def logcdf(self, u: ArrayLike) -> np.ndarray:
+        with np.errstate(divide="ignore"):
+            return np.log(self.cdf(u))
+
+    def ppf(self, p: ArrayLike) -> np.ndarray:
+        return -np.log1p(-np.asarray(p, dtype=float)) / (1 + self.extra)

@@ -1,0 +1,344 @@
+"""The cycle law of SPARe+CKPT: the sharp wipe-out law mixed over the failure count.
+
+Failure *times* are independent of the failure *order*, and the wipe-out
+count ``T`` and ``S*`` depend on the order only, so with ``f`` groups failed
+by ``u`` (binomial at ``p(u)``):
+
+    Q(u) = sum_f Binom(f; N, p) P(T > f),
+    theta(u) = sum_f Binom(f; N, p) P(T > f) / E[S*_f] / Q(u),
+
+``P(T > f)`` from the sharp wipe-out law (:func:`spare_theory.wipeout_law`)
+and ``E[S*_f]`` from :func:`~spare_theory.stacking.overhead.expected_stacks`
+(``docs/theory.md`` section 4).  :class:`SpareSplit` prices the states by the
+micro-batch load instead.  With repairs, the cluster expansion over types and
+pairs of types sharing a host (:meth:`Spare.repair_log_q`).
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+from scipy.interpolate import CubicSpline
+from scipy.special import gammaln
+
+from .._validation import as_count
+from ..lifetimes.outages import down_probability
+from ..stacking.overhead import expected_load, expected_stacks
+from ..wipeout.law import wipeout_law
+from .base import EXPONENTIAL, TabulatedCycle
+from .chains import chain_log_survival, down_count_generator, set_mean_absorption
+
+__all__ = ["MAX_SPARE_GROUPS", "Spare", "SpareSplit", "log_survival_table"]
+
+#: Largest number of groups ``N`` the SPARe cycle model accepts: its tables
+#: take about 36 bytes per group (1.2 GB here) and about 3 s per ``r``.
+MAX_SPARE_GROUPS = 2**25
+
+# Grid of the SPARe cycle survival: points in u, and the binomial band kept
+# around each point's mean failure count (in standard deviations).
+_GRID_POINTS = 512
+_BAND_SD = 12.0
+_BAND_SD_ABOVE = 8.0
+# Survival values below e^-90 are treated as zero when building the grid.
+_LOG_TINY = -90.0
+# Points of the coarse search for where P(T > f) falls below e^-90; long
+# survival tables: exact below _EXACT_F, a spline through _SPLINE_NODES above.
+_COARSE_F = 64
+_EXACT_F = 1 << 13
+_SPLINE_NODES = 1 << 13
+# Rows of the SPARe grid summed at once (memory: rows x band width cells).
+_BLOCK_ROWS = 32
+# Below this log Q the cluster expansions with repairs are not trusted.
+_LOG_TAIL = -25.0
+
+
+def log_survival_table(N: int, r: int) -> np.ndarray:
+    """``log P(T > f)`` for ``f = 0 .. f_max``, the last ``f`` where it exceeds ``e^-90``.
+
+    The sharp form (:meth:`spare_theory.wipeout.law.WipeoutLaw.logsf`) decreases
+    in ``f``: a coarse grid of ``_COARSE_F`` points brackets the crossing,
+    and only ``f`` below the bracket's end are evaluated (at most
+    ``N / _COARSE_F`` more than needed).  Long tables (beyond
+    ``2 * _EXACT_F`` terms; ``N`` above about ``10^5``) take every ``f``
+    below ``_EXACT_F`` exactly and the rest from a cubic spline through
+    ``_SPLINE_NODES`` exact values: the form is smooth on the scale of the
+    node spacing (measured error below ``2e-10`` in ``log P`` up to
+    ``N = 1.25 10^7``, largest near ``e^-90``).  The spline is checked
+    against exact values between nodes and replaced by the exact table if it
+    is off by more than ``1e-9`` anywhere there.
+    """
+    law = wipeout_law(N, r)
+
+    def logsf(f: np.ndarray) -> np.ndarray:
+        # The log of the sharp form: the cycle needs log P(T > f), where P underflows.
+        return np.asarray(law.logsf(f), dtype=float)
+
+    coarse = np.unique(np.linspace(r, N, _COARSE_F).astype(np.int64))
+    below = np.flatnonzero(logsf(coarse) <= _LOG_TINY)
+    f_end = int(coarse[below[0]]) if below.size else N
+    f = np.arange(f_end + 1)
+    if f_end < 2 * _EXACT_F:
+        log_s = logsf(f)
+    else:
+        nodes = np.unique(np.append(np.linspace(0, f_end, _SPLINE_NODES).astype(np.int64), f_end))
+        log_s = CubicSpline(nodes, logsf(nodes))(f)
+        log_s[:_EXACT_F] = logsf(f[:_EXACT_F])
+        between = (nodes[:-1] + nodes[1:])[:: max(nodes.size // 256, 1)] // 2
+        if np.max(np.abs(log_s[between] - logsf(between))) > 1e-9:
+            log_s = logsf(f)
+    return log_s[: int(np.flatnonzero(log_s > _LOG_TINY)[-1]) + 1]
+
+
+class Spare(TabulatedCycle):
+    """SPARe+CKPT: ``log Q`` and ``theta`` tabulated on a grid in ``u``.
+
+    ``Q(u) = sum_f Binom(f; N, p) P(T > f)`` and
+    ``theta(u) = sum_f Binom(f; N, p) P(T > f) / E[S*_f] / Q(u)`` (``P(T > f)``
+    from the sharp wipe-out law, ``E[S*_f]`` from
+    :func:`~spare_theory.stacking.overhead.expected_stacks`), summed over a
+    band from ``12`` standard deviations below the binomial mean to ``8``
+    above (``P(T > f)`` only falls with ``f``): terms outside weigh below
+    ``e^-32`` relative, and ``Q`` is tabulated only down to about ``e^-72``.
+    The grid is uniform in ``p`` (in the mean failure count ``N p``, where
+    ``Q`` changes) plus geometric points over the first failures.  ``log Q``
+    is interpolated linearly (exact for an exponential tail) and extrapolated
+    with its last slope.
+
+    Cost: ``P(T > f)`` is evaluated only up to about the last ``f`` where it
+    exceeds ``e^-90``, and the band sums run over blocks of 32 rows, each as
+    wide as its widest row needs, so time is ``O(f_max + grid * sqrt(N))``
+    and memory ``O(f_max + sqrt(N))``.  ``N`` is limited to
+    :data:`MAX_SPARE_GROUPS`.
+
+    Examples
+    --------
+    >>> law = Spare(200, 4)
+    >>> round(float(np.exp(law.logq(0.05))), 4), round(float(law.theta(0.05)), 4)
+    (0.9989, 0.5)
+    """
+
+    name = "spare"
+    cost_grows = True
+
+    def __init__(self, N: int, r: int, lifetimes: Any = EXPONENTIAL) -> None:
+        if N > MAX_SPARE_GROUPS:
+            raise ValueError(
+                f"gpus // gpus_per_group = {N:,} groups is beyond the SPARe cycle model's "
+                f"supported range (N <= {MAX_SPARE_GROUPS:,}: its tables take about 36 bytes "
+                f"per group); use a larger gpus_per_group or fewer gpus"
+            )
+        super().__init__(N, r, lifetimes)
+        # Beyond N - ceil(N/r) failures the N types cannot fit in r slots of
+        # the survivors: a wipe-out is certain whatever the approximation says.
+        log_s = log_survival_table(N, r)
+        f_max = min(log_s.size - 1, N - math.ceil(N / r))
+        f = np.arange(f_max + 1)
+        log_s = log_s[: f_max + 1]
+        inv_stacks = 1.0 / np.asarray(self.state_cost(f), dtype=float)
+        log_binom = gammaln(N + 1) - gammaln(f + 1) - gammaln(N - f + 1)
+
+        p_end = min((f_max + _BAND_SD * math.sqrt(f_max + 1) + 10) / N, 1 - 1e-12)
+        # Geometric points over the first failures, where the throughput
+        # falls from 1 to 1/2 within u ~ 1/N.
+        u_end = float(lifetimes.ppf(p_end))
+        early = np.geomspace(1e-3 / N, min(30.0 / N, u_end), _GRID_POINTS // 4)
+        self.u = np.union1d(lifetimes.ppf(np.linspace(0.0, p_end, _GRID_POINTS)), early)
+        p = lifetimes.cdf(self.u)
+        sd = np.sqrt(N * p * (1 - p))
+        # P(T > f) decreases, so above the binomial mean the weights fall at
+        # least as fast as the binomial: 8 sd (e^-32) suffice there.
+        half = np.ceil(_BAND_SD * sd + 10).astype(int)
+        upper = np.ceil(_BAND_SD_ABOVE * sd + 10).astype(int)
+        centre = np.round(N * p).astype(int)
+        log_p = np.maximum(lifetimes.logcdf(self.u), -1e300)
+        log_healthy = lifetimes.logsf(self.u)
+        self.log_q = np.empty(self.u.size)
+        self.theta_grid = np.empty(self.u.size)
+        # Blocks of _BLOCK_ROWS rows, each with the band width its widest row needs.
+        for i in range(0, self.u.size, _BLOCK_ROWS):
+            block = slice(i, i + _BLOCK_ROWS)
+            width = min(int((half[block] + upper[block]).max()) + 1, f_max + 1)
+            lo = np.clip(centre[block] - half[block], 0, f_max + 1 - width)
+            band = lo[:, None] + np.arange(width)[None, :]
+            # xlogy-style: f log p is 0 for f = 0 even at u = 0 where log p = -inf.
+            f_log_p = np.where(band > 0, band * log_p[block, None], 0.0)
+            log_w = log_binom[band] + f_log_p + (N - band) * log_healthy[block, None] + log_s[band]
+            top = log_w.max(axis=1)
+            w = np.exp(log_w - top[:, None])
+            total = w.sum(axis=1)
+            self.log_q[block] = top + np.log(total)
+            self.theta_grid[block] = (w * inv_stacks[band]).sum(axis=1) / total
+        self.slope = (self.log_q[-1] - self.log_q[-2]) / (self.u[-1] - self.u[-2])
+
+    def state_cost(self, failures: np.ndarray) -> np.ndarray:
+        """Step cost of the state with ``f`` failures: ``E[S*_f]`` (:func:`expected_stacks`).
+
+        The throughput of a state is its inverse; a subclass may price states
+        otherwise (micro-batch splitting: the expected load).
+        """
+        return np.asarray(expected_stacks(self.N, self.r, failures), dtype=float)
+
+    def repair_wipeout_rate(self, mu: float) -> float:
+        """``N / E[time to a type's r hosts all down]`` (:func:`set_mean_absorption`)."""
+        return self.N / set_mean_absorption(self.r, mu)
+
+    def repair_log_q(self, u: np.ndarray, mu: float) -> np.ndarray:
+        """The sharp no-repair law corrected by the per-type and pair chains with repairs.
+
+        Two types of a modular-ruler placement share at most one host and
+        ``n1 = N r (r-1) / 2`` pairs share one.  The second-order cluster
+        expansion ``C_mu(u) = N log S_r + n1 (log S_pair - 2 log S_r)``
+        (``S_pair``: two types sharing one host, a chain on the shared host
+        and both private down counts) corrects this law ``Q_0`` at the same
+        per-group down probability ``p(u) = pi (1 - e^{-(1 + mu) u})``:
+        ``log Q(u) = log Q_0(u_0) + C_mu(u) - C_0(u_0)``, ``u_0 = -log(1 - p)``
+        (``docs/theory.md`` section 6).  Far in the tail (``log Q`` below
+        ``-25``, or where the truncated expansions stop decreasing) ``log Q``
+        goes on with its slope over the last 1/16 of the good part.
+        """
+        N, r = self.N, self.r
+        h, steps = float(u[1] - u[0]), u.size - 1
+        mean = set_mean_absorption(r, mu)
+        one = chain_log_survival(down_count_generator(r, mu), h, steps, mean)
+        # Two types: lost twice as fast as one when losses are rare (where it matters).
+        pair = chain_log_survival(_pair_generator(r, mu), h, steps, mean / 2)
+        n1 = N * r * (r - 1) / 2
+        p = down_probability(u, mu)
+        u0 = self.lifetimes.ppf(p)
+        with np.errstate(invalid="ignore"):
+            correction = N * one + n1 * (pair - 2 * one) - _cluster_no_repair(N, r, p)
+            log_q = np.asarray(self.logq(u0), dtype=float) + correction
+        good = np.isfinite(log_q) & (log_q > _LOG_TAIL)
+        good[1:] &= np.diff(log_q) < 1e-9  # rounding noise where Q is near 1
+        end = int(np.argmin(good[1:])) + 1 if not good[1:].all() else u.size
+        if end < u.size:
+            back = max(end // 16, 1)
+            slope = -N / mean
+            if end > back:
+                rise = log_q[end - 1] - log_q[end - 1 - back]
+                slope = min(rise / (u[end - 1] - u[end - 1 - back]), slope)
+            log_q[end:] = log_q[end - 1] + slope * (u[end:] - u[end - 1])
+        return np.minimum.accumulate(log_q)
+
+    def throughput_at_down_share(self, p: np.ndarray) -> np.ndarray:
+        """``theta`` where the down share is ``p``: the down set as a uniform, not wiped set."""
+        return np.asarray(self.theta(self.lifetimes.ppf(p)), dtype=float)
+
+    def count_law(self) -> tuple[np.ndarray, np.ndarray]:
+        """``s_f = P(T > f)`` of the sharp wipe-out law and ``c_f`` = :meth:`state_cost`.
+
+        ``s_f = 0`` beyond ``N - ceil(N/r)`` failures (the types no longer fit
+        in ``r`` slots of the survivors) or where the sharp form falls below
+        ``e^-90``.
+        """
+        N, r = self.N, self.r
+        log_s = np.full(N + 1, -np.inf)
+        cost = np.ones(N + 1)
+        table = log_survival_table(N, r)
+        f_max = min(table.size - 1, N - math.ceil(N / r))
+        log_s[: f_max + 1] = table[: f_max + 1]
+        cost[: f_max + 1] = self.state_cost(np.arange(f_max + 1))
+        return log_s, cost
+
+    def mean_time_to_wipeout(self, mu: float) -> float | None:
+        """Without repairs ``sum_f P(T > f) / (N - f)``, units ``1/lambda`` (``None`` with repairs).
+
+        State ``f`` lasts ``1 / (N - f)`` on average (exponential lifetimes).
+        """
+        if mu != 0.0:
+            return None
+        law = wipeout_law(self.N, self.r)
+        f = np.arange(law.tail_end() + 1)
+        return float(np.sum(np.asarray(law.sf(f), dtype=float) / (self.N - f)))
+
+
+class SpareSplit(Spare):
+    """SPARe's cycle law with states priced by the expected micro-batch load ``E[load_f]``.
+
+    Every shard is cut into ``m`` pieces that any surviving host of its type
+    may compute (:func:`spare_theory.stacking.min_load`), so state ``f`` costs
+    :func:`~spare_theory.stacking.overhead.expected_load` instead of
+    ``E[S*_f]``; everything else is :class:`Spare`'s, and ``m = 1`` is
+    exactly :class:`Spare` (``docs/theory.md`` section 7).  Not modelled with
+    repairs (a rejoining group's share of pieces is not).
+
+    Parameters
+    ----------
+    N : int
+        Groups.
+    r : int
+        Redundancy (marks of the ruler).
+    lifetimes : ExponentialLifetimes
+        Group lifetime law in dimensionless time.
+    microbatches : int
+        Pieces per shard ``m >= 1``.
+
+    Examples
+    --------
+    >>> law = SpareSplit(200, 4, microbatches=8)
+    >>> round(float(law.theta(0.05)), 4) > round(float(Spare(200, 4).theta(0.05)), 4)
+    True
+    """
+
+    def __init__(self, N: int, r: int, lifetimes: Any = EXPONENTIAL, *, microbatches: int) -> None:
+        self.microbatches = as_count(microbatches, "microbatches", minimum=1)
+        super().__init__(N, r, lifetimes)
+
+    def state_cost(self, failures: np.ndarray) -> np.ndarray:
+        """``E[load_f]`` of :func:`~spare_theory.stacking.overhead.expected_load`."""
+        return np.asarray(
+            expected_load(self.N, self.r, failures, microbatches=self.microbatches), dtype=float
+        )
+
+    def cache_key(self) -> tuple:
+        return (*super().cache_key(), self.microbatches)
+
+    def repair_log_q(self, u: np.ndarray, mu: float) -> np.ndarray:
+        raise ValueError(
+            "microbatches > 1 with repairs is not modelled (a rejoining group's share of "
+            "pieces is not): set microbatches=1 or repair_minutes=None"
+        )
+
+
+def _pair_generator(r: int, mu: float) -> np.ndarray:
+    """Sub-generator of two types sharing one host: (shared down, private down 1, 2).
+
+    A type is wiped when the shared host and its ``r - 1`` private hosts are
+    all down; those states are the loss.
+    """
+    index: dict[tuple[int, int, int], int] = {}
+    for s in (0, 1):
+        for a in range(r):
+            for b in range(r):
+                if not (s == 1 and (a == r - 1 or b == r - 1)):
+                    index[s, a, b] = len(index)
+    G = np.zeros((len(index), len(index)))
+    for (s, a, b), i in index.items():
+        moves = [
+            ((1 - s, a, b), 1.0 if s == 0 else mu),
+            ((s, a + 1, b), r - 1 - a),
+            ((s, a - 1, b), a * mu),
+            ((s, a, b + 1), r - 1 - b),
+            ((s, a, b - 1), b * mu),
+        ]
+        for target, rate in moves:
+            if rate > 0:
+                G[i, i] -= rate
+                if target in index:
+                    G[i, index[target]] += rate
+    return G
+
+
+def _cluster_no_repair(N: int, r: int, p: np.ndarray) -> np.ndarray:
+    """``C_0``: the cluster expansion without repairs at down probability ``p``.
+
+    ``N log(1 - p^r) + n1 [log(1 - 2 p^r + p^{2r-1}) - 2 log(1 - p^r)]``.
+    """
+    n1 = N * r * (r - 1) / 2
+    with np.errstate(divide="ignore"):
+        pr = p**r
+        one = np.log1p(-pr)
+        pair = np.log1p(-2 * pr + p ** (2 * r - 1))
+    return N * one + n1 * (pair - 2 * one)

@@ -1,0 +1,180 @@
+"""The one plan type: the best plan of a strategy for a scenario, and how flat its optimum is.
+
+Every front door that plans (:func:`spare_theory.optimal_plan` for hour-level
+and step-level scenarios, with or without domains, micro-batches, repairs or
+planned restarts) returns a :class:`Plan`: the full estimate at the best plan,
+the best hours at every redundancy scanned, and the plan variables beyond
+``r`` and the checkpoint interval that the search chose.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Generic, Protocol, TypeVar
+
+import numpy as np
+
+from .._validation import as_real
+
+__all__ = ["Plan"]
+
+
+class _Estimate(Protocol):
+    """What a plan needs of an estimate (both levels' estimates have it)."""
+
+    @property
+    def strategy(self) -> str: ...
+
+    @property
+    def r(self) -> int: ...
+
+    @property
+    def hours(self) -> float: ...
+
+
+#: The estimate type of a :class:`Plan` (hour-level or step-level).
+EstimateT = TypeVar("EstimateT", bound=_Estimate)
+
+
+@dataclass(frozen=True)
+class Plan(Generic[EstimateT]):
+    """The best plan of one strategy for one scenario.
+
+    Attributes
+    ----------
+    estimate : TrainingEstimate or StepEstimate
+        The full estimate of the plan (breakdown, availability, restarts): a
+        :class:`TrainingEstimate` for a :class:`Scenario`, a
+        :class:`~spare_theory.steps.model.StepEstimate` for a
+        :class:`~spare_theory.steps.scenario.StepScenario`.
+    r_values : numpy.ndarray
+        The ``r`` scanned, ascending.
+    hours_by_r : numpy.ndarray
+        Best hours (interval optimised) at each scanned ``r``: how flat the
+        optimum is.
+    strategy, r, checkpoint_interval_minutes, hours
+        Those of :attr:`estimate` (properties): the strategy, the best
+        redundancy, the best compute time between checkpoints at that ``r``
+        (minutes; ``None`` for a step-level plan) and the expected
+        wall-clock hours.
+    checkpoint_every_steps
+        The best checkpoint interval in steps (step-level plans; ``None``
+        for a :class:`Scenario`).
+
+    Examples
+    --------
+    >>> from spare_theory import Scenario
+    >>> sc = Scenario(gpus=1024, gpus_per_group=8, gpu_mtbf_hours=2000.0,
+    ...               restart_minutes=20, checkpoint_minutes=5, work_hours=48)
+    >>> from spare_theory import optimal_plan
+    >>> plan = optimal_plan(sc, "ckpt")
+    >>> plan.r, round(plan.checkpoint_interval_minutes, 2), round(plan.hours, 2)
+    (1, 30.98, 77.4)
+    """
+
+    estimate: EstimateT
+    r_values: np.ndarray
+    hours_by_r: np.ndarray
+    #: Best planned-restart trigger ``k`` (groups down at once) at :attr:`r`, from
+    #: ``optimal_plan(..., planned_restarts=True)``; ``None``: restart only at wipe-outs.
+    planned_restart_failures: int | None = None
+    #: The step-cost threshold ``c`` (SPARe's ``S*``, stack layers) that realises
+    #: :attr:`planned_restart_failures` under the model (``k(c) = k``,
+    #: :func:`~spare_theory.cycles.planned.cost_trigger_failures`): the cost reached when the
+    #: ``k``-th group goes down, ``ceil(N/(N-k))``; ``None`` when no threshold gives
+    #: that ``k`` (the cost does not step up at ``k``; Rep) or without planned restarts.
+    planned_restart_cost: float | None = None
+    #: Best quorum ``q`` (fewest groups up for the job to go on) of an elastic
+    #: plan; ``None`` for the strategies that have no quorum.
+    min_groups: int | None = None
+
+    @property
+    def strategy(self) -> str:
+        """The strategy's registered name (``"ckpt"``, ``"rep"``, ``"spare"``, ...)."""
+        return self.estimate.strategy
+
+    @property
+    def r(self) -> int:
+        """Best redundancy (1 for CKPT-only)."""
+        return self.estimate.r
+
+    @property
+    def checkpoint_interval_minutes(self) -> float | None:
+        """Best compute time between checkpoints at :attr:`r`, minutes (``None``: step-level)."""
+        return getattr(self.estimate, "checkpoint_interval_minutes", None)
+
+    @property
+    def checkpoint_every_steps(self) -> int | None:
+        """Best checkpoint interval at :attr:`r`, steps (``None`` for an hour-level plan)."""
+        return getattr(self.estimate, "checkpoint_every_steps", None)
+
+    @property
+    def hours(self) -> float:
+        """Expected wall-clock hours of the plan."""
+        return self.estimate.hours
+
+    def smallest_r_within(self, tolerance: float) -> int:
+        """The smallest scanned ``r`` whose best hours are within ``tolerance`` of the optimum.
+
+        ``min {r : hours_by_r[r] <= (1 + tolerance) hours}``: with fast repairs
+        hours are nearly flat in ``r`` and a much smaller ``r`` than the
+        optimum costs almost nothing (``optimal_plan`` then scans every ``r``
+        down to 2).
+
+        Parameters
+        ----------
+        tolerance : float
+            Relative excess over the best hours allowed, ``>= 0`` (0.01: 1 %).
+
+        Returns
+        -------
+        int
+            An ``r`` of :attr:`r_values` (at most :attr:`r`).
+
+        Raises
+        ------
+        ValueError
+            If ``tolerance`` is negative or not finite.
+
+        Examples
+        --------
+        >>> from spare_theory import Scenario, optimal_plan
+        >>> plan = optimal_plan(Scenario.published_600k(4096), "spare")
+        >>> plan.r, plan.smallest_r_within(0.0), plan.smallest_r_within(0.01)
+        (9, 9, 8)
+        """
+        return self.r_within(tolerance)[0]
+
+    def r_within(self, tolerance: float) -> tuple[int, int]:
+        """``(smallest, largest)`` scanned ``r`` within ``tolerance`` of the best hours.
+
+        ``{r : hours_by_r[r] <= (1 + tolerance) hours}`` is an interval of the
+        scan in practice (hours are unimodal in ``r``); its ends say how flat
+        the optimum is.  ``(r, r)`` when no other ``r`` comes close.
+
+        Parameters
+        ----------
+        tolerance : float
+            Relative excess over the best hours allowed, ``>= 0`` (0.01: 1 %).
+
+        Returns
+        -------
+        tuple of (int, int)
+
+        Raises
+        ------
+        ValueError
+            If ``tolerance`` is negative or not finite.
+
+        Examples
+        --------
+        >>> from spare_theory import Scenario, optimal_plan
+        >>> optimal_plan(Scenario.published_600k(4096), "spare").r_within(0.01)
+        (8, 10)
+        """
+        tolerance = as_real(tolerance, "tolerance", minimum=0.0)
+        if not math.isfinite(self.hours):
+            return self.r, self.r
+        within = self.r_values[self.hours_by_r <= (1.0 + tolerance) * self.hours]
+        return int(within.min()), int(within.max())

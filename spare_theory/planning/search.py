@@ -1,0 +1,291 @@
+"""The searches of the planning core, written once and used by every front door.
+
+Three searches, none of which knows what it is minimising:
+
+- :func:`minimize_log_interval`: a continuous interval (the checkpoint
+  interval ``tau`` of an hour-level plan) in ``x = log tau``, over a
+  vectorised objective.  Hours against ``tau`` can have several local minima
+  (a sharp cycle holds a whole number of segments), so no local search from
+  one start: a fine grid over the part that matters, coarse batches below it,
+  zooms around the best local minima, then a bounded Brent polish inside the
+  last zoom step.
+- :func:`minimize_integer`: an integer (the checkpoint interval ``k`` in steps
+  of a step-level plan, a planned-restart trigger, an elastic job's quorum)
+  over a geometric grid that brackets the minimum, an integer ternary search
+  to narrow a wide bracket, then every integer of the bracket.  Exact when
+  the objective is unimodal on the bracket.
+- :func:`walk_redundancy`: the walk over ``r``, in legs from a start towards a
+  stop, each leg ending after ``patience`` consecutive ``r`` that do not beat
+  the best value so far (the curve is unimodal in practice: more redundancy
+  first buys longer cycles, then only costs overhead).
+
+Ties go to the smaller argument everywhere.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any, TypeVar
+
+import numpy as np
+from scipy.optimize import minimize_scalar
+
+__all__ = [
+    "Leg",
+    "minimize_integer",
+    "minimize_log_interval",
+    "walk_redundancy",
+]
+
+T = TypeVar("T")
+
+# Interval search (steps in log tau): the fine grid's step, the coarse
+# batches below it, zoom size, how many local minima are zoomed, the last step.
+_FINE_STEP = 0.025
+_COARSE_STEP = 0.25
+_ZOOM_POINTS = 11
+_ZOOM_MINIMA = 3
+_LAST_STEP = 0.01
+# Brent's tolerance in x = log tau inside the last zoom step.
+_POLISH_XATOL = 1e-5
+
+
+def _grid(start: float, stop: float, step: float) -> np.ndarray:
+    """Points from ``start`` to ``stop`` (both included) at most ``step`` apart."""
+    return np.linspace(start, stop, max(math.ceil((stop - start) / step), 1) + 1)
+
+
+def _batch_below(x: float, lo: float) -> np.ndarray:
+    """Up to 8 coarse steps below ``x``, not below ``lo`` (empty at ``lo``)."""
+    return np.unique(np.maximum(x - _COARSE_STEP * np.arange(8, 0, -1), lo))[: 8 if x > lo else 0]
+
+
+def minimize_log_interval(
+    values: Callable[[np.ndarray], tuple[Any, np.ndarray]],
+    lo: float,
+    hi: float,
+    fine_lo: float,
+    fine_hi: float,
+) -> tuple[float, Any, int]:
+    """Minimise a vectorised objective over ``x`` in ``[lo, hi]`` (``x = log tau``).
+
+    1. Every ``x`` in ``[fine_lo, fine_hi]`` (clipped to the range) on a grid
+       of step ``0.025``: where several local minima can sit.
+    2. Smaller ``x``, by batches of 8 steps of ``0.25``, until the best point
+       is not the lowest one (one batch always: the main, smooth minimum may
+       lie below).
+    3. Zooms of 11 points, each ``5x`` finer: the first around each of the 3
+       best local minima of the grid (a dip can be narrower than the grid
+       step), then around the best point, down to a step of at most ``0.01``.
+    4. Brent's bounded search within that last step around the best point
+       (to ``1e-5`` in ``x``); its point is kept only if it is lower.
+
+    Parameters
+    ----------
+    values : callable
+        ``values(x) -> (data, objective)`` for an array of ``x``: the objective
+        is an array of the same length (``inf`` where undefined), ``data``
+        anything the caller needs back, indexed like ``x``.
+    lo, hi : float
+        The range searched, ``lo < hi``.
+    fine_lo, fine_hi : float
+        Where the fine grid goes (clipped to ``[lo, hi]``).
+
+    Returns
+    -------
+    tuple of (float, object, int)
+        The best ``x``, the ``data`` of the call that evaluated it, and its
+        index in that call.
+
+    Examples
+    --------
+    Two minima, the deeper one narrow:
+
+    >>> def f(x):
+    ...     y = 0.05 * (x - 1.0) ** 2 + 0.5 - 0.7 * np.exp(-(((x - 3.0) / 0.05) ** 2))
+    ...     return x, y
+    >>> x, data, i = minimize_log_interval(f, -5.0, 5.0, 2.0, 4.0)
+    >>> round(x, 3), float(data[i]) == x
+    (3.0, True)
+    """
+    top = min(max(fine_hi, lo), hi)
+    x = _grid(min(max(fine_lo, lo), top), top, _FINE_STEP)
+    x = np.concatenate([_batch_below(float(x[0]), lo), x])
+    values_x = values(x)[1]
+    while x[0] > lo and np.argmin(values_x) == 0:
+        below = _batch_below(float(x[0]), lo)
+        x, values_x = np.concatenate([below, x]), np.concatenate([values(below)[1], values_x])
+    padded = np.concatenate([[np.inf], values_x, [np.inf]])
+    minima = np.flatnonzero((values_x <= padded[:-2]) & (values_x <= padded[2:]))
+    picked = minima[np.argsort(values_x[minima])][:_ZOOM_MINIMA]
+    # Each zoom spans the grid step around its centre (fine or coarse part).
+    gaps = np.diff(x, prepend=x[0], append=x[-1])
+    centres, steps = x[picked], np.maximum(gaps[picked], gaps[picked + 1])
+    offsets = np.arange(-(_ZOOM_POINTS // 2), _ZOOM_POINTS // 2 + 1)
+    while True:
+        steps = steps / 5
+        zoom = np.clip((centres[:, None] + steps[:, None] * offsets[None, :]).ravel(), lo, hi)
+        data, objective = values(zoom)
+        i = int(np.argmin(objective))
+        centres, steps = zoom[i : i + 1], steps[i // _ZOOM_POINTS : i // _ZOOM_POINTS + 1]
+        if steps[0] <= 1.01 * _LAST_STEP:
+            break
+    best_x, best = float(zoom[i]), float(objective[i])
+    if not math.isfinite(best):
+        return best_x, data, i
+    a, b = max(best_x - float(steps[0]), lo), min(best_x + float(steps[0]), hi)
+    if b > a:
+        polish = minimize_scalar(
+            lambda y: float(values(np.array([y]))[1][0]),
+            bounds=(a, b),
+            method="bounded",
+            options={"xatol": _POLISH_XATOL},
+        )
+        if polish.fun < best:
+            data, objective = values(np.array([float(polish.x)]))
+            return float(polish.x), data, 0
+    return best_x, data, i
+
+
+def minimize_integer(
+    value: Callable[[int], float],
+    grid: Iterable[int],
+    *,
+    exhaustive: int = 64,
+    stop: Callable[[int], bool] | None = None,
+) -> tuple[int, dict[int, float]]:
+    """The integer minimising ``value``: a grid brackets it, then the bracket is searched.
+
+    1. ``value`` at each point of ``grid`` (ascending), stopping after a point
+       where ``stop(point)`` is true (later points cannot matter);
+    2. the bracket between the best grid point's neighbours, narrowed by an
+       integer ternary search while it is wider than ``exhaustive``;
+    3. every integer of the bracket.
+
+    Parameters
+    ----------
+    value : callable
+        ``value(n) -> float`` (``inf`` where undefined); called once per ``n``.
+    grid : iterable of int
+        Ascending points that bracket the minimum (e.g. geometric).
+    exhaustive : int
+        Widest bracket searched integer by integer, ``>= 2``.
+    stop : callable, optional
+        ``stop(n)``: no grid point beyond ``n`` is needed.
+
+    Returns
+    -------
+    tuple of (int, dict)
+        The best ``n`` (ties: the smallest) and every value computed.
+
+    Examples
+    --------
+    >>> best, seen = minimize_integer(lambda n: (n - 37) ** 2, [1, 2, 4, 8, 16, 32, 64, 128])
+    >>> best, len(seen) < 128
+    (37, True)
+    """
+    seen: dict[int, float] = {}
+
+    def at(n: int) -> float:
+        if n not in seen:
+            seen[n] = float(value(n))
+        return seen[n]
+
+    points: list[int] = []
+    for n in grid:
+        points.append(int(n))
+        at(int(n))
+        if stop is not None and stop(int(n)):
+            break
+    i = int(np.argmin([seen[n] for n in points]))
+    lo, hi = points[max(i - 1, 0)], points[min(i + 1, len(points) - 1)]
+    while hi - lo > exhaustive:
+        third = (hi - lo) // 3
+        a, b = lo + third, hi - third
+        if at(a) <= at(b):
+            hi = b
+        else:
+            lo = a
+    for n in range(lo, hi + 1):
+        at(n)
+    return min(sorted(seen), key=lambda n: seen[n]), seen
+
+
+@dataclass(frozen=True)
+class Leg:
+    """One leg of a walk over ``r``: from ``start`` towards ``stop`` (either way).
+
+    ``patience``: consecutive ``r`` without beating the best value after
+    which the leg ends (``math.inf``: walk to ``stop``).
+
+    Examples
+    --------
+    >>> Leg(5, 2, math.inf)
+    Leg(start=5, stop=2, patience=inf)
+    """
+
+    start: int
+    stop: int
+    patience: float = 3
+
+
+def walk_redundancy(
+    evaluate: Callable[[int], T | None],
+    value: Callable[[T], float],
+    legs: Sequence[Leg],
+    accepts: Callable[[int], bool],
+    curve: dict[int, T] | None = None,
+) -> dict[int, T]:
+    """Walk ``r`` along ``legs``, adding ``evaluate(r)`` to the curve.
+
+    A leg ends after its ``stop``, at the first ``r`` that ``accepts`` refuses
+    (no plan of the strategy there: SPARe without a modular ruler at ``N``),
+    or once ``patience`` consecutive ``r`` have not beaten the best value of
+    the whole curve so far (counted only once some value is finite).
+    ``evaluate`` may return ``None`` (no plan progresses at that ``r``): it
+    counts as not beating the best and is left out of the curve.
+
+    Parameters
+    ----------
+    evaluate : callable
+        ``evaluate(r)``: the best plan at ``r`` (or ``None``).
+    value : callable
+        ``value(plan)``: what is minimised (hours).
+    legs : sequence of Leg
+        Walked in order, sharing the curve.
+    accepts : callable
+        ``accepts(r)``: whether ``r`` is a plan of the strategy.
+    curve : dict, optional
+        Plans already known (updated in place and returned).
+
+    Returns
+    -------
+    dict
+        ``r -> plan``.
+
+    Examples
+    --------
+    >>> walk_redundancy(lambda r: (r - 4) ** 2, float, [Leg(1, 10)], lambda r: True)
+    {1: 9, 2: 4, 3: 1, 4: 0, 5: 1, 6: 4, 7: 9}
+    """
+    curve = {} if curve is None else curve
+    for leg in legs:
+        step = 1 if leg.stop >= leg.start else -1
+        best = min((value(p) for p in curve.values()), default=math.inf)
+        worse = 0
+        for r in range(leg.start, leg.stop + step, step):
+            if not accepts(r):
+                break
+            plan = evaluate(r)
+            if plan is not None:
+                curve[r] = plan
+            current = math.inf if plan is None else value(plan)
+            if current < best:
+                best, worse = current, 0
+                continue
+            worse += 1
+            if worse >= leg.patience and math.isfinite(best):
+                break
+    return curve

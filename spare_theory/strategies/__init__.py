@@ -1,0 +1,18 @@
+"""Layer 6: fault-tolerance strategies as objects, in a registry."""
+
+from .._lazy import attach
+
+__getattr__, __dir__, __all__ = attach(
+    __name__,
+    {
+        "CkptStrategy": "ckpt",
+        "PATIENCE": "base",
+        "PUBLISHED_STRATEGIES": "registry",
+        "RepStrategy": "rep",
+        "SpareStrategy": "spare",
+        "Strategy": "base",
+        "register_strategy": "registry",
+        "registered_strategies": "registry",
+        "strategy": "registry",
+    },
+)

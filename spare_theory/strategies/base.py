@@ -1,0 +1,205 @@
+"""What a fault-tolerance strategy is: one class that every layer asks.
+
+A strategy is one :class:`Strategy` subclass, registered by name
+(:func:`spare_theory.register_strategy`, looked up with
+:func:`spare_theory.strategy`).  It carries everything the rest of the package
+needs to know about it, so that no other module compares a strategy's name:
+
+- **what a plan is**: the redundancies it accepts (:meth:`Strategy.check_r`,
+  :meth:`Strategy.accepts`), how the planner walks them
+  (:meth:`Strategy.redundancy_legs`), whether it splits shards into
+  micro-batches (:meth:`Strategy.check_microbatches`);
+- **its hour-level model**: its restart-cycle law
+  (:meth:`Strategy.cycle_law`, and the variants for micro-batches and
+  correlated failures), which the renewal-reward model and the mechanisms
+  of :mod:`spare_theory.cycles` (repairs, planned restarts) extend;
+- **its step-level model**: its cycle table for the published step-level
+  simulator's closed form (:meth:`Strategy.step_cycle`);
+- **its event-simulation rules**: how the hour-level simulation's job reacts
+  to groups going down and coming back (:meth:`Strategy.failure_rules`) and
+  how the step-level simulation plays a trial (:meth:`Strategy.step_trial`).
+
+A new strategy is one subclass in one file plus one
+:func:`~spare_theory.register_strategy` call; the front doors
+(:func:`spare_theory.time_to_train`, :func:`spare_theory.optimal_plan`,
+:func:`spare_theory.simulate_training`) then take it by name on both kinds of
+scenario.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Callable
+from typing import Any, ClassVar
+
+import numpy as np
+
+from .._validation import as_count
+from ..cycles.base import EXPONENTIAL, CycleLaw
+from ..planning.search import Leg
+
+__all__ = ["PATIENCE", "Strategy", "single_units"]
+
+#: Consecutive ``r`` without improvement after which a walk over ``r`` stops.
+PATIENCE = 3
+
+
+class Strategy(ABC):
+    """A fault-tolerance strategy (see the module docstring).
+
+    Subclasses set :attr:`name` and :attr:`label` and implement
+    :meth:`cycle_law` and :meth:`failure_rules`; the rest has defaults.
+
+    Examples
+    --------
+    >>> from spare_theory import strategy
+    >>> rep = strategy("rep")
+    >>> isinstance(rep, Strategy), rep.name, rep.label, rep.check_r(100, 3.0)
+    (True, 'rep', 'Rep+CKPT', 3)
+    """
+
+    #: Registered name (``time_to_train(scenario, name, ...)``).
+    name: ClassVar[str]
+    #: Name in tables and figures (``"SPARe+CKPT"``).
+    label: ClassVar[str]
+    #: Whether every step trains the whole global batch (``False``: an elastic
+    #: job skips the samples of the groups that are down).
+    exact_batch: ClassVar[bool] = True
+
+    def cache_key(self) -> tuple[str, str]:
+        """Caches of laws and searches are keyed on the strategy's class and name."""
+        return (type(self).__qualname__, self.name)
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}(name={self.name!r})"
+
+    # -- what a plan is -------------------------------------------------------
+
+    def check_r(self, N: int, r: Any) -> int:
+        """``r`` checked for ``N`` groups: an integer ``1 <= r <= N`` (required).
+
+        Raises
+        ------
+        ValueError
+            Naming ``r``: missing, not an integer, out of range, or refused by
+            :meth:`accepts` (which names its reason).
+        """
+        if r is None:
+            raise ValueError(f"r is required for strategy {self.name!r} (an integer >= 1)")
+        r = as_count(r, "r", maximum=N)
+        self.require(N, r)
+        return r
+
+    def accepts(self, N: int, r: int) -> bool:
+        """Whether ``r`` is a plan of this strategy at ``N`` (a walk over ``r`` stops where not)."""
+        return 1 <= r <= N
+
+    def require(self, N: int, r: int) -> None:
+        """Raise ``ValueError`` naming ``N`` and ``r`` if :meth:`accepts` refuses ``r``."""
+        if not self.accepts(N, r):
+            raise ValueError(f"r={r} is not a plan of strategy {self.name!r} at N={N}")
+
+    def redundancy_legs(self, N: int, *, flat: bool = False) -> list[Leg]:
+        """How the planner walks ``r``: from 1 upwards, stopping after 3 ``r`` without improvement.
+
+        ``flat``: hours are known to be nearly flat in ``r`` (repairs); a
+        strategy may then scan further.
+        """
+        return [Leg(1, N, PATIENCE)]
+
+    def check_microbatches(self, microbatches: int) -> int:
+        """``microbatches`` checked: only ``1`` unless the strategy splits shards.
+
+        Raises
+        ------
+        ValueError
+            Naming ``microbatches``.
+        """
+        m = as_count(microbatches, "microbatches", minimum=1)
+        if m != 1:
+            raise ValueError(
+                f"microbatches must be 1 for strategy {self.name!r} (only SPARe splits a "
+                f"failed group's shard), got {m}"
+            )
+        return m
+
+    # -- hour-level model ------------------------------------------------------
+
+    @abstractmethod
+    def cycle_law(self, N: int, r: int, lifetimes: Any = EXPONENTIAL) -> CycleLaw:
+        """The restart-cycle law at ``N`` groups and redundancy ``r`` (no repairs).
+
+        ``lifetimes`` is the group lifetime law in dimensionless time (the
+        exponential law, stationary renewal clocks, lemons).
+        """
+
+    def split_cycle_law(self, N: int, r: int, microbatches: int) -> CycleLaw:
+        """The cycle law when a failed group's shard is split into ``microbatches`` pieces."""
+        self.check_microbatches(microbatches)
+        return self.cycle_law(N, r)
+
+    def correlated_cycle_law(
+        self, N: int, r: int, *, domain_size: int | None, domain_rate_ratio: float, lifetimes: Any
+    ) -> CycleLaw:
+        """The cycle law under failure domains (``domain_size`` groups failing at once at
+        ``domain_rate_ratio`` times a group's own rate) or lemon ``lifetimes`` (``r >= 2``).
+
+        Raises
+        ------
+        ValueError
+            For a strategy with no such model.
+        """
+        raise ValueError(
+            f"strategy {self.name!r} is not modelled under failure domains or lemons "
+            "(domain_size, lemon_fraction): use 'spare' or 'ckpt', or simulate the combination "
+            "with simulate_domain_training"
+        )
+
+    # -- event simulations --------------------------------------------------------
+
+    @abstractmethod
+    def failure_rules(
+        self, N: int, r: int, *, microbatches: int, repairs: bool, pool: Any
+    ) -> Callable[[np.random.Generator], Any]:
+        """A factory of the hour-level simulation's failure rule, one rule per cycle.
+
+        ``rules(rng)`` returns a fresh rule at each cycle's start (all groups
+        up): an object with ``throughput`` (work per hour relative to the
+        failure-free run), ``fail(group) -> bool`` (True at a wipe-out),
+        ``rejoin(group)`` (with repairs), ``needs_group`` (whether the rule
+        must know which group failed) and ``cost_grows``.  ``pool``: SPARe's
+        trajectory pool (``None``: the exact controller).
+        """
+
+    def wipeout_units(self, N: int, r: int) -> tuple[np.ndarray, np.ndarray]:
+        """``(units, size)``: the units each group belongs to, and each unit's size.
+
+        A wipe-out is a unit with all its members down at once (the time to it
+        with repairs: :func:`spare_theory.simulate_time_to_wipeout`);
+        ``units`` has shape ``(N, units per group)``.
+
+        Raises
+        ------
+        ValueError
+            For a strategy whose wipe-out is not a unit all down.
+        """
+        raise ValueError(
+            f"strategy {self.name!r} has no wipe-out units (its wipe-out is not a set of "
+            "groups all down at once)"
+        )
+
+    def trajectory_pool(self, N: int, r: int, *, size: int, seed: Any, microbatches: int) -> Any:
+        """Failure trajectories drawn once for the whole simulation (``None``: none needed)."""
+        return None
+
+
+def single_units(N: int) -> tuple[np.ndarray, np.ndarray]:
+    """Every group alone is a unit: any failure is a wipe-out (no redundancy).
+
+    Examples
+    --------
+    >>> units, size = single_units(3)
+    >>> units.ravel().tolist(), size.tolist()
+    ([0, 1, 2], [1, 1, 1])
+    """
+    return np.arange(N)[:, None], np.ones(N, dtype=np.int64)

@@ -1,0 +1,54 @@
+"""CKPT-only: every failure is a global restart (today's practice).
+
+Any failure stops all groups for a global restart and a rollback to the last
+checkpoint; there is no redundancy (``r = 1``), the throughput is 1, and
+repairs change nothing (no failed group is ever waited for).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .._validation import as_count
+from ..cycles.base import EXPONENTIAL, CycleLaw, cycle_law_of
+from ..cycles.rep import CkptOnly
+from ..hourly.rules import AnyFailureRules
+from ..planning.search import Leg
+from .base import Strategy, single_units
+
+__all__ = ["CkptStrategy"]
+
+
+class CkptStrategy(Strategy):
+    """CKPT-only (``"ckpt"``): ``r`` is 1, every failure is a wipe-out.
+
+    Examples
+    --------
+    >>> s = CkptStrategy()
+    >>> s.check_r(128, None), s.cycle_law(128, 1)
+    (1, CkptOnly(N=128, r=1))
+    """
+
+    name = "ckpt"
+    label = "CKPT-only"
+
+    def check_r(self, N: int, r: Any) -> int:
+        """``r`` must be ``None`` or 1 (no redundancy)."""
+        if r is not None and as_count(r, "r") != 1:
+            raise ValueError(f"r must be 1 (or None) for strategy {self.name!r}, got {r}")
+        return 1
+
+    def accepts(self, N: int, r: int) -> bool:
+        return r == 1
+
+    def redundancy_legs(self, N: int, *, flat: bool = False) -> list[Leg]:
+        return [Leg(1, 1)]
+
+    def cycle_law(self, N: int, r: int, lifetimes: Any = EXPONENTIAL) -> CycleLaw:
+        return cycle_law_of(CkptOnly, N, 1, lifetimes)
+
+    def failure_rules(self, N: int, r: int, *, microbatches: int, repairs: bool, pool: Any) -> Any:
+        return AnyFailureRules()
+
+    def wipeout_units(self, N: int, r: int) -> Any:
+        return single_units(N)

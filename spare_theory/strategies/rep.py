@@ -1,0 +1,47 @@
+"""Rep+CKPT: ``r`` replicas of every shard on disjoint groups.
+
+The ``N`` groups form ``floor(N/r)`` replica sets (the balanced layout of
+:func:`spare_theory.placement.replica_sets`); every group computes its set's
+shard, so a step costs about ``r`` failure-free steps, and a global restart
+happens when a whole set is down.  ``r = 1`` is CKPT-only.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..cycles.base import EXPONENTIAL, CycleLaw, cycle_law_of
+from ..cycles.rep import CkptOnly, Rep
+from ..hourly.rules import AnyFailureRules, ReplicaSetRules
+from ..placement.replicas import replica_set_sizes, replica_sets
+from .base import Strategy, single_units
+
+__all__ = ["RepStrategy"]
+
+
+class RepStrategy(Strategy):
+    """Rep+CKPT (``"rep"``): any ``1 <= r <= N``.
+
+    Examples
+    --------
+    >>> s = RepStrategy()
+    >>> s.cycle_law(100, 2).throughput, s.cycle_law(100, 1)
+    (0.5, CkptOnly(N=100, r=1))
+    """
+
+    name = "rep"
+    label = "Rep+CKPT"
+
+    def cycle_law(self, N: int, r: int, lifetimes: Any = EXPONENTIAL) -> CycleLaw:
+        if r == 1:
+            return cycle_law_of(CkptOnly, N, 1, lifetimes)
+        return cycle_law_of(Rep, N, r, lifetimes)
+
+    def failure_rules(self, N: int, r: int, *, microbatches: int, repairs: bool, pool: Any) -> Any:
+        return AnyFailureRules() if r == 1 else ReplicaSetRules(N, r)
+
+    def wipeout_units(self, N: int, r: int) -> Any:
+        """Each group's replica set (balanced layout)."""
+        if r == 1:
+            return single_units(N)
+        return replica_sets(N, r)[:, None], replica_set_sizes(N, r)

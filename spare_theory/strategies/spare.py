@@ -1,0 +1,115 @@
+"""SPARe+CKPT: stacked shards on a cyclic modular Golomb ruler, adaptive reordering.
+
+Every type of the global batch is hosted by ``r`` groups along a modular
+Golomb ruler with ``r`` marks (it must exist at ``N``); after failures the
+controller computes each type on one survivor with as few stack layers
+``S*`` as possible, and a global restart happens only at a wipe-out (a type
+with no surviving host).  With ``microbatches = m > 1`` a failed group's
+shard is cut into ``m`` pieces shared by the surviving hosts of its type.
+``r = 1`` is CKPT-only.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+from .._validation import as_count
+from ..cycles.base import EXPONENTIAL, CycleLaw, cycle_law_of
+from ..cycles.domains import DomainSpare
+from ..cycles.rep import CkptOnly
+from ..cycles.spare import Spare, SpareSplit
+from ..hourly.rules import (
+    AnyFailureRules,
+    ControllerRules,
+    PoolRules,
+    RecomputeRules,
+    trajectory_pool,
+)
+from ..placement.placements import cyclic_placement, modular_ruler
+from ..planning.redundancy import r_star_rule, ruler_exists
+from ..planning.search import Leg
+from .base import PATIENCE, Strategy, single_units
+
+__all__ = ["SpareStrategy"]
+
+
+class SpareStrategy(Strategy):
+    """SPARe+CKPT (``"spare"``): the ``r`` with a modular ruler at ``N``; splits micro-batches.
+
+    The planner evaluates ``r = 1`` (no redundancy) and walks both ways from
+    the published rule ``r* = floor(log2 N + 0.833)`` (the largest ``r <= r*``
+    with a ruler); with repairs (hours nearly flat in ``r``) the walk down
+    goes on to ``r = 2``.
+
+    Examples
+    --------
+    >>> s = SpareStrategy()
+    >>> s.accepts(13, 4), s.accepts(12, 4), [leg.start for leg in s.redundancy_legs(146)]
+    (True, False, [1, 8, 7])
+    """
+
+    name = "spare"
+    label = "SPARe+CKPT"
+
+    def accepts(self, N: int, r: int) -> bool:
+        return 1 <= r <= N and (r == 1 or ruler_exists(N, r))
+
+    def require(self, N: int, r: int) -> None:
+        if r > 1:
+            modular_ruler(N, r)  # raises ValueError naming N and r if no ruler exists
+
+    def redundancy_legs(self, N: int, *, flat: bool = False) -> list[Leg]:
+        # r = 1 (CKPT-only) is always a candidate: from r = 2 on, S* >= 2 after the
+        # first failure, so the curve jumps there.  The r far below r* are never
+        # evaluated unless hours are flat in r.
+        start = max(r for r in range(1, int(r_star_rule(N)) + 1) if self.accepts(N, r))
+        legs = [Leg(1, 1)]
+        if start > 1:
+            legs += [Leg(start, N, PATIENCE), Leg(start - 1, 2, math.inf if flat else PATIENCE)]
+        return legs
+
+    def check_microbatches(self, microbatches: int) -> int:
+        return as_count(microbatches, "microbatches", minimum=1)
+
+    def cycle_law(self, N: int, r: int, lifetimes: Any = EXPONENTIAL) -> CycleLaw:
+        if r == 1:
+            return cycle_law_of(CkptOnly, N, 1, lifetimes)
+        return cycle_law_of(Spare, N, r, lifetimes)
+
+    def split_cycle_law(self, N: int, r: int, microbatches: int) -> CycleLaw:
+        m = self.check_microbatches(microbatches)
+        if m == 1 or r == 1:
+            return self.cycle_law(N, r)
+        return cycle_law_of(SpareSplit, N, r, microbatches=m)
+
+    def correlated_cycle_law(
+        self, N: int, r: int, *, domain_size: int | None, domain_rate_ratio: float, lifetimes: Any
+    ) -> CycleLaw:
+        if domain_size is not None:
+            return cycle_law_of(DomainSpare, N, r, domain_size, domain_rate_ratio)
+        return cycle_law_of(Spare, N, r, lifetimes)
+
+    def failure_rules(self, N: int, r: int, *, microbatches: int, repairs: bool, pool: Any) -> Any:
+        if r == 1:
+            return AnyFailureRules()
+        if pool is not None:
+            return PoolRules(pool)
+        hosts = cyclic_placement(N, r)
+        return RecomputeRules(hosts) if repairs else ControllerRules(hosts, microbatches)
+
+    def trajectory_pool(self, N: int, r: int, *, size: int, seed: Any, microbatches: int) -> Any:
+        if r == 1:
+            return None
+        return trajectory_pool(cyclic_placement(N, r), size, seed, microbatches)
+
+    def wipeout_units(self, N: int, r: int) -> Any:
+        """The shard types a group hosts: group ``g`` holds type ``i`` where ``hosts[i, k] = g``."""
+        if r == 1:
+            return single_units(N)
+        hosts = cyclic_placement(N, r)
+        units = np.empty((N, r), dtype=np.int64)
+        units[hosts, np.arange(r)[None, :]] = np.arange(N)[:, None]
+        return units, np.full(N, r, dtype=np.int64)

@@ -1,0 +1,328 @@
+"""The event simulations' front door: any registered strategy, either kind of scenario.
+
+:func:`simulate_training` resolves the strategy, checks the plan exactly as
+the model does (:meth:`Strategy.check_r
+<spare_theory.strategies.base.Strategy.check_r>`), and plays the runs with the
+strategy's own simulation rules: the hour-level simulation
+(:func:`spare_theory.hourly.simulation.simulate_runs`) for a
+:class:`~spare_theory.hourly.scenario.Scenario`, the step-level replay of the
+published simulator (:mod:`spare_theory.steps.simulation`) for a
+:class:`~spare_theory.steps.scenario.StepScenario`.  The simulations import
+no model module: they are the independent checks of the closed forms.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures as cf
+from typing import Any, overload
+
+import numpy as np
+
+from .._validation import as_choice, as_count, as_seed_sequence, merge_microbatches
+from ..hourly.repairs_sim import WipeoutTimes, simulate_wipeout_times
+from ..hourly.scenario import Scenario, check_checkpoint_interval
+from ..hourly.simulation import (
+    CONTROLLER_MAX_GROUPS,
+    OVERHEAD_SOURCES,
+    TrainingSamples,
+    simulate_runs,
+)
+from ..steps.scenario import StepScenario
+from ..steps.simulation import StepSimulation, simulate_steps
+from ..strategies.registry import strategy as lookup
+from .optimize import check_scenario
+
+__all__ = ["simulate_time_to_wipeout", "simulate_training"]
+
+
+@overload
+def simulate_training(
+    scenario: Scenario,
+    strategy: Any,
+    r: int | None,
+    checkpoint_interval_minutes: float | None = None,
+    trials: int | None = None,
+    *,
+    seed: int | np.random.SeedSequence,
+    overhead_source: str = "auto",
+    pool_size: int = 64,
+    checkpoint_every_steps: int | None = None,
+    microbatches: int = 1,
+    executor: cf.Executor | None = None,
+    progress: bool = False,
+) -> TrainingSamples: ...
+
+
+@overload
+def simulate_training(
+    scenario: StepScenario,
+    strategy: Any,
+    r: int | None,
+    checkpoint_interval_minutes: float | None = None,
+    trials: int | None = None,
+    *,
+    seed: int | np.random.SeedSequence,
+    overhead_source: str = "auto",
+    pool_size: int = 64,
+    checkpoint_every_steps: int | None = None,
+    microbatches: int = 1,
+    executor: cf.Executor | None = None,
+    progress: bool = False,
+) -> StepSimulation: ...
+
+
+def simulate_training(
+    scenario: Scenario | StepScenario,
+    strategy: Any,
+    r: int | None,
+    checkpoint_interval_minutes: float | None = None,
+    trials: int | None = None,
+    *,
+    seed: int | np.random.SeedSequence,
+    overhead_source: str = "auto",
+    pool_size: int = 64,
+    checkpoint_every_steps: int | None = None,
+    microbatches: int = 1,
+    executor: cf.Executor | None = None,
+    progress: bool = False,
+) -> TrainingSamples | StepSimulation:
+    """Simulate ``trials`` whole training runs event by event.
+
+    Parameters
+    ----------
+    scenario : Scenario or StepScenario
+        Cluster, failure law, costs, repairs and work
+        (:mod:`spare_theory.hourly.simulation` for the events).  A
+        :class:`~spare_theory.steps.scenario.StepScenario` is simulated step
+        by step with the published simulator's semantics
+        (:mod:`spare_theory.steps.simulation`; it needs
+        ``checkpoint_every_steps`` and takes no
+        ``checkpoint_interval_minutes``, ``overhead_source`` or ``pool_size``).
+    strategy : str or Strategy
+        A registered strategy (:func:`spare_theory.strategy`).
+    r : int or None
+        Redundancy, as for :func:`spare_theory.time_to_train`.
+    checkpoint_interval_minutes : float
+        Compute time between checkpoints, minutes, ``> 0`` (required for a
+        Scenario).
+    trials : int
+        Number of independent runs, ``>= 1`` (required).
+    seed : int or numpy.random.SeedSequence
+        Run ``i`` uses ``child_seed(seed, i)`` and pool trajectory ``k``
+        ``child_seed(seed, 2**63, k)``: results do not depend on how the
+        trials are split or spread.
+    overhead_source : {"auto", "controller", "pool"}
+        Where SPARe's ``S*`` and wipe-outs come from (ignored by strategies
+        without a pool): the exact controller in every cycle, or a pool of
+        ``pool_size`` controller trajectories
+        (:class:`~spare_theory.hourly.rules.PoolRules`).  ``"auto"``: the
+        controller for ``N <= 20,000`` (and under any non-exponential law),
+        the pool beyond.
+    pool_size : int
+        Trajectories in the pool, ``>= 1``.  The pool costs ``pool_size``
+        controller trajectories once (about 4 s each at ``N = 75,000``,
+        ``r = 17``); run-to-run spread under-represents the trajectory
+        variance when it is small.
+    checkpoint_every_steps : int, optional
+        StepScenario only (required there): a checkpoint every ``k >= 1``
+        steps.
+    microbatches : int, default 1
+        Folded into the scenario's ``microbatches`` field (SPARe only, not
+        with repairs): the throughput in each state is ``1 / load`` with the
+        exact load kept by the controller.
+    executor : concurrent.futures.Executor, optional
+        Runs blocks of trials in parallel (results identical); ``None``: here.
+    progress : bool
+        Show a progress bar.
+
+    Returns
+    -------
+    TrainingSamples or StepSimulation
+        ``hours`` and ``restarts`` of every run, with ``mean(name)``,
+        ``standard_error(name)`` and ``to_frame()``.
+
+    Notes
+    -----
+    Cost grows with the number of events (failures, segments); keep
+    ``work_hours`` to a few dozen cycles.  SPARe in controller mode runs the
+    exact online controller on every failure of every cycle; the pool mode
+    runs it for ``pool_size`` trajectories only.
+
+    Examples
+    --------
+    >>> from spare_theory import Scenario
+    >>> sc = Scenario(gpus=1024, gpus_per_group=8, gpu_mtbf_hours=2000.0,
+    ...               restart_minutes=20, checkpoint_minutes=5, work_hours=10)
+    >>> runs = simulate_training(sc, "spare", 4, 60.0, 8, seed=0)
+    >>> runs.hours.shape, round(runs.mean_hours, 1), round(runs.standard_error_hours, 1)
+    ((8,), 19.4, 0.7)
+    >>> split = simulate_training(sc, "spare", 4, 60.0, 8, seed=0, microbatches=4)
+    >>> bool(split.mean_hours < runs.mean_hours)
+    True
+
+    A step-level scenario (the SPARe paper's, shortened to 100 steps):
+
+    >>> from spare_theory import paper_scenario
+    >>> sim = simulate_training(paper_scenario(50, steps=100), "rep", r=3,
+    ...                         checkpoint_every_steps=5, trials=2, seed=0)
+    >>> sim.hours.shape, sim.restarts.shape, bool((sim.uptime <= 1).all())
+    ((2,), (2,), True)
+    """
+    chosen = lookup(strategy)
+    check_scenario(scenario)
+    scenario = merge_microbatches(scenario, microbatches)
+    if trials is None:
+        raise ValueError("trials is required")
+    if isinstance(scenario, StepScenario):
+        if checkpoint_interval_minutes is not None:
+            raise ValueError(
+                "checkpoint_interval_minutes is for a Scenario; a StepScenario takes "
+                "checkpoint_every_steps (checkpoints every k steps)"
+            )
+        if overhead_source != "auto" or pool_size != 64:
+            raise ValueError("overhead_source and pool_size are for a Scenario, not a StepScenario")
+        if checkpoint_every_steps is None:
+            raise ValueError("checkpoint_every_steps is required for a StepScenario")
+        return simulate_steps(
+            scenario,
+            chosen.name,
+            r=r,
+            checkpoint_every_steps=checkpoint_every_steps,
+            trials=trials,
+            seed=seed,
+            executor=executor,
+            progress=progress,
+        )
+    if checkpoint_every_steps is not None:
+        raise ValueError(
+            "checkpoint_every_steps is for step-level scenarios; a Scenario takes "
+            "checkpoint_interval_minutes"
+        )
+    if checkpoint_interval_minutes is None:
+        raise ValueError("checkpoint_interval_minutes is required for a Scenario")
+    # The same checks as the model it is compared with (strategy, r, ruler at N).
+    N = scenario.groups
+    r = chosen.check_r(N, r)
+    if scenario.domain_size is not None or scenario.lemon_fraction > 0:
+        # This simulation draws independent, equal group failures: never ignore the fields.
+        raise ValueError(
+            "failure domains and lemons (domain_size, lemon_fraction) are simulated by "
+            "simulate_domain_training (any placement, an exclusion policy)"
+        )
+    m = chosen.check_microbatches(scenario.microbatches)
+    if m != 1 and scenario.repair_minutes is not None:
+        raise ValueError(
+            f"microbatches must be 1 with repairs (a rejoining group's share of pieces is not "
+            f"simulated), got {m}"
+        )
+    tau = check_checkpoint_interval(checkpoint_interval_minutes)
+    trials = as_count(trials, "trials")
+    root = as_seed_sequence(seed)
+    overhead_source = as_choice(overhead_source, "overhead_source", OVERHEAD_SOURCES)
+    pool_size = as_count(pool_size, "pool_size")
+    if overhead_source == "auto":
+        overhead_source = (
+            "controller" if N <= CONTROLLER_MAX_GROUPS or not scenario.exponential else "pool"
+        )
+    if not scenario.exponential and overhead_source == "pool":
+        raise ValueError(
+            "overhead_source='pool' assumes a uniformly random failure order, which a "
+            "failure_law other than 'exponential' does not give; use 'controller'"
+        )
+    if scenario.repair_minutes is not None and overhead_source == "pool":
+        raise ValueError(
+            "overhead_source='pool' cannot follow repairs (a trajectory has no rejoins); "
+            "use overhead_source='controller'"
+        )
+    pool = (
+        chosen.trajectory_pool(N, r, size=pool_size, seed=root, microbatches=m)
+        if overhead_source == "pool"
+        else None
+    )
+    rules = chosen.failure_rules(
+        N, r, microbatches=m, repairs=scenario.repair_minutes is not None, pool=pool
+    )
+    return simulate_runs(
+        scenario,
+        rules,
+        checkpoint_interval_minutes=tau,
+        trials=trials,
+        seed=root,
+        executor=executor,
+        progress=progress,
+    )
+
+
+def simulate_time_to_wipeout(
+    scenario: Scenario,
+    strategy: Any,
+    r: int | None,
+    trials: int,
+    *,
+    seed: int | np.random.SeedSequence,
+    max_events: int = 10**6,
+    executor: cf.Executor | None = None,
+    progress: bool = False,
+) -> WipeoutTimes:
+    """Simulate the time from a healthy start to the first wipe-out, with repairs.
+
+    One trial starts with all ``N`` groups up and plays failures and repairs
+    until some *unit* of the strategy has all its members down at once
+    (:meth:`Strategy.wipeout_units <spare_theory.strategies.base.Strategy.wipeout_units>`:
+    every group for CKPT-only, a replica set for Rep, a shard type's ``r``
+    hosts for SPARe); see :mod:`spare_theory.hourly.repairs_sim`.
+
+    Parameters
+    ----------
+    scenario : Scenario
+        Cluster, failure rate, repair law (``repair_minutes=None``: failed
+        groups never come back).
+    strategy : str or Strategy
+        A registered strategy.
+    r : int or None
+        Redundancy (as for :func:`spare_theory.time_to_train`).
+    trials : int
+        Independent trials, ``>= 1``.
+    seed : int or numpy.random.SeedSequence
+        Trial ``i`` uses ``child_seed(seed, i)``.
+    max_events : int
+        Cap on the events of one trial (a guard on the cost of very rare
+        wipe-outs).
+    executor : concurrent.futures.Executor, optional
+        Runs blocks of trials in parallel (results identical); ``None``: here.
+    progress : bool
+        Show a progress bar.
+
+    Returns
+    -------
+    WipeoutTimes
+
+    Raises
+    ------
+    ValueError
+        Naming the argument; ``max_events`` when a trial needs more events.
+
+    Examples
+    --------
+    >>> sc = Scenario(gpus=64 * 2048, gpus_per_group=2048, gpu_mtbf_hours=50_678.0,
+    ...               restart_minutes=60, checkpoint_minutes=5, work_hours=100,
+    ...               repair_minutes=60)
+    >>> times = simulate_time_to_wipeout(sc, "spare", 3, 200, seed=1)
+    >>> round(times.mean_hours, -1), round(times.standard_error_hours, -1)
+    (100.0, 10.0)
+    """
+    chosen = lookup(strategy)
+    if not isinstance(scenario, Scenario):
+        raise ValueError(f"scenario must be a Scenario, got {type(scenario).__name__}")
+    r = chosen.check_r(scenario.groups, r)
+    units, size = chosen.wipeout_units(scenario.groups, r)
+    return simulate_wipeout_times(
+        scenario,
+        units,
+        size,
+        trials,
+        seed=seed,
+        max_events=max_events,
+        executor=executor,
+        progress=progress,
+    )
