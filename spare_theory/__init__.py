@@ -95,6 +95,24 @@ _API = {
     "strategy": "strategies.registry",
     "register_strategy": "strategies.registry",
     "registered_strategies": "strategies.registry",
+    # fits to censored durations and spare-node pools
+    "LifetimeFit": "lifetimes.fitting",
+    "fit_lifetime_law": "lifetimes.fitting",
+    "kaplan_meier": "lifetimes.fitting",
+    "nodes_in_repair_law": "lifetimes.spares",
+    "shortage_probability": "lifetimes.spares",
+    "spares_for_shortage": "lifetimes.spares",
+    "spare_wait_hours": "lifetimes.spares",
+    "group_down_hours": "lifetimes.spares",
+    "group_whole_probability": "lifetimes.spares",
+    "simulate_spare_pool": "lifetimes.spares_sim",
+    "SparePoolSamples": "lifetimes.spares_sim",
+    # real failure logs
+    "FailureLog": "traces.failure_log",
+    "load_failure_log": "traces.failure_log",
+    "infinitehbd_failure_log": "traces.failure_log",
+    "Heterogeneity": "traces.patterns",
+    "Bursts": "traces.patterns",
     # sweeps
     "sweep": "sweeps",
 }
