@@ -23,14 +23,14 @@ from spare_theory.steps.estimate import (
     estimate_with_repairs,
     step_estimate,
 )
-from spare_theory.steps.model import step_time_to_train
 from spare_theory.steps.rep_run import run_rep
 from spare_theory.steps.repairs import rep_repair_step_cycle, spare_repair_step_cycle
 from spare_theory.steps.scenario import StepScenario, paper_scenario
-from spare_theory.steps.simulation import simulate_steps
 from spare_theory.steps.spare_cycle import spare_step_cycle
 from spare_theory.steps.spare_run import run_spare
 from spare_theory.steps.trials import simulate_step_trials
+from spare_theory.training.estimate import step_time_to_train
+from spare_theory.training.simulate import simulate_steps
 
 SC = paper_scenario(200, steps=2000)
 REPAIRED = dataclasses.replace(SC, repair_seconds=600.0)

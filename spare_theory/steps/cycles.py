@@ -41,6 +41,7 @@ import numpy as np
 from scipy import integrate, special
 
 from .._caching import cached
+from ..placement.replicas import replica_set_sizes
 from .extremes import expected_max_shifted, tabulated_max_normal
 from .restarts import equilibrium_cdf, equilibrium_hazard, restart_windows
 from .scenario import StepScenario
@@ -249,10 +250,8 @@ def rep_step_cycle(scenario: StepScenario, r: int) -> StepCycle:
     sc = scenario
     N, law = sc.groups, sc.failure_law
     c, v, a = sc.stack_seconds, sc.stack_jitter_cv, sc.allreduce_seconds
-    n_sets = -(-N // r)
-    sizes = np.full(n_sets, r, dtype=float)
-    sizes[-1] = N - r * (n_sets - 1)
-    starts = np.arange(n_sets) * r
+    sizes = replica_set_sizes(N, r, layout="consecutive").astype(float)
+    starts = np.arange(sizes.size) * r
     # Time grid up to where even the removal-limited cycle is surely over.
     pis = restart_windows(sc).burst
     burst = float(pis.mean())

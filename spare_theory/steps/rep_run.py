@@ -23,10 +23,15 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..placement.replicas import replica_sets
 from .runs import RepairTimes, StepRun
 from .scenario import StepScenario
 
-__all__ = ["run_rep"]
+__all__ = ["REP_RECOVERIES", "run_rep"]
+
+
+#: Rep recovery semantics of the step-level simulation (``simulate_steps(rep_recovery=...)``).
+REP_RECOVERIES = ("published", "all")
 
 
 def run_rep(
@@ -75,7 +80,7 @@ def run_rep(
     run = StepRun(sc, rng, repairs)
     N, clocks = run.N, run.clocks
     nxt = clocks.next
-    sets = np.arange(N) // r
+    sets = replica_sets(N, r, layout="consecutive")
     n_sets = int(sets[-1]) + 1
     compute_seconds = r * sc.stack_seconds
     active = np.ones(N, dtype=bool)

@@ -30,6 +30,7 @@ from ..cycles.base import cycle_law_of
 from ..cycles.chains import chain_log_survival, down_count_generator, set_mean_absorption
 from ..cycles.repairs import repair_cycle
 from ..cycles.spare import Spare
+from ..placement.replicas import replica_set_sizes
 from .cycles import CYCLE_POINTS, StepCycle, cycle_bound_seconds, rep_step_cycle
 from .extremes import tabulated_max_normal
 from .restarts import restart_windows
@@ -168,10 +169,9 @@ def rep_repair_step_cycle(scenario: StepScenario, r: int) -> StepCycle:
     tau_bar = float(c * r * (1.0 + v * tabulated_max_normal(N, N)) + a)
     excess, later = _repair_excess(sc, 0.0)  # Rep never retries
     out = _Outage(sc, tau_bar / 2 + excess + later * tau_bar / 2, excess + later * tau_bar / 2)
-    n_sets = -(-N // r)
-    last = N - r * (n_sets - 1)
-    sizes = {r: n_sets - 1}
-    sizes[last] = sizes.get(last, 0) + 1  # consecutive ids: the last set may be smaller
+    sizes: dict[int, int] = {}  # consecutive ids: the last set may be smaller
+    for size in replica_set_sizes(N, r, layout="consecutive").tolist():
+        sizes[size] = sizes.get(size, 0) + 1
     rate = sum(count / set_mean_absorption(size, out.mu) for size, count in sizes.items())
     t, u = out.grid(r, 1.0 / rate)
     log_q = np.zeros(t.size)
