@@ -30,13 +30,13 @@ __version__ = "0.1.0"
 # Public name -> module that defines it.
 _API = {
     # placement
-    "golomb_ruler": "placement.placements",
-    "modular_ruler": "placement.placements",
+    "golomb_ruler": "placement.rulers",
+    "modular_ruler": "placement.rulers",
     "cyclic_placement": "placement.placements",
     "contiguous_placement": "placement.placements",
     "random_placement": "placement.placements",
     "validate_hosts": "placement.placements",
-    "min_groups_for_ruler": "placement.placements",
+    "min_groups_for_ruler": "placement.rulers",
     # wipe-out
     "endurable_failures_gamma": "wipeout.law",
     "endurable_failures": "wipeout.law",

@@ -7,7 +7,7 @@ from importlib import resources
 import numpy as np
 import pytest
 
-from spare_theory.placement import placements as pl
+from spare_theory import placement as pl
 
 # Optimal lengths as published (OEIS A003022), independent of the ruler table.
 PUBLISHED_LENGTHS = [

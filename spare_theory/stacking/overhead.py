@@ -33,7 +33,8 @@ from .._validation import (
     as_seed_sequence,
     child_seed,
 )
-from ..placement.placements import group_stacks, modular_ruler, validate_hosts
+from ..placement.placements import group_stacks, validate_hosts
+from ..placement.rulers import modular_ruler
 from ..wipeout.law import wipeout_law
 from ._piece_trajectory import host_slots, load_trajectory_from_arrays
 from ._trajectory import trajectory_from_arrays

@@ -39,7 +39,7 @@ from ..hourly.model import check_split, scenario_cycle
 from ..hourly.renewal import TrainingEstimate, estimate_from, evaluate, hours_grid
 from ..hourly.repairs import attach_repairs, cost_trigger_failures, planned_cycle, repair_cycle
 from ..hourly.scenario import Scenario, check_plan
-from ..placement.placements import modular_ruler
+from ..placement.rulers import modular_ruler
 from ..steps.model import StepEstimate
 
 __all__ = [

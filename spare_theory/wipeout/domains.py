@@ -47,7 +47,8 @@ import numpy.typing as npt
 from scipy.special import gammaln
 
 from .._validation import as_count, as_real, as_real_array
-from ..placement.placements import cyclic_placement, group_stacks, modular_ruler, validate_hosts
+from ..placement.placements import cyclic_placement, group_stacks, validate_hosts
+from ..placement.rulers import modular_ruler
 from .law import wipeout_law
 
 __all__ = [

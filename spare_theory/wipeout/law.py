@@ -37,7 +37,8 @@ from scipy import optimize, special
 
 from .._numerics import DIRECT_SUM_TERMS, log_falling_ratio, smooth_sum
 from .._validation import as_count, as_count_array, as_real, as_real_array, as_seed_sequence
-from ..placement.placements import cyclic_placement, min_groups_for_ruler, validate_hosts
+from ..placement.placements import cyclic_placement, validate_hosts
+from ..placement.rulers import min_groups_for_ruler
 from .simulation import simulate_wipeout
 
 __all__ = [
