@@ -38,11 +38,11 @@ _API = {
     "validate_hosts": "placement.placements",
     "min_groups_for_ruler": "placement.rulers",
     # wipe-out
-    "endurable_failures_gamma": "wipeout.law",
+    "endurable_failures_gamma": "wipeout.expansion",
     "endurable_failures": "wipeout.law",
     "wipeout_survival": "wipeout.law",
-    "exact_endurable_failures": "wipeout.law",
-    "exact_wipeout_survival": "wipeout.law",
+    "exact_endurable_failures": "wipeout.enumeration",
+    "exact_wipeout_survival": "wipeout.enumeration",
     "simulate_wipeout": "wipeout.simulation",
     "wipeout_law": "wipeout.law",
     # failure domains and lemons

@@ -44,7 +44,8 @@ def _run_mu(args: argparse.Namespace) -> Output:
     from .._validation import as_seed_sequence
     from ..placement.placements import MAX_PLACEMENT_BYTES, cyclic_placement
     from ..placement.rulers import modular_ruler
-    from ..wipeout.law import endurable_failures, endurable_failures_gamma
+    from ..wipeout.expansion import endurable_failures_gamma
+    from ..wipeout.law import endurable_failures
     from ..wipeout.simulation import simulate_wipeout
 
     as_seed_sequence(args.seed, "--seed")
