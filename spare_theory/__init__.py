@@ -65,7 +65,7 @@ _API = {
     "OverheadSamples": "stacking.overhead",
     "overhead": "stacking.overhead",
     "expected_stacks": "stacking.overhead",
-    "expected_load": "stacking.overhead",
+    "expected_load": "stacking.load",
     # time to train
     "Scenario": "hourly.scenario",
     "time_to_train": "training.estimate",

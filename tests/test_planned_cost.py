@@ -13,7 +13,8 @@ from spare_theory.cycles.laws import cycle_law
 from spare_theory.hourly.model import planned_trigger, scenario_cycle
 from spare_theory.hourly.repairs import PlannedCycle, cost_trigger_failures
 from spare_theory.hourly.simulation import simulate_training
-from spare_theory.stacking.overhead import expected_load, expected_stacks
+from spare_theory.stacking.load import expected_load
+from spare_theory.stacking.overhead import expected_stacks
 
 K_SE = 3.0  # statistical tolerance in standard errors of the simulated mean
 REL = 0.02  # or within 2 % (the criterion: 3 SE or 2 %)

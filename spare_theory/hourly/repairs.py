@@ -70,7 +70,7 @@ from scipy.special import gammaln, logsumexp
 from .._validation import as_count, as_count_array, as_real_array
 from ..cycles.laws import CycleLaw, Spare, TabulatedCycle, cycle_law, survival_integral
 from ..lifetimes.outages import down_probability
-from ..stacking.overhead import expected_load
+from ..stacking.load import expected_load
 from ..wipeout.law import wipeout_law
 from .scenario import Scenario, check_plan
 

@@ -385,7 +385,7 @@ def check_plan(scenario: Any, strategy: Any, r: Any) -> tuple[str, int]:
     simulation: ``"ckpt"`` takes ``r = None`` or ``1``; ``"rep"`` any integer
     ``1 <= r <= N``; ``"spare"`` any ``1 <= r <= N`` for which a modular
     Golomb ruler with ``r`` marks exists at ``N`` (checked with
-    :func:`spare_theory.placement.rulers.modular_ruler`).
+    :func:`spare_theory.placement.placements.modular_ruler`).
 
     Parameters
     ----------

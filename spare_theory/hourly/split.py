@@ -32,7 +32,7 @@ from scipy.optimize import minimize_scalar
 from .._validation import as_count
 from ..cycles.laws import EXPONENTIAL, Spare
 from ..placement.rulers import modular_ruler
-from ..stacking.overhead import expected_load
+from ..stacking.load import expected_load
 from .renewal import TrainingEstimate, evaluate
 from .scenario import Scenario, check_checkpoint_interval, check_plan
 

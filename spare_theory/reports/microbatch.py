@@ -47,7 +47,8 @@ from .._validation import as_seed_sequence, child_seed
 from ..hourly.scenario import Scenario
 from ..hourly.split import split_optimal_plan
 from ..placement.placements import cyclic_placement
-from ..stacking.overhead import expected_load, overhead, simulate_overhead, stacks_trajectory
+from ..stacking.load import expected_load
+from ..stacking.overhead import overhead, simulate_overhead, stacks_trajectory
 from ..training.optimize import optimal_plan
 from ._io import save_figure, write_table
 

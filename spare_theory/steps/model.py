@@ -140,7 +140,8 @@ from ..hourly.repairs import (
     repair_cycle,
     set_mean_absorption,
 )
-from ..stacking.overhead import expected_load, expected_stacks
+from ..stacking.load import expected_load
+from ..stacking.overhead import expected_stacks
 from ..wipeout.law import wipeout_law
 from .scenario import StepScenario
 
