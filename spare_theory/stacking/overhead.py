@@ -37,7 +37,6 @@ from .._validation import (
 )
 from ..placement.placements import group_stacks, validate_hosts
 from ..wipeout.law import wipeout_law
-from ._piece_trajectory import host_slots, load_trajectory_from_arrays
 from ._trajectory import trajectory_from_arrays
 from .load import expected_load, load_table
 
@@ -119,23 +118,10 @@ def stacks_trajectory(
     [1.0, 1.25, 1.5, 1.75]
     """
     m = as_count(microbatches, "microbatches", minimum=1)
-    if m > 1:
-        return _load_trajectory(validate_hosts(hosts), order, m)
     # Compiled augmenting-path repair (spare_theory.stacking._trajectory): the same S*
-    # as ReorderingController.fail, about 23x faster at N = 75,000, r = 17.
+    # and loads as ReorderingController.fail, about 23x faster at N = 75,000, r = 17.
     placement = validate_hosts(hosts)
-    return trajectory_from_arrays(placement, group_stacks(placement), order)
-
-
-def _load_trajectory(hosts: np.ndarray, order: Iterable[int], m: int) -> npt.NDArray[np.float64]:
-    """Exact loads ``min_load`` along ``order``: the compiled piece-flow repair.
-
-    :func:`spare_theory.stacking._piece_trajectory.load_trajectory_from_arrays`, the
-    controller's ``microbatches = m`` algorithm on flat arrays (same loads,
-    tested on random orders; 50-60x solving from scratch at N = 4096, r = 12,
-    m = 8, ``bench/bench_microbatch.py``).
-    """
-    return load_trajectory_from_arrays(hosts, group_stacks(hosts), order, m)
+    return trajectory_from_arrays(placement, group_stacks(placement), order, m)
 
 
 def _averages(trajectory: np.ndarray, N: int) -> tuple[float, float]:
@@ -187,14 +173,9 @@ def simulate_overhead(
     time_weighted = np.empty(trials)
     max_stacks = np.empty(trials, dtype=np.int64 if m == 1 else np.float64)
     stacks = group_stacks(hosts)  # validated once, not per trial
-    slot = host_slots(hosts, stacks) if m > 1 else stacks
     for i in range(trials):
         order = np.random.default_rng(child_seed(seed, i)).permutation(N)
-        trajectory: np.ndarray = (
-            load_trajectory_from_arrays(hosts, stacks, order, m, slot)
-            if m > 1
-            else trajectory_from_arrays(hosts, stacks, order)
-        )
+        trajectory = trajectory_from_arrays(hosts, stacks, order, m)
         T[i] = trajectory.size
         per_failure[i], time_weighted[i] = _averages(trajectory, N)
         max_stacks[i] = trajectory[-1]
