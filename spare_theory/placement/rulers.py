@@ -28,7 +28,6 @@ length ``L`` is modular for every such ``N``); Ruzsa's set itself when
 from __future__ import annotations
 
 import csv
-import functools
 import math
 import types
 from collections.abc import Mapping
@@ -37,6 +36,7 @@ from importlib import resources
 import numpy as np
 import numpy.typing as npt
 
+from .._caching import cached
 from .._validation import as_count
 
 __all__ = [
@@ -170,7 +170,7 @@ def _next_prime_above(r: int) -> int:
     return p
 
 
-@functools.cache
+@cached(maxsize=None)
 def _constructed_ruler(r: int) -> tuple[int, ...]:
     p = _next_prime_above(r)
     modulus = p * (p - 1)
@@ -291,7 +291,7 @@ def _greedy_search(N: int, r: int) -> tuple[int, ...] | None:
     return None
 
 
-@functools.lru_cache(maxsize=4096)
+@cached(maxsize=4096)
 def _modular_ruler_cached(N: int, r: int) -> tuple[int, ...] | None:
     ruler = golomb_ruler(r)
     if 2 * ruler[-1] + 1 <= N:

@@ -14,12 +14,12 @@ counting bound ``ceil(N / (N - f))``.
 
 from __future__ import annotations
 
-import functools
 import math
 
 import numpy as np
 import numpy.typing as npt
 
+from .._caching import cached
 from .._jit import compiled
 from .._validation import as_count, as_count_array
 from ..placement.rulers import modular_ruler
@@ -181,7 +181,7 @@ def _scan_rows(up: int, down: int, top: int, p: np.ndarray, steps: int) -> np.nd
     return out
 
 
-@functools.lru_cache(maxsize=128)
+@cached(maxsize=128)
 def load_table(N: int, r: int, m: int) -> npt.NDArray[np.float64]:
     """``E[L_f]`` of :func:`expected_load` for ``f = 0..f_max`` (read-only; window scan).
 

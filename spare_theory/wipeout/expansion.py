@@ -21,13 +21,13 @@ cached per ``(N, r)``).
 
 from __future__ import annotations
 
-import functools
 import math
 
 import numpy as np
 import numpy.typing as npt
 from scipy import optimize, special
 
+from .._caching import cached
 from .._numerics import DIRECT_SUM_TERMS, log_falling_ratio, smooth_sum
 from .._validation import as_count_array
 from ..placement.rulers import min_groups_for_ruler
@@ -124,7 +124,7 @@ def _log_expansion_slope(f: np.ndarray, N: int, r: int) -> np.ndarray:
     return -S1 * h_r + shared * _harmonic(f, 2 * r - 1) + n0_p2r * _harmonic(f, 2 * r) - S1**2 * h_r
 
 
-@functools.lru_cache(maxsize=1024)
+@cached(maxsize=1024)
 def _turning_point(N: int, r: int) -> float:
     """First ``f`` where the truncated expansion stops decreasing (``N`` if never).
 
@@ -273,7 +273,7 @@ def tail_end(N: int, r: int, level: float) -> int:
     return hi
 
 
-@functools.lru_cache(maxsize=4096)
+@cached(maxsize=4096)
 def survival_sum(N: int, r: int, order: int) -> float:
     """``sum_{f >= 0} w(f) P(T > f)``: ``w = 1`` (order 1: ``E[T]``) or ``2f + 1`` (``E[T^2]``).
 
