@@ -18,6 +18,7 @@ With micro-batches (``m`` pieces per shard) states cost the load instead of
 
 from __future__ import annotations
 
+import concurrent.futures as cf
 import functools
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
@@ -27,6 +28,8 @@ import numpy.typing as npt
 from scipy import special
 
 from .._numerics import DIRECT_SUM_TERMS, smooth_sum
+from .._parallel import map_tasks
+from .._samples import TrialSamples
 from .._validation import (
     as_choice,
     as_count,
@@ -37,6 +40,7 @@ from .._validation import (
 )
 from ..placement.placements import group_stacks, validate_hosts
 from ..wipeout.law import wipeout_law
+from ..wipeout.simulation import split_tasks
 from ._trajectory import trajectory_from_arrays
 from .load import expected_load, load_table
 
@@ -58,8 +62,11 @@ _ASYMPTOTIC_FROM = 100.0
 
 
 @dataclass(frozen=True)
-class OverheadSamples:
+class OverheadSamples(TrialSamples):
     """Per-trial results of :func:`simulate_overhead` (arrays of length ``trials``).
+
+    ``mean(name)``, ``standard_error(name)`` and ``to_frame()`` summarise
+    them (:class:`spare_theory._samples.TrialSamples`).
 
     Attributes
     ----------
@@ -79,6 +86,8 @@ class OverheadSamples:
     >>> s = simulate_overhead(cyclic_placement(100, 3), 4, seed=0)
     >>> s.T.tolist(), s.per_failure.round(4).tolist(), s.max_stacks.tolist()
     ([22, 22, 20, 24], [1.9545, 1.9545, 1.95, 1.9583], [2, 2, 2, 2])
+    >>> s.mean("T"), round(s.standard_error("T"), 4), s.to_frame().columns.tolist()
+    (22.0, 0.8165, ['trial', 'T', 'per_failure', 'time_weighted', 'max_stacks'])
     """
 
     T: np.ndarray
@@ -129,12 +138,31 @@ def _averages(trajectory: np.ndarray, N: int) -> tuple[float, float]:
     return float(trajectory.mean()), float(weights @ trajectory / weights.sum())
 
 
+def _overhead_trials(task: tuple) -> tuple[np.ndarray, ...]:
+    """``T``, both averages and the last state of the task's trials (``child_seed(seed, i)``)."""
+    hosts, stacks, m, seed, trials = task
+    N = hosts.shape[0]
+    T = np.empty(len(trials), dtype=np.int64)
+    per_failure = np.empty(len(trials))
+    time_weighted = np.empty(len(trials))
+    max_stacks = np.empty(len(trials), dtype=np.int64 if m == 1 else np.float64)
+    for row, i in enumerate(trials):
+        order = np.random.default_rng(child_seed(seed, i)).permutation(N)
+        trajectory = trajectory_from_arrays(hosts, stacks, order, m)
+        T[row] = trajectory.size
+        per_failure[row], time_weighted[row] = _averages(trajectory, N)
+        max_stacks[row] = trajectory[-1]
+    return T, per_failure, time_weighted, max_stacks
+
+
 def simulate_overhead(
     hosts: npt.ArrayLike,
     trials: int,
     *,
     seed: int | np.random.SeedSequence,
     microbatches: int = 1,
+    executor: cf.Executor | None = None,
+    progress: bool = False,
 ) -> OverheadSamples:
     """Monte Carlo of the overhead: one failure trajectory to wipe-out per trial.
 
@@ -151,6 +179,10 @@ def simulate_overhead(
         Pieces per shard ``m``: states cost the exact load
         (:func:`spare_theory.stacking.stacks.min_load`, the controller's repair compiled) instead of
         ``S*``; ``max_stacks`` then holds the last load (a float).
+    executor : concurrent.futures.Executor, optional
+        Runs the trials in up to 16 tasks there; ``None`` runs them here.
+    progress : bool
+        Show a progress bar over the tasks.
 
     Returns
     -------
@@ -160,26 +192,17 @@ def simulate_overhead(
     --------
     >>> from spare_theory import cyclic_placement, simulate_overhead
     >>> s = simulate_overhead(cyclic_placement(100, 3), 200, seed=1)
-    >>> print(round(s.per_failure.mean(), 3), round(s.time_weighted.mean(), 3))
+    >>> print(round(s.mean("per_failure"), 3), round(s.mean("time_weighted"), 3))
     1.945 1.951
     """
     hosts = validate_hosts(hosts)
     trials = as_count(trials, "trials")
     seed = as_seed_sequence(seed)
     m = as_count(microbatches, "microbatches", minimum=1)
-    N = hosts.shape[0]
-    T = np.empty(trials, dtype=np.int64)
-    per_failure = np.empty(trials)
-    time_weighted = np.empty(trials)
-    max_stacks = np.empty(trials, dtype=np.int64 if m == 1 else np.float64)
     stacks = group_stacks(hosts)  # validated once, not per trial
-    for i in range(trials):
-        order = np.random.default_rng(child_seed(seed, i)).permutation(N)
-        trajectory = trajectory_from_arrays(hosts, stacks, order, m)
-        T[i] = trajectory.size
-        per_failure[i], time_weighted[i] = _averages(trajectory, N)
-        max_stacks[i] = trajectory[-1]
-    return OverheadSamples(T, per_failure, time_weighted, max_stacks)
+    tasks = [(hosts, stacks, m, seed, part) for part in split_tasks(trials)]
+    parts = map_tasks(_overhead_trials, tasks, executor=executor, desc="trials", progress=progress)
+    return OverheadSamples(*(np.concatenate(column) for column in zip(*parts)))
 
 
 def expected_stacks(

@@ -24,6 +24,7 @@ __getattr__, __dir__, __all__ = attach(
         "max_hosts_per_domain": "domains",
         "sampling_plan": "simulation",
         "simulate_wipeout": "simulation",
+        "split_tasks": "simulation",
         "wipeout_law": "law",
         "wipeout_survival": "law",
     },
