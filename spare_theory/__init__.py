@@ -30,19 +30,19 @@ __version__ = "0.1.0"
 # Public name -> module that defines it.
 _API = {
     # placement
-    "golomb_ruler": "placement.placements",
-    "modular_ruler": "placement.placements",
+    "golomb_ruler": "placement.rulers",
+    "modular_ruler": "placement.rulers",
     "cyclic_placement": "placement.placements",
     "contiguous_placement": "placement.placements",
     "random_placement": "placement.placements",
     "validate_hosts": "placement.placements",
-    "min_groups_for_ruler": "placement.placements",
+    "min_groups_for_ruler": "placement.rulers",
     # wipe-out
-    "endurable_failures_gamma": "wipeout.law",
+    "endurable_failures_gamma": "wipeout.expansion",
     "endurable_failures": "wipeout.law",
     "wipeout_survival": "wipeout.law",
-    "exact_endurable_failures": "wipeout.law",
-    "exact_wipeout_survival": "wipeout.law",
+    "exact_endurable_failures": "wipeout.enumeration",
+    "exact_wipeout_survival": "wipeout.enumeration",
     "simulate_wipeout": "wipeout.simulation",
     "wipeout_law": "wipeout.law",
     # failure domains and lemons
@@ -65,7 +65,7 @@ _API = {
     "OverheadSamples": "stacking.overhead",
     "overhead": "stacking.overhead",
     "expected_stacks": "stacking.overhead",
-    "expected_load": "stacking.overhead",
+    "expected_load": "stacking.load",
     # time to train
     "Scenario": "hourly.scenario",
     "time_to_train": "training.estimate",

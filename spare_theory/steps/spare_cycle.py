@@ -32,7 +32,8 @@ import numpy as np
 from scipy import special
 
 from .._caching import cached
-from ..stacking.overhead import expected_load, expected_stacks
+from ..stacking.load import expected_load
+from ..stacking.overhead import expected_stacks
 from ..wipeout.law import wipeout_law
 from .cycles import (
     CYCLE_POINTS,
@@ -57,7 +58,7 @@ def _split_costs(sc: StepScenario, r: int, f: np.ndarray) -> tuple[np.ndarray, n
 
     **Attempt.**  The ``n = N - f`` survivors compute ``m N`` pieces at most
     ``L`` shard units a worker (the model's load
-    :func:`spare_theory.stacking.overhead.expected_load`, at least the
+    :func:`spare_theory.stacking.load.expected_load`, at least the
     counting bound ``P/m``, ``P = ceil(m N / n)``); the spread is that of the
     balanced bound, ``n_hi = m N - n (P - 1)`` workers at ``P`` pieces and
     the rest one fewer, and the load's excess over the bound shifts the mean.

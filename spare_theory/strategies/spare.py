@@ -28,7 +28,8 @@ from ..hourly.rules import (
     RecomputeRules,
     trajectory_pool,
 )
-from ..placement.placements import cyclic_placement, modular_ruler
+from ..placement.placements import cyclic_placement
+from ..placement.rulers import modular_ruler
 from ..planning.redundancy import r_star_rule, ruler_exists
 from ..planning.search import Leg
 from ..steps.cycles import StepCycle
