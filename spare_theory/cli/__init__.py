@@ -30,6 +30,7 @@ _COMMAND_MODULES = (
     "domains",
     "microbatch",
     "repairs",
+    "fit",
     "simulator",
     "reproduce",
 )

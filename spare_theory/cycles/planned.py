@@ -247,7 +247,7 @@ def cost_trigger_failures(
 
     The closed-form step cost with ``d`` groups down is
     ``c_d = ceil(m N/(N - d))/m`` (SPARe's ``E[S*_d] = ceil(N/(N-d))`` at
-    ``m = 1``; :func:`~spare_theory.stacking.overhead.expected_load`).  With
+    ``m = 1``; :func:`~spare_theory.stacking.load.expected_load`).  With
     ``L = ceil(m c)``, ``c_d >= c`` iff ``m N/(N - d) > L - 1`` iff
     ``d > N (L - 1 - m)/(L - 1)``, so
 

@@ -34,6 +34,8 @@ controller and the scenario's argument checks.
 
 from __future__ import annotations
 
+import concurrent.futures as cf
+import dataclasses
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -41,14 +43,16 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
+from .._parallel import map_tasks
+from .._samples import TrialSamples
 from .._validation import as_choice, as_count, as_seed_sequence, child_seed
 from ..placement.placements import (
     contiguous_placement,
     cyclic_placement,
-    modular_ruler,
     random_placement,
     validate_hosts,
 )
+from ..placement.rulers import modular_ruler
 from ..stacking.domains_sim import cycle_trajectory, failure_times, lemon_rates
 from ..wipeout.domains import domain_aware_placement, failure_domains
 from .scenario import Scenario, check_checkpoint_interval
@@ -58,6 +62,8 @@ __all__ = ["PLACEMENTS", "DomainTrainingSamples", "placement_hosts", "simulate_d
 #: Placements compared under domain failures.
 PLACEMENTS = ("ruler", "contiguous", "random", "domain_aware")
 _POOL_KEY = 2**63
+# Runs per task when the runs are spread over an executor.
+_TRIALS_PER_TASK = 4
 
 
 def placement_hosts(
@@ -87,7 +93,7 @@ def placement_hosts(
 
 
 @dataclass(frozen=True)
-class DomainTrainingSamples:
+class DomainTrainingSamples(TrialSamples):
     """Per-run results of :func:`simulate_domain_training`.
 
     Attributes
@@ -159,6 +165,8 @@ def simulate_domain_training(
     exclude_after: int | None = None,
     pool_size: int | None = None,
     trajectories: Sequence[tuple[np.ndarray, np.ndarray]] | None = None,
+    executor: cf.Executor | None = None,
+    progress: bool = False,
 ) -> DomainTrainingSamples:
     """Simulate ``trials`` SPARe runs under the scenario's domain failures and lemons.
 
@@ -191,6 +199,10 @@ def simulate_domain_training(
         the ``S*`` of each state (:func:`~spare_theory.stacking.domains_sim.cycle_trajectory`
         with times divided by the total failure rate of a group), e.g. the
         trajectories an overhead estimate already ran.
+    executor : concurrent.futures.Executor, optional
+        Runs blocks of runs in parallel (identical results); ``None``: here.
+    progress : bool
+        Show a progress bar.
 
     Returns
     -------
@@ -231,74 +243,120 @@ def simulate_domain_training(
             )
     lam = scenario.group_failure_rate_per_hour
     lam_d = 0.0 if scenario.domain_mtbf_hours is None else 1.0 / scenario.domain_mtbf_hours
-    total = lam + lam_d
-    share = lam_d / total
-    dom = failure_domains(N, m or 1)
+    setup = _Setup(
+        scenario=scenario,
+        hosts=hosts,
+        domains=failure_domains(N, m or 1),
+        total=lam + lam_d,
+        share=lam_d / (lam + lam_d),
+        tau=tau,
+        exclude_after=k_out,
+        lemons=lemons,
+        pool=None,
+    )
+    pool = None if trajectories is None else tuple(trajectories)
+    if pool_size is not None and pool is None:
+        draws = (
+            setup.draw(np.random.default_rng(child_seed(seed, _POOL_KEY, k)), np.ones(N))
+            for k in range(pool_size)
+        )
+        pool = tuple((times, stacks) for times, stacks, _ in draws)
+    setup = dataclasses.replace(setup, pool=pool)
+    tasks = [
+        (setup, seed, first, min(_TRIALS_PER_TASK, trials - first))
+        for first in range(0, trials, _TRIALS_PER_TASK)
+    ]
+    rows = [
+        row
+        for block in map_tasks(_runs, tasks, executor=executor, desc="runs", progress=progress)
+        for row in block
+    ]
+    hours, restarts, exclusions = (np.array(column) for column in zip(*rows))
+    return DomainTrainingSamples(
+        hours.astype(np.float64), restarts.astype(np.int64), exclusions.astype(np.int64)
+    )
+
+
+@dataclass(frozen=True)
+class _Setup:
+    """What every run of one call shares (picklable, for process pools)."""
+
+    scenario: Scenario
+    hosts: np.ndarray
+    domains: np.ndarray
+    total: float
+    share: float
+    tau: float
+    exclude_after: int | None
+    lemons: bool
+    pool: tuple[tuple[np.ndarray, np.ndarray], ...] | None
+
+    def draw(
+        self, rng: np.random.Generator, w: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """One cycle's trajectory ``(times, stacks, failure times)`` (hours)."""
+        X = failure_times(rng, 1, self.domains, self.share, w)[0] / self.total
+        times, stacks, _ = cycle_trajectory(self.hosts, X)
+        return times, stacks, X
+
+
+def _one_run(setup: _Setup, seed: np.random.SeedSequence, i: int) -> tuple[float, int, int]:
+    """Hours, restarts and exclusions of run ``i`` (its streams ``child_seed(seed, i)``)."""
+    scenario, tau, k_out, pool = setup.scenario, setup.tau, setup.exclude_after, setup.pool
+    N = scenario.groups
     R, delta, W = (
         scenario.restart_minutes / 60,
         scenario.checkpoint_minutes / 60,
         scenario.work_hours,
     )
     eps = 1e-12 * W
-
-    def draw(rng: np.random.Generator, w: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        X = failure_times(rng, 1, dom, share, w)[0] / total
-        times, stacks, _ = cycle_trajectory(hosts, X)
-        return times, stacks, X
-
-    pool = None if trajectories is None else list(trajectories)
-    if pool_size is not None and pool is None:
-        pool = [
-            draw(np.random.default_rng(child_seed(seed, _POOL_KEY, k)), np.ones(N))[:2]
-            for k in range(pool_size)
-        ]
-    hours = np.empty(trials)
-    restarts = np.zeros(trials, dtype=np.int64)
-    exclusions = np.zeros(trials, dtype=np.int64)
-    for i in range(trials):
-        rng = np.random.default_rng(child_seed(seed, i))
-        w = (
-            lemon_rates(
-                N,
-                scenario.lemon_fraction,
-                scenario.lemon_rate_factor,
-                seed=child_seed(seed, i, 1),
-            )
-            if lemons
-            else np.ones(N)
+    restarts = exclusions = 0
+    rng = np.random.default_rng(child_seed(seed, i))
+    w = (
+        lemon_rates(
+            N,
+            scenario.lemon_fraction,
+            scenario.lemon_rate_factor,
+            seed=child_seed(seed, i, 1),
         )
-        counts = np.zeros(N, dtype=np.int64)
-        t, saved, fresh = 0.0, 0.0, True
-        while True:
-            if pool is not None:
-                times, stacks = pool[int(rng.integers(len(pool)))]
-            else:
-                times, stacks, X = draw(rng, w)
-            start, end = t, t + times[-1]
-            clock = t if fresh else t + R
-            done = False
-            if fresh or clock < end:
-                fresh = False
-                while True:
-                    work, clock, wiped = _advance(clock, start, times, stacks, tau, W - saved)
-                    if wiped or clock + delta >= end:
-                        break
-                    clock += delta
-                    saved += work
-                    if saved >= W - eps:
-                        done = True
-                        break
-            if done:
-                hours[i] = clock
-                break
-            t = end
-            restarts[i] += 1
-            if k_out is not None:
-                counts[times[-1] >= X] += 1
-                worn = np.flatnonzero(counts >= k_out)
-                if worn.size:
-                    exclusions[i] += worn.size
-                    counts[worn] = 0
-                    lemon = rng.random(worn.size) < scenario.lemon_fraction
-                    w[worn] = np.where(lemon, scenario.lemon_rate_factor, 1.0)
-    return DomainTrainingSamples(hours, restarts, exclusions)
+        if setup.lemons
+        else np.ones(N)
+    )
+    counts = np.zeros(N, dtype=np.int64)
+    t, saved, fresh = 0.0, 0.0, True
+    while True:
+        if pool is not None:
+            times, stacks = pool[int(rng.integers(len(pool)))]
+        else:
+            times, stacks, X = setup.draw(rng, w)
+        start, end = t, t + times[-1]
+        clock = t if fresh else t + R
+        done = False
+        if fresh or clock < end:
+            fresh = False
+            while True:
+                work, clock, wiped = _advance(clock, start, times, stacks, tau, W - saved)
+                if wiped or clock + delta >= end:
+                    break
+                clock += delta
+                saved += work
+                if saved >= W - eps:
+                    done = True
+                    break
+        if done:
+            return clock, restarts, exclusions
+        t = end
+        restarts += 1
+        if k_out is not None:
+            counts[times[-1] >= X] += 1
+            worn = np.flatnonzero(counts >= k_out)
+            if worn.size:
+                exclusions += worn.size
+                counts[worn] = 0
+                lemon = rng.random(worn.size) < scenario.lemon_fraction
+                w[worn] = np.where(lemon, scenario.lemon_rate_factor, 1.0)
+
+
+def _runs(task: tuple) -> list[tuple[float, int, int]]:
+    setup, seed, first, count = task
+    return [_one_run(setup, seed, i) for i in range(first, first + count)]

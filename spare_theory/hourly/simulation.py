@@ -61,7 +61,7 @@ import numpy as np
 from .._parallel import map_tasks
 from .._samples import TrialSamples
 from .._validation import as_count, as_seed_sequence, child_seed
-from ..lifetimes.laws import equilibrium_law
+from ..lifetimes.clocks import RenewalClocks
 from .repairs_sim import repair_hours
 from .scenario import Scenario
 
@@ -133,41 +133,6 @@ class TrainingSamples(TrialSamples):
         return float(self.hours.std(ddof=1) / math.sqrt(n)) if n > 1 else 0.0
 
 
-class _RenewalClocks:
-    """Renewal failure clocks of ``N`` groups for one run: a heap of ``(expiry, group)``."""
-
-    def __init__(self, law: Any, N: int, rng: np.random.Generator) -> None:
-        self.law, self.rng = law, rng
-        self.buffer, self.used = np.empty(0), 0
-        first = equilibrium_law(law).rvs(size=N, random_state=rng)
-        self.heap = [(float(x), g) for g, x in enumerate(np.atleast_1d(first))]
-        heapq.heapify(self.heap)
-
-    def lifetime(self) -> float:
-        if self.used == self.buffer.size:
-            self.buffer = np.asarray(
-                self.law.rvs(size=_LIFETIME_BATCH, random_state=self.rng), dtype=float
-            )
-            self.used = 0
-        self.used += 1
-        return float(self.buffer[self.used - 1])
-
-    def next_healthy(self, down: np.ndarray) -> tuple[float, int]:
-        """Earliest expiry of a healthy group; expiries of down groups renew silently."""
-        while self.heap:
-            t, g = self.heap[0]
-            if not down[g]:
-                return t, g
-            heapq.heapreplace(self.heap, (t + self.lifetime(), g))
-        return math.inf, -1
-
-    def fire(self) -> int:
-        """Renew the earliest clock from its expiry; return its group."""
-        t, g = self.heap[0]
-        heapq.heapreplace(self.heap, (t + self.lifetime(), g))
-        return g
-
-
 class _ExponentialFailures:
     """Failures ``Exp(healthy lambda)`` apart, each hitting a uniformly random healthy group."""
 
@@ -191,7 +156,7 @@ class _ExponentialFailures:
 class _RenewalFailures:
     """The earliest expiring renewal clock of a healthy group fails next."""
 
-    def __init__(self, clocks: _RenewalClocks, N: int) -> None:
+    def __init__(self, clocks: RenewalClocks, N: int) -> None:
         self.clocks = clocks
         self.down = np.zeros(N, dtype=bool)  # all groups healthy at a restart
 
@@ -352,7 +317,13 @@ def _one_run(
     )
     # Work within this tolerance of W counts as done (float rounding of sums).
     eps = 1e-12 * W
-    clocks = None if scenario.exponential else _RenewalClocks(scenario.group_lifetime_law, N, rng)
+    clocks = (
+        None
+        if scenario.exponential
+        else RenewalClocks(
+            scenario.group_lifetime_law, N, rng, batch=_LIFETIME_BATCH, start="equilibrium"
+        )
+    )
 
     def draw_repair(q: float) -> float:
         return float(repair_hours(scenario, q))

@@ -20,11 +20,12 @@ needs to know about it, so that no other module compares a strategy's name:
   own law on a whole scenario (:meth:`Strategy.hourly_law`) when those
   mechanisms do not describe it; the scenario fields it does not model
   (:meth:`Strategy.check_scenario`);
-- **its step-level model**: its cycle table for the published step-level
-  simulator's closed form (:meth:`Strategy.step_cycle`);
+- **its step-level model**: its cycle tables for the published step-level
+  simulator's closed form (:meth:`Strategy.step_cycle`,
+  :meth:`Strategy.step_repair_cycle`);
 - **its event-simulation rules**: how the hour-level simulation's job reacts
   to groups going down and coming back (:meth:`Strategy.failure_rules`) and
-  how the step-level simulation plays a trial (:meth:`Strategy.step_trial`).
+  how the step-level simulation plays a trial (:meth:`Strategy.step_rule`).
 
 A new strategy is one subclass in one file plus one
 :func:`~spare_theory.register_strategy` call; the front doors
@@ -44,6 +45,9 @@ import numpy as np
 from .._validation import as_count
 from ..cycles.base import EXPONENTIAL, CycleLaw
 from ..planning.search import Leg
+from ..steps.cycles import StepCycle
+from ..steps.scenario import StepScenario
+from ..steps.trials import StepTrial
 
 __all__ = ["PATIENCE", "Strategy", "single_units"]
 
@@ -55,7 +59,8 @@ class Strategy(ABC):
     """A fault-tolerance strategy (see the module docstring).
 
     Subclasses set :attr:`name` and :attr:`label` and implement
-    :meth:`cycle_law` and :meth:`failure_rules`; the rest has defaults.
+    :meth:`cycle_law`, :meth:`failure_rules`, :meth:`step_cycle` and
+    :meth:`step_rule`; the rest has defaults.
 
     Examples
     --------
@@ -228,6 +233,20 @@ class Strategy(ABC):
             "with simulate_domain_training"
         )
 
+    # -- step-level model -----------------------------------------------------------
+
+    @abstractmethod
+    def step_cycle(self, scenario: StepScenario, r: int) -> StepCycle:
+        """The cycle table of the step-level closed form at ``r`` (a scenario without repairs)."""
+
+    def step_repair_cycle(self, scenario: StepScenario, r: int) -> StepCycle:
+        """The step-level cycle table when failed workers are repaired and rejoin."""
+        raise ValueError(f"strategy {self.name!r} has no step-level model with repairs")
+
+    def check_step_plan(self, scenario: StepScenario, r: int) -> None:
+        """Refuse step-level plans the strategy's model and simulation do not cover (none here)."""
+        return None
+
     # -- event simulations --------------------------------------------------------
 
     @abstractmethod
@@ -244,6 +263,16 @@ class Strategy(ABC):
         (the elastic stall semantics of :mod:`spare_theory.hourly.simulation`).
         ``pool``: SPARe's trajectory pool (``None``: the exact controller).  A
         strategy with plan variables takes them as keywords too.
+        """
+
+    @abstractmethod
+    def step_rule(self, scenario: StepScenario, r: int, *, rep_recovery: str) -> StepTrial:
+        """The step-level simulation's trial: ``trial(scenario, r, k, rng, repairs=...)``.
+
+        A picklable callable (trials may run on a process pool) returning a
+        run's totals (:mod:`spare_theory.steps.runs`).  ``rep_recovery``: the
+        published controller's quirks for replica sets (``"published"``) or
+        not (``"all"``); strategies without replica sets ignore it.
         """
 
     def wipeout_units(self, N: int, r: int) -> tuple[np.ndarray, np.ndarray]:

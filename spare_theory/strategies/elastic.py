@@ -233,6 +233,19 @@ class ElasticStrategy(Strategy):
             mu=mu,
         )
 
+    # -- step level: not built yet ---------------------------------------------------
+
+    def step_cycle(self, scenario: Any, r: int) -> Any:
+        """Refused: the step-level model of the elastic strategies is not built yet."""
+        raise ValueError(
+            f"strategy {self.name!r} has no step-level model yet: price it on an hour-level "
+            "Scenario"
+        )
+
+    def step_rule(self, scenario: Any, r: int, *, rep_recovery: str) -> Any:
+        """Refused: the step-level simulation of the elastic strategies is not built yet."""
+        return self.step_cycle(scenario, r)
+
     # -- event simulation -------------------------------------------------------------
 
     def failure_rules(

@@ -18,12 +18,12 @@ from .._validation import merge_microbatches
 from ..hourly.model import evaluate_law, scenario_cycle, wipeout_mean_hours
 from ..hourly.renewal import TrainingEstimate
 from ..hourly.scenario import Scenario, check_checkpoint_interval
-from ..steps.model import StepEstimate
+from ..steps.estimate import StepEstimate
 from ..steps.scenario import StepScenario
 from ..strategies.registry import strategy as lookup
 from .optimize import check_scenario, optimal_checkpoint_steps, refuse_step_plan, step_estimate
 
-__all__ = ["mean_time_to_wipeout", "time_to_train"]
+__all__ = ["mean_time_to_wipeout", "step_time_to_train", "time_to_train"]
 
 
 @overload
@@ -112,7 +112,7 @@ def time_to_train(
         ``hours`` (the breakdown adding up to it), ``availability`` (useful
         share of wall time), ``uptime`` (share outside global restarts),
         ``restarts``, ``feasible`` and ``reason``; a
-        :class:`~spare_theory.steps.model.StepEstimate` also has
+        :class:`~spare_theory.steps.estimate.StepEstimate` also has
         ``total_over_T0`` and ``checkpoint_every_steps``.
 
     Raises
@@ -240,3 +240,57 @@ def mean_time_to_wipeout(scenario: Scenario, strategy: Any, r: int | None) -> fl
         raise ValueError(f"scenario must be a Scenario, got {type(scenario).__name__}")
     r = chosen.check_r(scenario.groups, r)
     return wipeout_mean_hours(scenario, chosen.cycle_law(scenario.groups, r))
+
+
+def step_time_to_train(
+    scenario: StepScenario, strategy: Any, *, r: int | None, checkpoint_every_steps: int
+) -> StepEstimate:
+    """Expected wall time, uptime and restarts of the published step-level simulator.
+
+    Renewal reward over restart cycles (:mod:`spare_theory.steps.estimate` and
+    ``docs/step_model.md``): ``restarts = n / E[P]`` and
+    ``seconds = restarts (E[D] + E[C])``, with ``E[D]`` the restart
+    (:func:`~spare_theory.steps.restarts.expected_restart_seconds`), ``E[C]``
+    the computation until the wipe-out is detected and ``E[P]`` the net
+    steps kept per cycle; the cycle tables are the strategy's
+    (:meth:`Strategy.step_cycle <spare_theory.strategies.base.Strategy.step_cycle>`).
+    ``time_to_train(scenario, strategy, r, checkpoint_every_steps=k)`` is the
+    same.
+
+    Parameters
+    ----------
+    scenario : StepScenario
+        The workload and failure law.
+    strategy : str or Strategy
+        A registered strategy: ``"ckpt"`` (every failure a global restart),
+        ``"rep"`` (``r`` times the compute per worker, consecutive replica
+        sets, a restart when a set is empty), ``"spare"`` (ruler placement,
+        ``S*`` stacks, a restart at wipe-out), or another.
+    r : int or None
+        Redundancy, ``None`` or ``1`` for ``"ckpt"``.
+    checkpoint_every_steps : int
+        ``k >= 1``: a checkpoint after every ``k`` steps and after the last.
+
+    Returns
+    -------
+    StepEstimate
+
+    Raises
+    ------
+    ValueError
+        Naming the argument (unknown strategy, ``r`` out of range or without a
+        ruler, ``k < 1``, a plan the model does not cover).
+
+    Examples
+    --------
+    >>> from spare_theory import paper_scenario
+    >>> est = step_time_to_train(paper_scenario(1000), "spare", r=9, checkpoint_every_steps=30)
+    >>> print(round(est.total_over_T0, 2), round(est.uptime, 3), round(est.restarts, 1))
+    2.39 0.961 9.8
+    """
+    chosen = lookup(strategy)
+    if not isinstance(scenario, StepScenario):
+        raise ValueError(f"scenario must be a StepScenario, got {type(scenario).__name__}")
+    return step_estimate(
+        scenario, chosen, chosen.check_r(scenario.groups, r), checkpoint_every_steps
+    )

@@ -32,14 +32,15 @@ from typing import Any
 import numpy as np
 
 from .._caching import cached
-from .._validation import merge_microbatches
+from .._validation import as_count, merge_microbatches
 from ..cycles.planned import cost_trigger_failures
 from ..hourly.model import check_split, evaluate_law, scenario_cycle
 from ..hourly.renewal import TrainingEstimate
 from ..hourly.scenario import Scenario
 from ..planning.plan import Plan
 from ..planning.search import Leg, minimize_integer, walk_redundancy
-from ..steps.model import StepEstimate, step_time_to_train
+from ..steps.estimate import StepEstimate
+from ..steps.estimate import step_estimate as estimate_from_cycles
 from ..steps.scenario import StepScenario
 from ..strategies.base import PATIENCE, Strategy
 from ..strategies.registry import strategy as lookup
@@ -433,7 +434,15 @@ def step_estimate(scenario: StepScenario, strategy: Strategy, r: int, k: int) ->
     >>> round(est.total_over_T0, 2)
     6.1
     """
-    return step_time_to_train(scenario, strategy.name, r=r, checkpoint_every_steps=k)
+    strategy.check_step_plan(scenario, r)
+    return estimate_from_cycles(
+        scenario,
+        strategy.step_cycle,
+        strategy.step_repair_cycle,
+        strategy=strategy.name,
+        r=r,
+        checkpoint_every_steps=as_count(k, "checkpoint_every_steps"),
+    )
 
 
 def optimal_checkpoint_steps(scenario: StepScenario, strategy: Any, r: int | None) -> StepEstimate:
