@@ -1,29 +1,8 @@
 """Elastic data parallelism and hot spares: groups drop out and rejoin without a global restart.
 
-The contract (issue 21; the model and the simulation both implement it, and
-the checks compare them on it):
-
-- ``N`` groups fail independently whenever they are up (also while stalled,
-  checkpointing or restarting).
-- While computing with ``f`` groups down, work accrues at
-  ``min(A, N - f) / N`` per wall hour (``A = N``: plain elastic;
-  ``work_hours`` stays the failure-free time on all ``N`` groups, so skipped
-  samples count as work not done).
-- A failure that leaves at least ``q`` groups up starts a stall of
-  ``reconfigure_minutes`` (no progress); a failure or a rejoin during a
-  stall starts the stall over.
-- Fewer than ``q`` groups up is a wipe-out: a global restart of ``R``,
-  rollback to the last completed checkpoint, all groups up when it ends; a
-  restart starts over only if fewer than ``q`` groups are up during it;
-  groups that failed during a restart are down when it ends, and no stall
-  follows a restart.
-- Checkpoints after every ``tau`` of compute time, cost ``delta``; kept iff
-  complete before a wipe-out; failures and rejoins during a checkpoint do
-  not interrupt it, and one stall follows it if any happened.
-- With repairs, a down group comes back after its repair time (plus
-  ``heal_minutes``, the live recovery from a peer) and its rejoin starts a
-  stall.
-- The run ends when the checkpoint that saves the last of ``W`` completes.
+The contract of issue 21 (the model and the simulation both implement it,
+and the checks compare them on it) is quoted in :class:`ElasticStrategy`;
+hot spares are the same law with ``A = N - r`` active groups.
 
 Where the issue is silent this package does what the systems do:
 
@@ -83,9 +62,34 @@ class ElasticStrategy(Strategy):
     """Elastic DP (``"elastic"``, torchft's fault-tolerant HSDP): ``r = 0``, quorum ``min_groups``.
 
     Failed groups drop out at the next quorum, the others go on with a
-    smaller global batch; the contract is the module docstring's.  Its plan
-    variable is the quorum ``min_groups`` (default ``ceil(N/2)``), which
-    :func:`spare_theory.optimal_plan` chooses.
+    smaller global batch.  Its plan variable is the quorum ``min_groups``
+    (default ``ceil(N/2)``), which :func:`spare_theory.optimal_plan`
+    chooses.  The contract (issue 21), with ``A`` computing groups (``A = N``
+    here, ``N - r`` for :class:`HotSparesStrategy`) and quorum ``q``:
+
+    - ``N`` groups fail independently whenever they are up (also while stalled,
+      checkpointing or restarting).
+    - While computing with ``f`` groups down, work accrues at
+      ``min(A, N - f) / N`` per wall hour (``A = N``: plain elastic;
+      ``work_hours`` stays the failure-free time on all ``N`` groups, so skipped
+      samples count as work not done).
+    - A failure that leaves at least ``q`` groups up starts a stall of
+      ``reconfigure_minutes`` (no progress); a failure or a rejoin during a
+      stall starts the stall over.
+    - Fewer than ``q`` groups up is a wipe-out: a global restart of ``R``,
+      rollback to the last completed checkpoint, all groups up when it ends; a
+      restart starts over only if fewer than ``q`` groups are up during it;
+      groups that failed during a restart are down when it ends, and no stall
+      follows a restart.
+    - Checkpoints after every ``tau`` of compute time, cost ``delta``; kept iff
+      complete before a wipe-out; failures and rejoins during a checkpoint do
+      not interrupt it, and one stall follows it if any happened.
+    - With repairs, a down group comes back after its repair time (plus
+      ``heal_minutes``, the live recovery from a peer) and its rejoin starts a
+      stall.
+    - The run ends when the checkpoint that saves the last of ``W`` completes.
+
+    What the issue leaves open is decided as the module docstring says.
 
     Examples
     --------
@@ -269,7 +273,10 @@ class HotSparesStrategy(ElasticStrategy):
     spare takes a failed group's place after the same stall, so the global
     batch stays exact while spares last; with the default quorum ``q = A``
     the failure of a group with no spare left is a wipe-out.  The planner
-    walks ``r`` like a redundancy, from 1 up.
+    walks ``r`` like a redundancy, from 1 up.  The contract is
+    :class:`ElasticStrategy`'s with ``A = N - r`` computing groups: the
+    global batch stays exact while spares last (``exact_batch``: always, at
+    the default quorum ``A``).
 
     Examples
     --------
