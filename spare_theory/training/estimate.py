@@ -191,7 +191,9 @@ def time_to_train(
     return evaluate_law(scenario, law, tau, chosen.name)
 
 
-def mean_time_to_wipeout(scenario: Scenario, strategy: Any, r: int | None) -> float:
+def mean_time_to_wipeout(
+    scenario: Scenario, strategy: Any, r: int | None = None, **plan: Any
+) -> float:
     """Expected hours from a healthy start to the first wipe-out (with or without repairs).
 
     Without repairs (``repair_minutes=None``) the strategy's own law: CKPT-only
@@ -202,7 +204,11 @@ def mean_time_to_wipeout(scenario: Scenario, strategy: Any, r: int | None) -> fl
     (:class:`~spare_theory.cycles.repairs.RepairCycle`): exact per set for
     Rep, the sharp law corrected by the per-type and pair chains for SPARe.
     Fast repairs give about ``1 / (lambda N r pi^{r-1})`` (``r`` overlapping
-    outages), slow ones today's law.
+    outages), slow ones today's law.  A strategy with its own law on the
+    scenario (:meth:`Strategy.hourly_law
+    <spare_theory.strategies.base.Strategy.hourly_law>`) gives its own mean:
+    elastic DP and hot spares the exact mean passage time of the down count
+    to ``N - q + 1`` (a group out for its repair plus heal time).
 
     Parameters
     ----------
@@ -212,6 +218,8 @@ def mean_time_to_wipeout(scenario: Scenario, strategy: Any, r: int | None) -> fl
         A registered strategy.
     r : int or None
         Redundancy (as for :func:`time_to_train`).
+    **plan
+        The strategy's plan variables (``min_groups``).
 
     Returns
     -------
@@ -234,11 +242,20 @@ def mean_time_to_wipeout(scenario: Scenario, strategy: Any, r: int | None) -> fl
     ...                 repair_minutes=10)
     >>> round(mean_time_to_wipeout(fast, "spare", 3))
     2911
+    >>> round(mean_time_to_wipeout(sc, "elastic", min_groups=32), 2)  # 33 of 64 groups down
+    17.73
     """
     chosen = lookup(strategy)
     if not isinstance(scenario, Scenario):
         raise ValueError(f"scenario must be a Scenario, got {type(scenario).__name__}")
     r = chosen.check_r(scenario.groups, r)
+    own = chosen.hourly_law(scenario, r, **chosen.check_plan(scenario.groups, r, plan))
+    if own is not None:
+        # The own law carries its repair rate (the elastic one: repair plus heal).
+        mean = own.mean_time_to_wipeout(getattr(own, "mu", 0.0))
+        if mean is not None:
+            return mean / scenario.group_failure_rate_per_hour
+        return wipeout_mean_hours(scenario, own)
     return wipeout_mean_hours(scenario, chosen.cycle_law(scenario.groups, r))
 
 
