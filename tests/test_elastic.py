@@ -234,3 +234,16 @@ def test_presets():
     # Faster restarts and checkpoints make CKPT-only faster.
     slow = dataclasses.replace(fast, restart_minutes=20, checkpoint_minutes=5)
     assert st.time_to_train(fast, "ckpt").hours < st.time_to_train(slow, "ckpt").hours
+
+
+def test_mean_time_to_wipeout_is_the_passage_time():
+    # Without repairs: state f lasts 1 / ((N - f) lambda), and K = N - q + 1 failures wipe out.
+    lam = BASE.group_failure_rate_per_hour
+    expected = sum(1 / ((64 - f) * lam) for f in range(64 - 32 + 1))
+    assert st.mean_time_to_wipeout(BASE, "elastic", min_groups=32) == pytest.approx(expected)
+    # Repairs (and heal) make it longer; the heal time counts as time out.
+    repaired = dataclasses.replace(BASE, repair_minutes=60.0)
+    healed = dataclasses.replace(repaired, heal_minutes=30.0)
+    fast = st.mean_time_to_wipeout(repaired, "hot_spares", 2)
+    assert expected < st.mean_time_to_wipeout(repaired, "elastic", min_groups=32)
+    assert st.mean_time_to_wipeout(healed, "hot_spares", 2) < fast

@@ -19,7 +19,12 @@ refused here, never silently ignored:
 - failure domains or lemon groups: the strategy's
   :meth:`~spare_theory.strategies.base.Strategy.correlated_cycle_law`;
 - ``microbatches = m > 1``: the strategy's
-  :meth:`~spare_theory.strategies.base.Strategy.split_cycle_law`.
+  :meth:`~spare_theory.strategies.base.Strategy.split_cycle_law`;
+- a strategy whose law is not its base law extended by these mechanisms
+  (elastic DP, hot spares: stalls, quorum, heal) gives its own on the whole
+  scenario (:meth:`~spare_theory.strategies.base.Strategy.hourly_law`) and
+  refuses the fields it does not model
+  (:meth:`~spare_theory.strategies.base.Strategy.check_scenario`).
 
 Combinations no model covers raise ``ValueError`` naming the fields.  The
 best interval of a law is :func:`best_interval` (the one interval search of
