@@ -100,6 +100,14 @@ class TrainingEstimate:
         Expected planned restarts (no rollback) among :attr:`restarts`; 0
         without a planned-restart policy.  ``wipeouts`` (property) is
         ``restarts - planned_restarts``.
+    interval_limit : {None, "upper", "lower"}
+        Where the interval search (``checkpoint_interval_minutes=None``)
+        ended: ``None`` at an interior minimum (or for a given interval);
+        ``"upper"`` at the top of the range it searched, so the hours still
+        fall as the interval grows and the interval is that limit, not
+        advice (at ``600 x work_hours`` minutes, longer than any run, no
+        periodic checkpoint pays off); ``"lower"`` at the bottom of the range
+        (1 s when checkpoints are free: checkpoint as often as possible).
     feasible, reason : bool, str
         Properties: whether the run finishes in practice (finite ``hours``,
         availability at least 0.001) and, if not, why, in words.
@@ -129,6 +137,7 @@ class TrainingEstimate:
     cycle_hours: float
     repairs: float = 0.0
     planned_restarts: float = 0.0
+    interval_limit: str | None = None
 
     @property
     def wipeouts(self) -> float:
