@@ -53,7 +53,7 @@ HELP_WORDS = {
         "max_S_star",
     ],
     "mu": ["wipes out", "gamma", "sharp", "mc_mean_T"],
-    "sweep": ["reduction_vs_best_rep_spare", "availability_spare", "cluster_mtbf_minutes"],
+    "sweep": ["grid", "reduction_vs_<other>", "availability", "--restart-model linear"],
 }
 
 

@@ -104,6 +104,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("spare-theory: interrupted", file=sys.stderr)
         return 130
+    for warning in output.warnings:
+        print(f"spare-theory: warning: {warning}", file=sys.stderr)
     if getattr(args, "json", False):
         print(json.dumps(output.data, indent=2, default=_json_default))
     else:
