@@ -66,4 +66,4 @@ def test_sweep_text_is_a_block_per_point_within_100_columns(capsys, tmp_path):
     text = capsys.readouterr().out
     assert "work_hours=50:" in text and "work_hours=100:" in text
     assert max(len(line) for line in text.splitlines()) <= 100
-    assert (tmp_path / "tables" / "sweep.csv").exists()
+    assert (tmp_path / "sweep.csv").exists() and (tmp_path / "sweep_by_point.csv").exists()

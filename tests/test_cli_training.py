@@ -1,5 +1,7 @@
 import json
 
+import pytest
+
 from spare_theory.cli import main
 
 
@@ -211,3 +213,14 @@ def test_a_strategy_the_model_does_not_cover_is_said_not_fatal(capsys):
     assert data["plans"]["spare"]["modelled"] and data["plans"]["ckpt"]["modelled"]
     assert "Rep+CKPT: not modelled on this scenario" in text
     assert "caveat: SPARe+CKPT: with failure domains" in text
+
+
+@pytest.mark.slow
+def test_headline_reads_without_placeholders_and_fits_100_columns(capsys):
+    """About a minute: the paper's table, its split plans and the 600k table."""
+    assert main(["headline"]) == 0
+    text = capsys.readouterr().out
+    assert "- %" not in text  # no "gain: paper - %" where nothing is known
+    assert "microbatches" not in text and "-1.0078" not in text  # no Rep row against itself
+    assert max(len(line) for line in text.splitlines()) <= 100
+    assert "Published 40-50 % reduction" in text

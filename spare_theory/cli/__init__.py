@@ -13,6 +13,7 @@ from __future__ import annotations
 import argparse
 import importlib
 import json
+import os
 import sys
 from collections.abc import Sequence
 from typing import Any, NoReturn
@@ -106,10 +107,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 130
     for warning in output.warnings:
         print(f"spare-theory: warning: {warning}", file=sys.stderr)
-    if getattr(args, "json", False):
-        print(json.dumps(output.data, indent=2, default=_json_default))
-    else:
-        print(output.text)
+    try:
+        if getattr(args, "json", False):
+            print(json.dumps(output.data, indent=2, default=_json_default))
+        else:
+            print(output.text)
+        sys.stdout.flush()
+    except BrokenPipeError:  # piped into head: the reader left, nothing more to say
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
     return 0
 
 

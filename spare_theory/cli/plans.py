@@ -298,6 +298,10 @@ def scenario_text(scenario: Any) -> str:
             f"{scenario.gpus_per_group:,} GPUs, "
             f"cluster MTBF {scenario.cluster_mtbf_minutes:.3g} min"
         )
+        if scenario.domain_size is not None and scenario.domain_mtbf_hours is not None:
+            domains = -(-scenario.groups // scenario.domain_size)
+            every = 60 * scenario.domain_mtbf_hours / domains
+            derived += f" from group failures, plus a domain failure every {every:.3g} min"
         left = scenario.gpus % scenario.gpus_per_group
         if left:
             derived += f" ({left:,} GPUs in no group)"
@@ -421,7 +425,8 @@ def plans_text(plans: dict[str, dict[str, Any]], scenario: Any) -> list[str]:
             )
         if p["modelled"] and p["microbatches"] != scenario.microbatches:
             notes.append(f"{label}: does not split shards, planned with microbatches = 1")
-    notes += [f"caveat: {c}" for c in caveats(scenario, plans)]
+    modelled = [name for name, p in plans.items() if p["modelled"]]
+    notes += [f"caveat: {c}" for c in caveats(scenario, modelled)]
     for note in notes:
         lines += textwrap.wrap(note, _WIDTH, initial_indent="  ", subsequent_indent="    ")
     return lines

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
-from pathlib import Path
 from typing import Any
 
 from ._common import (
@@ -40,12 +39,14 @@ _EPILOG = (
     """\
 output: one block per grid point (its values first), the table and notes of
 'spare-theory optimize' for that scenario (see its --help for the columns).
---json and --outdir DIR (tables/sweep.csv and .md) give the long form, one row
+--json and --outdir DIR (DIR/sweep.csv and .md) give the long form, one row
 per point and strategy: every scenario field, N, restart_model, and the plan:
 r, r_within_1pct_low/high, checkpoint_interval_minutes or checkpoint_every_steps,
 no_periodic_checkpoint, hours, availability or total_over_T0, restarts,
 feasible, modelled, reason, <part>_hours (hour level) and reduction_vs_<other>
-(1 - hours / hours of the other strategy at that point, a fraction).
+(1 - hours / hours of the other strategy at that point, a fraction);
+DIR/sweep_by_point.csv and .md one row per point: the fields that vary, then
+r_<strategy>, hours_<strategy> and availability_<strategy> (or total_over_T0).
 
 """
     + LAW_SYNTAX
@@ -77,7 +78,10 @@ def register(commands: Subparsers, tables: Subparsers) -> None:
         help="start from the sweep report's quick or full grid for the axes not given",
     )
     parser.add_argument(
-        "--outdir", default=None, help="also write tables/sweep.csv and tables/sweep.md here"
+        "--outdir",
+        default=None,
+        help="also write sweep.csv|md (long form) and sweep_by_point.csv|md (one row per point) "
+        "in this folder",
     )
     parser.add_argument("--no-progress", action="store_true", help="hide the progress bar")
     add_executor_options(parser)
@@ -149,6 +153,22 @@ def _rows(scenario: Any, model: str, plans: dict[str, dict[str, Any]]) -> list[d
     return rows
 
 
+_TITLE = "spare-theory sweep: the best plan of each strategy per point"
+
+
+def _by_point(frame: Any) -> Any:
+    """One row per point: the fields that vary, then ``r_<s>``, ``hours_<s>`` and the share."""
+    share = "availability" if "availability" in frame else "total_over_T0"
+    fields = [c for c in frame.columns[: frame.columns.get_loc("strategy")] if c != "level"]
+    varying = [c for c in fields if frame[c].astype(str).nunique() > 1] or ["N"]
+    frame = frame.assign(point=frame.groupby(fields, sort=False, dropna=False).ngroup())
+    wide = frame.pivot(index="point", columns="strategy", values=["r", "hours", share])
+    wide.columns = [f"{q}_{s}" for q, s in wide.columns]
+    order = list(dict.fromkeys(frame["strategy"]))
+    wide = wide[[f"{q}_{s}" for s in order for q in ("r", "hours", share)]]
+    return frame.drop_duplicates("point")[["point", *varying]].merge(wide, on="point")
+
+
 def _run(args: argparse.Namespace) -> Output:
     import sys
 
@@ -186,14 +206,14 @@ def _run(args: argparse.Namespace) -> Output:
             warnings.append(warning)
     frame = pd.DataFrame(rows)
     if args.outdir is not None:
-        paths = write_table(
-            frame,
-            Path(args.outdir) / "tables",
-            "sweep",
-            title="spare-theory sweep: best plan of each strategy per point",
-            notes="reduction_vs_<s> = 1 - hours / hours of strategy s at the same point "
-            "(a fraction); availability = work_hours / hours.",
+        notes = (
+            "reduction_vs_<s> = 1 - hours / hours of strategy s at the same point (a fraction); "
+            "availability = work_hours / hours."
         )
+        paths = [
+            *write_table(frame, args.outdir, "sweep", title=_TITLE, notes=notes),
+            *write_table(_by_point(frame), args.outdir, "sweep_by_point", title=_TITLE),
+        ]
         lines += [f"wrote {p}" for p in paths]
     data = frame.astype(object).where(frame.notna(), None).to_dict(orient="records")
     return Output("\n".join(lines), data, warnings=tuple(warnings))

@@ -156,8 +156,10 @@ def _optimize(args: argparse.Namespace) -> Output:
         raise ValueError("; ".join(f"{p['label']}: {p['reason']}" for p in plans.values()))
     lines = [scenario_text(sc), *plans_text(plans, sc)]
     found = reductions(plans)
-    if not any(p.get("feasible") for p in plans.values()):
-        lines.append(f"No plan finishes: {_why_nothing_finishes(sc)}")
+    modelled = [p for p in plans.values() if p["modelled"]]
+    if not any(p["feasible"] for p in modelled):
+        which = "plan the model covers" if len(modelled) < len(plans) else "plan"
+        lines += textwrap.wrap(f"No {which} finishes: {_why_nothing_finishes(sc)}", 100)
     elif found:
         lines.append("Reductions in time to train, 1 - hours / hours of the other plan:")
         for key, value in found.items():
@@ -170,7 +172,7 @@ def _optimize(args: argparse.Namespace) -> Output:
         "scenario": scenario_record(sc),
         "plans": plans,
         "reductions": found,
-        "caveats": caveats(sc, plans),
+        "caveats": caveats(sc, [p["strategy"] for p in modelled]),
     }
     return Output("\n".join(lines), data, warnings=(warning,) if warning else ())
 
