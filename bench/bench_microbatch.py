@@ -1,7 +1,7 @@
 """Online micro-batch load against solving ``min_load`` from scratch after every failure.
 
 N = 4,096, r = 12, m = 8: one whole failure trajectory to wipe-out with the
-compiled piece-flow repair (``spare_theory.stacking._piece_trajectory``, what
+compiled piece-flow repair (``spare_theory.stacking._trajectory``, what
 ``stacks_trajectory`` and ``simulate_overhead`` use; the numba kernel is
 loaded or compiled by a warm-up call on a small placement, not timed), with
 the Python ``ReorderingController(hosts, microbatches=8)`` (same algorithm,
@@ -23,7 +23,7 @@ import numpy as np
 
 from spare_theory import ReorderingController, WipedOut, min_load
 from spare_theory.placement.placements import cyclic_placement, group_stacks
-from spare_theory.stacking._piece_trajectory import COMPILED, load_trajectory_from_arrays
+from spare_theory.stacking._trajectory import COMPILED, trajectory_from_arrays
 
 N, R, M = 4096, 12, 8
 
@@ -47,12 +47,12 @@ def main() -> None:
     T = len(loads)  # states f = 0..T-1; the T-th failure wipes out
 
     small = cyclic_placement(57, 8)
-    load_trajectory_from_arrays(small, group_stacks(small), range(57), M)  # warm-up (jit)
+    trajectory_from_arrays(small, group_stacks(small), range(57), M)  # warm-up (jit)
     stacks = group_stacks(hosts)
     best = np.inf
     for _ in range(3):
         start = time.perf_counter()
-        compiled_loads = load_trajectory_from_arrays(hosts, stacks, order, M)
+        compiled_loads = trajectory_from_arrays(hosts, stacks, order, M)
         best = min(best, time.perf_counter() - start)
     assert np.array_equal(compiled_loads, np.array(loads)), "compiled != controller"
 

@@ -1,4 +1,4 @@
-"""Speed of the step-level closed form (spare_theory.steps.model) against one event-simulated run.
+"""Speed of the step-level closed form (spare_theory.steps) against one event-simulated run.
 
 Prints, in one process:
 
@@ -8,7 +8,7 @@ Prints, in one process:
   every ``r`` the authors ran, ``k`` on a geometric grid refined around its
   best point; its time and the best plan;
 - the baseline: one event-simulated run of the same SPARe cell
-  (:func:`spare_theory.steps.simulation.simulate_steps`, ``trials=1``), and the ratio.
+  (:func:`spare_theory.training.simulate.simulate_steps`, ``trials=1``), and the ratio.
 
 Run: ``python bench/bench_step_model.py`` (about 20 s on 2 cores).
 """
@@ -19,19 +19,18 @@ import time
 
 import numpy as np
 
-from spare_theory.steps import model as step_model
-from spare_theory.steps.model import step_time_to_train
+from spare_theory._caching import clear_caches
 from spare_theory.steps.scenario import paper_scenario
-from spare_theory.steps.simulation import simulate_steps
+from spare_theory.training.estimate import step_time_to_train
+from spare_theory.training.simulate import simulate_steps
 
 R_RANGE = {"rep": range(2, 13), "spare": range(2, 13)}
 K_GRID = np.unique(np.geomspace(1, 256, 14).round().astype(int))
 
 
 def clear() -> None:
-    """Empty every cache of the step model (cold timings)."""
-    for name in ("_cycle", "_restart_mean", "_e_table"):
-        getattr(step_model, name).cache_clear()
+    """Empty every cache (cold timings: restart law, cycle tables, wipe-out laws, rulers)."""
+    clear_caches()
 
 
 def best_plan(sc, strategy: str) -> tuple[float, int, int, int]:

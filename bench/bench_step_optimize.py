@@ -17,15 +17,14 @@ from __future__ import annotations
 import time
 
 from spare_theory import optimal_plan, paper_scenario, simulate_steps
-from spare_theory.steps import model as step_model
+from spare_theory._caching import clear_caches
 
 AUTHORS_SECONDS = {200: 25.0, 600: None, 1000: 120.0}  # lower end at N = 1000 (2-6 min)
 
 
 def clear() -> None:
-    """Empty every cache of the step model (cold timings)."""
-    for name in ("_cycle", "_restart_mean", "_e_table"):
-        getattr(step_model, name).cache_clear()
+    """Empty every cache (cold timings: restart law, cycle tables, wipe-out laws, rulers)."""
+    clear_caches()
 
 
 def main() -> None:

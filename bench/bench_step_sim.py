@@ -18,7 +18,7 @@ import time
 import numpy as np
 
 from spare_theory.steps.scenario import paper_scenario
-from spare_theory.steps.simulation import simulate_steps
+from spare_theory.training.simulate import simulate_steps
 
 CELLS = [  # (N, strategy, r, k): the published intervals
     (200, "rep", 3, 6),

@@ -1,7 +1,7 @@
 """Compiled exact S* trajectory against the reordering controller, in one process.
 
 Baseline: :class:`spare_theory.ReorderingController` failing groups one by one
-(the routine behind ``average_overhead.stacks_trajectory`` before issue 15).
+(the routine behind ``stacking.overhead.stacks_trajectory`` before issue 15).
 New: ``spare_theory.stacking._trajectory.trajectory_from_arrays`` (numba), which
 ``stacks_trajectory`` and ``simulate_overhead`` now use.  Both run on the
 same placements and orders; trajectories must be identical.  Prints seconds

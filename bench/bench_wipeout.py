@@ -36,7 +36,7 @@ import numpy as np
 
 from spare_theory import cyclic_placement, simulate_wipeout
 from spare_theory._validation import child_seed
-from spare_theory.placement.placements import modular_ruler
+from spare_theory.placement.rulers import modular_ruler
 from spare_theory.wipeout.simulation import sampling_plan
 
 CASES = [(65_536, 2, 4000, 200), (75_000, 17, 2000, 100)]

@@ -27,7 +27,7 @@ from importlib import resources
 import numpy as np
 
 from spare_theory.steps.scenario import paper_scenario
-from spare_theory.steps.simulation import simulate_steps
+from spare_theory.training.simulate import simulate_steps
 
 QUANTITIES = (
     ("total_seconds", "total_seconds_mean"),

@@ -22,7 +22,7 @@ def attach(
 ) -> tuple[Callable[[str], Any], Callable[[], list[str]], list[str]]:
     """``(__getattr__, __dir__, __all__)`` for ``package`` exporting ``{name: module}``.
 
-    ``module`` is relative to ``package`` (``"law"``, ``"steps.model"``).  The
+    ``module`` is relative to ``package`` (``"law"``, ``"steps.estimate"``).  The
     value is cached in the package's namespace after the first lookup.
 
     Examples

@@ -5,7 +5,8 @@ import json
 import pytest
 
 from spare_theory.cli import main
-from spare_theory.wipeout.law import endurable_failures, endurable_failures_gamma
+from spare_theory.wipeout.expansion import endurable_failures_gamma
+from spare_theory.wipeout.law import endurable_failures
 
 
 def test_mu_json(capsys):

@@ -87,3 +87,25 @@ def test_bad_input():
         lemon_rates(10, 0.1, 0.5, seed=0)
     with pytest.raises(ValueError, match="trials"):
         simulate_domain_overhead(hosts, 0, seed=0)
+
+
+def test_samples_summaries_are_the_per_trial_arrays():
+    """TrialSamples on both result classes: mean, SE and the frame are those of the fields."""
+    hosts = domain_aware_placement(64, 4, 8)
+    wipeout = simulate_domain_wipeout(hosts, 50, seed=2, domains=8, domain_failure_share=0.3)
+    stacks = simulate_domain_overhead(hosts, 6, seed=2, domains=8, domain_failure_share=0.3)
+    expected = [
+        (wipeout, ("failures", "time")),
+        (stacks, ("failures", "time", "time_weighted", "worst", "inverse_time_weighted")),
+    ]
+    for samples, names in expected:
+        assert samples.quantities == names
+        n = samples.trials
+        for name in names:
+            values = np.asarray(getattr(samples, name), dtype=float)
+            assert samples.mean(name) == values.mean()
+            assert samples.standard_error(name) == values.std(ddof=1) / np.sqrt(n)
+        frame = samples.to_frame()
+        assert frame.columns.tolist() == ["trial", *names] and len(frame) == n
+        np.testing.assert_array_equal(frame["time"], samples.time)
+    assert (wipeout.trials, stacks.trials) == (50, 6)

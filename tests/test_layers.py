@@ -46,6 +46,7 @@ LAYERS = {
     "steps": 5,
     "strategies": 6,
     "training": 7,
+    "traces": 7,
     "sweeps": 8,
     "reports": 8,
     "cli": 9,

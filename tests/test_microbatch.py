@@ -249,7 +249,7 @@ def _controller_loads(hosts, order, m):
 def test_compiled_trajectory_equals_controller(kind):
     """The compiled piece repair gives the controller's loads on 12 random orders a placement."""
     from spare_theory.placement.placements import group_stacks
-    from spare_theory.stacking._piece_trajectory import load_trajectory_from_arrays
+    from spare_theory.stacking._trajectory import trajectory_from_arrays
 
     rng = np.random.default_rng(["cyclic", "contiguous", "random"].index(kind))
     for trial in range(12):
@@ -264,7 +264,7 @@ def test_compiled_trajectory_equals_controller(kind):
             hosts = random_placement(N, r, seed=trial)
         order = rng.permutation(N)
         expected = _controller_loads(hosts, order, m)
-        got = load_trajectory_from_arrays(hosts, group_stacks(hosts), order, m)
+        got = trajectory_from_arrays(hosts, group_stacks(hosts), order, m)
         assert np.array_equal(got, expected), (N, r, m, trial)
 
 

@@ -16,7 +16,8 @@ from hypothesis import strategies as st
 from spare_theory.placement.placements import cyclic_placement, random_placement
 from spare_theory.stacking.reordering import ReorderingController
 from spare_theory.stacking.stacks import WipedOut, min_stacks, stacks_lower_bound
-from spare_theory.wipeout.law import endurable_failures, endurable_failures_gamma
+from spare_theory.wipeout.expansion import endurable_failures_gamma
+from spare_theory.wipeout.law import endurable_failures
 
 
 def _N_grid(r, large):

@@ -14,12 +14,8 @@ import spare_theory.stacking.overhead as overhead_module
 from spare_theory.planning.redundancy import r_star_rule
 from spare_theory.stacking.overhead import expected_stacks, overhead
 from spare_theory.stacking.stacks import stacks_lower_bound
-from spare_theory.wipeout.law import (
-    _turning_point,
-    endurable_failures,
-    endurable_failures_gamma,
-    wipeout_survival,
-)
+from spare_theory.wipeout.expansion import _turning_point, endurable_failures_gamma
+from spare_theory.wipeout.law import endurable_failures, wipeout_survival
 
 mp.mp.dps = 50
 GRID = [

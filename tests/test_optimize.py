@@ -7,7 +7,7 @@ from spare_theory import strategy as lookup
 from spare_theory.cycles.base import cycle_law_of
 from spare_theory.hourly.renewal import hours_grid
 from spare_theory.hourly.scenario import Scenario
-from spare_theory.placement.placements import min_groups_for_ruler
+from spare_theory.placement.rulers import min_groups_for_ruler
 from spare_theory.planning.redundancy import r_star_rule
 from spare_theory.training.estimate import time_to_train
 from spare_theory.training.optimize import optimal_plan
@@ -191,7 +191,7 @@ def _reference_interval_hours(sc, strategy, r):
 def _reference_curve(sc, strategy):
     """Best hours at every r the documented scan visits: r = 1, 2, ... until hours has
     not improved for 3 consecutive r (SPARe: while a modular ruler exists)."""
-    from spare_theory.placement.placements import modular_ruler
+    from spare_theory.placement.rulers import modular_ruler
 
     N = sc.groups
     curve = {}

@@ -101,3 +101,21 @@ def test_overhead_broadcasts_and_orders():
 def test_bad_arguments(call, match):
     with pytest.raises(ValueError, match=match):
         call()
+
+
+def test_samples_summaries_are_the_per_trial_arrays():
+    """TrialSamples on OverheadSamples: mean, SE and the frame are those of the field arrays."""
+    s = simulate_overhead(cyclic_placement(100, 3), 30, seed=4)
+    assert s.trials == 30
+    assert s.quantities == ("T", "per_failure", "time_weighted", "max_stacks")
+    for name in s.quantities:
+        values = np.asarray(getattr(s, name), dtype=float)
+        assert s.mean(name) == values.mean()
+        assert s.standard_error(name) == values.std(ddof=1) / np.sqrt(30)
+    frame = s.to_frame()
+    assert frame.columns.tolist() == ["trial", *s.quantities]
+    assert frame["trial"].tolist() == list(range(30))
+    np.testing.assert_array_equal(frame["per_failure"], s.per_failure)
+    assert frame["T"].dtype == np.int64
+    with pytest.raises(ValueError, match="name"):
+        s.mean("stacks")

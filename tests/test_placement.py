@@ -1,11 +1,13 @@
 """Rulers and placements: every ruler is checked by recomputing its differences."""
 
+import csv
 import itertools
+from importlib import resources
 
 import numpy as np
 import pytest
 
-from spare_theory.placement import placements as pl
+from spare_theory import placement as pl
 
 # Optimal lengths as published (OEIS A003022), independent of the ruler table.
 PUBLISHED_LENGTHS = [
@@ -51,6 +53,24 @@ def test_optimal_rulers_are_golomb_with_published_length(r):
     assert len(marks) == r and marks[0] == 0 and list(marks) == sorted(marks)
     assert _all_differences_distinct(marks)
     assert marks[-1] == PUBLISHED_LENGTHS[r - 1]
+
+
+def test_ruler_table_is_package_data_of_optimal_rulers():
+    """The loaded table: rows r = 1..28, each Golomb with the tabulated length, lengths A003022."""
+    text = resources.files("spare_theory.placement").joinpath("data/optimal_golomb_rulers.csv")
+    rows = list(csv.DictReader(text.read_text().splitlines()))
+    assert [int(row["r"]) for row in rows] == list(range(1, 29))
+    assert [int(row["length"]) for row in rows] == PUBLISHED_LENGTHS
+    table = pl.OPTIMAL_GOLOMB_RULERS
+    assert sorted(table) == list(range(1, 29))
+    for row in rows:
+        marks = table[int(row["r"])]
+        assert marks == tuple(int(m) for m in row["marks"].split())
+        assert len(marks) == int(row["r"]) and marks[0] == 0 and list(marks) == sorted(marks)
+        assert marks[-1] == int(row["length"])
+        assert _all_differences_distinct(marks)
+    with pytest.raises(TypeError):
+        table[29] = (0,)  # read-only: callers cannot change the rulers under everyone else
 
 
 @pytest.mark.parametrize("r", [29, 30, 33, 40, 48, 64])

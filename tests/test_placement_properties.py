@@ -6,7 +6,7 @@ import numpy as np
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-from spare_theory.placement import placements as pl
+from spare_theory import placement as pl
 
 
 def _check_is_placement(hosts, N, r):

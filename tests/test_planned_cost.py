@@ -11,7 +11,8 @@ import pytest
 from spare_theory import Scenario, strategy, time_to_train
 from spare_theory.cycles.planned import PlannedCycle, cost_trigger_failures
 from spare_theory.hourly.model import planned_trigger, scenario_cycle
-from spare_theory.stacking.overhead import expected_load, expected_stacks
+from spare_theory.stacking.load import expected_load
+from spare_theory.stacking.overhead import expected_stacks
 from spare_theory.training.simulate import simulate_training
 
 K_SE = 3.0  # statistical tolerance in standard errors of the simulated mean

@@ -7,7 +7,8 @@ import pandas as pd
 import pytest
 
 from spare_theory.reports import mu as rep
-from spare_theory.wipeout.law import endurable_failures, endurable_failures_gamma
+from spare_theory.wipeout.expansion import endurable_failures_gamma
+from spare_theory.wipeout.law import endurable_failures
 
 GRID = dict(N=[128, 1024], r=[2, 20])
 

@@ -18,7 +18,8 @@ from spare_theory import (
     step_time_to_train,
     time_to_train,
 )
-from spare_theory.steps.scenario import StepScenario, merge_microbatches
+from spare_theory._validation import merge_microbatches
+from spare_theory.steps.scenario import StepScenario
 
 
 def split(sc: StepScenario, m: int) -> StepScenario:

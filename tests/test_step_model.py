@@ -13,14 +13,11 @@ import pytest
 from scipy import integrate, stats
 
 import spare_theory
-from spare_theory.steps.model import (
-    StepEstimate,
-    expected_max_normal,
-    expected_restart_seconds,
-    expected_step_seconds,
-    step_time_to_train,
-)
+from spare_theory.steps.estimate import StepEstimate
+from spare_theory.steps.extremes import expected_max_normal, expected_step_seconds
+from spare_theory.steps.restarts import expected_restart_seconds
 from spare_theory.steps.scenario import StepScenario, paper_scenario
+from spare_theory.training.estimate import step_time_to_train
 
 K_SE = 4.0
 PUBLISHED = Path(spare_theory.__file__).parent / "data" / "published_des_trails.csv"

@@ -17,8 +17,8 @@ import pytest
 from scipy import stats
 
 from spare_theory import paper_scenario, simulate_steps
-from spare_theory.steps.model import step_time_to_train
 from spare_theory.steps.scenario import StepScenario
+from spare_theory.training.estimate import step_time_to_train
 
 
 def _with(sc: StepScenario, **kw) -> StepScenario:

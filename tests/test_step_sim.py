@@ -17,7 +17,8 @@ import pytest
 from scipy import integrate, stats
 
 from spare_theory.steps.scenario import StepScenario, paper_scenario
-from spare_theory.steps.simulation import StepSimulation, simulate_steps
+from spare_theory.steps.trials import StepSimulation
+from spare_theory.training.simulate import simulate_steps
 
 K_SE = 4.0
 NEVER = stats.expon(scale=1e18)  # lifetimes no run reaches

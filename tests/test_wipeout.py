@@ -9,8 +9,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st_
 
+from spare_theory import wipeout as wo
 from spare_theory.placement import placements as pl
-from spare_theory.wipeout import law as wo
 from spare_theory.wipeout.simulation import simulate_wipeout
 
 # --- Gamma form ----------------------------------------------------------------

@@ -6,7 +6,8 @@ import numpy as np
 import pytest
 
 from spare_theory.placement import placements as pl
-from spare_theory.wipeout.law import exact_wipeout_survival, wipeout_survival
+from spare_theory.wipeout.enumeration import exact_wipeout_survival
+from spare_theory.wipeout.law import wipeout_survival
 from spare_theory.wipeout.simulation import sampling_plan, simulate_wipeout
 
 SMALL_DESIGNS = {

@@ -31,6 +31,7 @@ _COMMAND_MODULES = (
     "domains",
     "microbatch",
     "repairs",
+    "fit",
     "simulator",
     "reproduce",
 )

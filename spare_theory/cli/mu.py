@@ -49,8 +49,10 @@ def register(commands: Subparsers, tables: Subparsers) -> None:
 def _run_mu(args: argparse.Namespace) -> Output:
     # Imported here so that the CLI starts fast and --help works without the model layers.
     from .._validation import as_seed_sequence
-    from ..placement.placements import MAX_PLACEMENT_BYTES, cyclic_placement, modular_ruler
-    from ..wipeout.law import endurable_failures, endurable_failures_gamma
+    from ..placement.placements import MAX_PLACEMENT_BYTES, cyclic_placement
+    from ..placement.rulers import modular_ruler
+    from ..wipeout.expansion import endurable_failures_gamma
+    from ..wipeout.law import endurable_failures
     from ..wipeout.simulation import simulate_wipeout
 
     as_seed_sequence(args.seed, "--seed")

@@ -47,6 +47,7 @@ __all__ = [
     "ExponentialLifetimes",
     "TabulatedCycle",
     "cycle_law_of",
+    "cycle_time_average",
     "log1mexp",
     "survival_integral",
 ]
@@ -168,6 +169,9 @@ class CycleLaw(ABC):
     #: Whether the step cost grows with the failures of a cycle (SPARe's ``S*``):
     #: only then can a planned restart on the step cost fire.
     cost_grows: ClassVar[bool] = False
+    #: Whether every step trains the whole global batch (an elastic job's shrinks
+    #: with the groups down unless its quorum keeps them all: :meth:`batch_theta`).
+    exact_batch: bool = True
 
     def __init__(self, N: int, r: int, lifetimes: Any = EXPONENTIAL) -> None:
         self.N, self.r, self.lifetimes = N, r, lifetimes
@@ -180,6 +184,23 @@ class CycleLaw(ABC):
     @abstractmethod
     def theta(self, u: ArrayLike) -> np.ndarray:
         """Expected throughput at ``u`` given no wipe-out yet."""
+
+    def batch_theta(self, u: ArrayLike) -> np.ndarray:
+        """Throughput at ``u`` if every step trained the whole global batch (``theta`` when exact).
+
+        ``1 - (work kept) / (the same integral of batch_theta)`` is the share
+        of the global batch not trained (``TrainingEstimate.samples_skipped``).
+        """
+        return self.theta(u)
+
+    def checkpoint_loss(self, start: np.ndarray, d: float) -> tuple[np.ndarray, np.ndarray] | None:
+        """Work lost after each checkpoint of ``d`` ending at ``start`` beyond ``theta``'s account.
+
+        ``(loss, full-batch loss)`` in units of ``u`` times throughput, per
+        segment that follows a checkpoint; ``None`` (the default): none (an
+        elastic job's checkpoint defers its events' stall to its end).
+        """
+        return None
 
     def planned_hazard(self, u: ArrayLike) -> np.ndarray:
         """Rate of a planned restart at ``u`` given the cycle is still on (0: none)."""
@@ -321,6 +342,23 @@ class TabulatedCycle(CycleLaw):
         a, b = self.log_q[i - 1], self.log_q[i]
         step = self.u[i] - self.u[i - 1]
         return float(self.u[i - 1] + step * (a - level) / (a - b)) if a > b else float(self.u[i])
+
+
+def cycle_time_average(u: np.ndarray, log_q: np.ndarray, rate: np.ndarray) -> float:
+    """``int Q rate du / int Q du`` on a tabulated grid: a rate averaged over the cycle.
+
+    Left sums (``rate`` at each node times the step before it), the weights
+    of the tabulated laws' expected repairs.
+
+    Examples
+    --------
+    >>> u = np.linspace(0.0, 1.0, 5)
+    >>> cycle_time_average(u, np.zeros(5), np.full(5, 2.0))
+    2.0
+    """
+    q = np.exp(log_q)
+    weights = np.diff(u, prepend=0.0)
+    return float(np.sum(q * rate * weights) / np.sum(q * weights))
 
 
 @cached(maxsize=1024)

@@ -16,14 +16,17 @@ the step-level model.  Derivations in ``docs/theory.md`` section 6.
 from __future__ import annotations
 
 import math
+from collections.abc import Iterator
 
 import numpy as np
 from scipy.linalg import expm
 
 __all__ = [
     "chain_log_survival",
+    "chain_states",
     "down_count_generator",
     "down_count_mean_passage",
+    "fast_mixing",
     "set_mean_absorption",
 ]
 
@@ -128,23 +131,91 @@ def chain_log_survival(
     True
     """
     j = np.arange(steps + 1)
-    if np.finfo(float).eps * np.abs(G).sum(axis=1).max() * mean > 1e-6:
+    if fast_mixing(G, mean):
         return -j * h / mean
+    out = np.zeros(steps + 1)
+    done = 0
+    for done, (total, _) in enumerate(_propagate(G, h, steps, start), start=1):
+        out[done] = total
+    out[done + 1 :] = -np.inf
+    return out
+
+
+def fast_mixing(G: np.ndarray, mean: float) -> bool:
+    """Whether the matrix exponential cannot resolve the loss: ``1e-16 ||G|| mean > 1e-6``.
+
+    The chain then relaxes to its quasi-stationary law within ``1 / ||G||``,
+    far below the mean time to loss ``mean`` (:func:`chain_log_survival`).
+
+    Examples
+    --------
+    >>> fast_mixing(down_count_generator(2, 1.0), 3.0)
+    False
+    >>> fast_mixing(down_count_generator(2, 1e12), 1e12)
+    True
+    """
+    return bool(np.finfo(float).eps * np.abs(G).sum(axis=1).max() * mean > 1e-6)
+
+
+def _propagate(
+    G: np.ndarray, h: float, steps: int, start: np.ndarray | None
+) -> Iterator[tuple[float, np.ndarray]]:
+    """``(log P(not lost by i h), state given not lost)`` for ``i = 1..steps`` (stops if lost)."""
     P = np.maximum(expm(G * h), 0.0)
     if start is None:
         v = np.zeros(G.shape[0])
         v[0] = 1.0
     else:
         v = np.asarray(start, dtype=float) / float(np.sum(start))
-    out = np.zeros(steps + 1)
     total = 0.0
-    for i in range(steps):
+    for _ in range(steps):
         v = v @ P
         s = float(v.sum())
         if s <= 0.0:
-            out[i + 1 :] = -np.inf
-            break
+            return
         total += math.log(s)
-        out[i + 1] = total
         v /= s
-    return out
+        yield total, v
+
+
+def chain_states(
+    G: np.ndarray, h: float, steps: int, lag: float = 0.0
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The survival, the states and the lagged masses of sub-generator ``G`` from state 0.
+
+    Returns ``(log S, V, L)`` on the grid ``j h``, ``j = 0..steps``:
+    ``log S_j = log P(not lost by j h)`` (as :func:`chain_log_survival`
+    without its fast-mixing shortcut), ``V_j`` the state law given not lost,
+    and ``L_j`` the mass not lost by ``j h - lag`` in each state there,
+    divided by ``S_j`` (so ``L_j @ x`` over ``S``'s ratio; rows before
+    ``lag`` are 0).  ``L_j = V_{j-m} expm(G (m h - lag)) S_{j-m} / S_j`` with
+    ``m = ceil(lag / h)``.  Steps after the chain is lost have ``-inf`` and
+    zero rows.  Only where the matrix exponential resolves a step
+    (not :func:`fast_mixing`).
+
+    Examples
+    --------
+    >>> G = down_count_generator(2, 0.0)  # two groups lost when both fail
+    >>> log_s, V, L = chain_states(G, 0.5, 2, lag=0.25)
+    >>> bool(np.allclose(np.exp(log_s), 1 - (1 - np.exp(-np.array([0, 0.5, 1.0]))) ** 2))
+    True
+    >>> def S(u):
+    ...     return 1 - (1 - np.exp(-u)) ** 2
+    >>> V[0].tolist(), bool(np.isclose(L[2].sum(), S(0.75) / S(1.0)))
+    ([1.0, 0.0], True)
+    """
+    k = G.shape[0]
+    log_s = np.full(steps + 1, -np.inf)
+    log_s[0] = 0.0
+    V = np.zeros((steps + 1, k))
+    V[0, 0] = 1.0
+    for i, (total, v) in enumerate(_propagate(G, h, steps, None), start=1):
+        log_s[i], V[i] = total, v
+    L = np.zeros((steps + 1, k))
+    m = math.ceil(lag / h) if lag > 0 else 0
+    if m <= steps:
+        back = V[: steps + 1 - m] @ np.maximum(expm(G * (m * h - lag)), 0.0)
+        with np.errstate(invalid="ignore"):
+            ratio = np.exp(log_s[: steps + 1 - m] - log_s[m:])
+        L[m:] = back * np.nan_to_num(ratio, nan=0.0, posinf=0.0)[:, None]
+    return log_s, V, L

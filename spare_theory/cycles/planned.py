@@ -22,7 +22,7 @@ from scipy.special import gammaln, logsumexp
 
 from .._caching import cached, value_key
 from .._validation import as_count, as_count_array, as_real_array
-from .base import CycleLaw, TabulatedCycle
+from .base import CycleLaw, TabulatedCycle, cycle_time_average
 from .chains import down_count_mean_passage
 from .repairs import EARLY_POINTS, GRID_STEPS, LOG_END, repair_cycle
 
@@ -219,9 +219,7 @@ class PlannedCycle(TabulatedCycle):
         """``int Q N mu p du / int Q du`` over the truncated cycle (0 without repairs)."""
         if self.mu == 0.0:
             return 0.0
-        q = np.exp(self.log_q)
-        weights = np.diff(self.u, prepend=0.0)
-        return float(np.sum(q * self.repairs_rate * weights) / np.sum(q * weights))
+        return cycle_time_average(self.u, self.log_q, self.repairs_rate)
 
 
 @cached(maxsize=256)
@@ -249,7 +247,7 @@ def cost_trigger_failures(
 
     The closed-form step cost with ``d`` groups down is
     ``c_d = ceil(m N/(N - d))/m`` (SPARe's ``E[S*_d] = ceil(N/(N-d))`` at
-    ``m = 1``; :func:`~spare_theory.stacking.overhead.expected_load`).  With
+    ``m = 1``; :func:`~spare_theory.stacking.load.expected_load`).  With
     ``L = ceil(m c)``, ``c_d >= c`` iff ``m N/(N - d) > L - 1`` iff
     ``d > N (L - 1 - m)/(L - 1)``, so
 

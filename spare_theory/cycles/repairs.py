@@ -40,7 +40,7 @@ from numpy.typing import ArrayLike
 
 from .._caching import cached, value_key
 from ..lifetimes.outages import down_probability
-from .base import CycleLaw, TabulatedCycle, survival_integral
+from .base import CycleLaw, TabulatedCycle, cycle_time_average, survival_integral
 
 __all__ = ["EARLY_POINTS", "GRID_STEPS", "LOG_END", "RepairCycle", "repair_cycle"]
 
@@ -182,9 +182,7 @@ class RepairCycle(TabulatedCycle):
 
     def repairs_per_cycle_time(self) -> float:
         """``int Q N mu p du / int Q du``: expected repairs per unit ``u`` over a cycle."""
-        q = np.exp(self.log_q)
-        weights = np.diff(self.u, prepend=0.0)
-        return float(np.sum(q * self.repairs_rate * weights) / np.sum(q * weights))
+        return cycle_time_average(self.u, self.log_q, self.repairs_rate)
 
 
 @cached(maxsize=256)

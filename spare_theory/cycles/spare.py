@@ -25,7 +25,8 @@ from scipy.special import gammaln
 
 from .._validation import as_count
 from ..lifetimes.outages import down_probability
-from ..stacking.overhead import expected_load, expected_stacks
+from ..stacking.load import expected_load
+from ..stacking.overhead import expected_stacks
 from ..wipeout.law import wipeout_law
 from .base import EXPONENTIAL, TabulatedCycle
 from .chains import chain_log_survival, down_count_generator, set_mean_absorption
@@ -259,7 +260,7 @@ class SpareSplit(Spare):
 
     Every shard is cut into ``m`` pieces that any surviving host of its type
     may compute (:func:`spare_theory.stacking.min_load`), so state ``f`` costs
-    :func:`~spare_theory.stacking.overhead.expected_load` instead of
+    :func:`~spare_theory.stacking.load.expected_load` instead of
     ``E[S*_f]``; everything else is :class:`Spare`'s, and ``m = 1`` is
     exactly :class:`Spare` (``docs/theory.md`` section 7).  Not modelled with
     repairs (a rejoining group's share of pieces is not).
@@ -287,7 +288,7 @@ class SpareSplit(Spare):
         super().__init__(N, r, lifetimes)
 
     def state_cost(self, failures: np.ndarray) -> np.ndarray:
-        """``E[load_f]`` of :func:`~spare_theory.stacking.overhead.expected_load`."""
+        """``E[load_f]`` of :func:`~spare_theory.stacking.load.expected_load`."""
         return np.asarray(
             expected_load(self.N, self.r, failures, microbatches=self.microbatches), dtype=float
         )

@@ -49,10 +49,10 @@ from .._validation import as_choice, as_count, as_seed_sequence, child_seed
 from ..placement.placements import (
     contiguous_placement,
     cyclic_placement,
-    modular_ruler,
     random_placement,
     validate_hosts,
 )
+from ..placement.rulers import modular_ruler
 from ..stacking.domains_sim import cycle_trajectory, failure_times, lemon_rates
 from ..wipeout.domains import domain_aware_placement, failure_domains
 from .scenario import Scenario, check_checkpoint_interval

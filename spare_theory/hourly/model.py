@@ -19,7 +19,12 @@ refused here, never silently ignored:
 - failure domains or lemon groups: the strategy's
   :meth:`~spare_theory.strategies.base.Strategy.correlated_cycle_law`;
 - ``microbatches = m > 1``: the strategy's
-  :meth:`~spare_theory.strategies.base.Strategy.split_cycle_law`.
+  :meth:`~spare_theory.strategies.base.Strategy.split_cycle_law`;
+- a strategy whose law is not its base law extended by these mechanisms
+  (elastic DP, hot spares: stalls, quorum, heal) gives its own on the whole
+  scenario (:meth:`~spare_theory.strategies.base.Strategy.hourly_law`) and
+  refuses the fields it does not model
+  (:meth:`~spare_theory.strategies.base.Strategy.check_scenario`).
 
 Combinations no model covers raise ``ValueError`` naming the fields.  The
 best interval of a law is :func:`best_interval` (the one interval search of
@@ -37,6 +42,7 @@ from scipy.special import lambertw
 from .._caching import cached
 from ..cycles.base import CycleLaw
 from ..cycles.domains import LemonLifetimes, ScaledExponential
+from ..cycles.elastic import ElasticCycle
 from ..cycles.planned import PlannedCycle, cost_trigger_failures, planned_cycle
 from ..cycles.repairs import RepairCycle, repair_cycle
 from ..lifetimes.laws import EquilibriumLifetimes
@@ -209,11 +215,17 @@ def _correlated_cycle(scenario: Scenario, strategy: Any, r: int) -> CycleLaw:
     )
 
 
-def scenario_cycle(scenario: Scenario, strategy: Any, r: int) -> CycleLaw:
+def scenario_cycle(
+    scenario: Scenario, strategy: Any, r: int, plan: dict[str, Any] | None = None
+) -> CycleLaw:
     """The cycle law of a checked plan ``(strategy, r)`` on ``scenario`` (module docstring).
 
     CKPT-only (``r = 1``) ends its cycle at every failure, so repairs and
-    planned restarts leave it unchanged.
+    planned restarts leave it unchanged.  A strategy with its own law on a
+    whole scenario (:meth:`Strategy.hourly_law
+    <spare_theory.strategies.base.Strategy.hourly_law>`: elastic DP, hot
+    spares) gives it, at the plan variables ``plan`` (``None``: their
+    defaults).
 
     Parameters
     ----------
@@ -224,6 +236,9 @@ def scenario_cycle(scenario: Scenario, strategy: Any, r: int) -> CycleLaw:
         its ``check_r``.
     r : int
         Redundancy.
+    plan : dict, optional
+        The strategy's plan variables (:meth:`Strategy.check_plan
+        <spare_theory.strategies.base.Strategy.check_plan>`).
 
     Returns
     -------
@@ -252,9 +267,16 @@ def scenario_cycle(scenario: Scenario, strategy: Any, r: int) -> CycleLaw:
     ...                  domain_mtbf_hours=20000.0)
     >>> scenario_cycle(racks, strategy("spare"), 6)
     DomainSpare(N=256, r=6, domain_size=16, delta=0.316731)
+    >>> plain = Scenario(gpus=1024, gpus_per_group=8, restart_minutes=20,
+    ...                  checkpoint_minutes=5, work_hours=48)
+    >>> scenario_cycle(plain, strategy("elastic"), 0, {"min_groups": 100})
+    ElasticCycle(N=128, active=128, quorum=100)
     """
     m = check_split(scenario, strategy)
     N = scenario.groups
+    own = strategy.hourly_law(scenario, r, **strategy.check_plan(N, r, plan or {}))
+    if own is not None:
+        return own
     base = strategy.split_cycle_law(N, r, m)
     k = planned_trigger(scenario, base, m)
     if m != 1 and r > 1:
@@ -426,7 +448,7 @@ def attach_repairs(scenario: Scenario, law: CycleLaw, estimate: Any) -> Any:
     if isinstance(law, PlannedCycle):
         planned = estimate.restarts * law.planned_share if math.isfinite(estimate.restarts) else 0.0
         estimate = dataclasses.replace(estimate, planned_restarts=float(planned))
-    if not isinstance(law, RepairCycle | PlannedCycle) or law.mu == 0:
+    if not isinstance(law, RepairCycle | PlannedCycle | ElasticCycle) or law.mu == 0:
         return estimate
     return dataclasses.replace(estimate, repairs=expected_repairs(scenario, law, estimate.hours))
 
@@ -447,7 +469,7 @@ def expected_repairs(scenario: Scenario, law: CycleLaw, hours: float) -> float:
     >>> round(expected_repairs(sc, law, 100.0), 1)
     51.1
     """
-    if not isinstance(law, RepairCycle | PlannedCycle) or not math.isfinite(hours):
+    if not isinstance(law, RepairCycle | PlannedCycle | ElasticCycle) or not math.isfinite(hours):
         return 0.0 if math.isfinite(hours) else math.inf
     return hours * scenario.group_failure_rate_per_hour * law.repairs_per_cycle_time()
 

@@ -63,9 +63,11 @@ class TrainingEstimate:
     Attributes
     ----------
     strategy : str
-        ``"ckpt"``, ``"rep"`` or ``"spare"``.
+        The registered strategy's name (``"ckpt"``, ``"rep"``, ``"spare"``,
+        ``"elastic"``, ``"hot_spares"``, ...).
     r : int
-        Redundancy (1 for CKPT-only).
+        Redundancy (1 for CKPT-only; the spare groups for hot spares, 0 for
+        elastic DP).
     checkpoint_interval_minutes : float
         Compute time ``tau`` between checkpoints, minutes.
     hours : float
@@ -108,6 +110,15 @@ class TrainingEstimate:
         advice (at ``600 x work_hours`` minutes, longer than any run, no
         periodic checkpoint pays off); ``"lower"`` at the bottom of the range
         (1 s when checkpoints are free: checkpoint as often as possible).
+    samples_skipped : float
+        Share of the global batch not trained over the work kept: 0 for the
+        exact-batch strategies; an elastic job's steps train ``min(A, N - f)``
+        of its ``A`` shards with ``f`` groups down (its ``redundancy_hours``
+        then hold the compute lost to reconfiguration stalls and to the
+        shrunken batch).
+    exact_batch : bool
+        Whether every step trains the whole global batch (no samples can be
+        skipped), so that no table compares unlike things silently.
     feasible, reason : bool, str
         Properties: whether the run finishes in practice (finite ``hours``,
         availability at least 0.001) and, if not, why, in words.
@@ -138,6 +149,8 @@ class TrainingEstimate:
     repairs: float = 0.0
     planned_restarts: float = 0.0
     interval_limit: str | None = None
+    samples_skipped: float = 0.0
+    exact_batch: bool = True
 
     @property
     def wipeouts(self) -> float:
@@ -204,6 +217,10 @@ class RenewalTerms:
         restart-dominated regime where ``Q(rho)`` underflows.
     log_q0 : float
         ``log Q(rho)``.
+    batch : numpy.ndarray or None
+        For a law whose batch is not exact (an elastic job): the work kept
+        had every step trained the whole global batch, same units as
+        ``useful``; ``None`` for exact-batch laws.
 
     Examples
     --------
@@ -219,6 +236,19 @@ class RenewalTerms:
     restart: np.ndarray
     lost: np.ndarray
     log_q0: float
+    batch: np.ndarray | None = None
+
+    @property
+    def exact_batch(self) -> bool:
+        """Whether every step trained the whole global batch (no :attr:`batch` sums)."""
+        return self.batch is None
+
+    def samples_skipped(self) -> np.ndarray:
+        """``1 - useful / batch``: share of the global batch not trained (0 when exact)."""
+        if self.batch is None:
+            return np.zeros(self.useful.shape)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return np.where(self.batch > 0, 1.0 - self.useful / self.batch, 0.0)
 
     def total(self) -> np.ndarray:
         """``E[X]``: the sum of the five parts."""
@@ -293,17 +323,8 @@ def renewal_terms(law: CycleLaw, rho: float, kappa: ArrayLike, d: float) -> Rene
         np.concatenate([k, np.full(k.size, d)]),
     )
     kept = np.exp(log_end) + planned_kept(law, start, k, d, log_q0)
-    rows = np.stack([pieces[: k.size], pieces[k.size :], kept, kept * law.theta(start + k / 2)])
-    compute, checkpoint, kept_sum, useful_sum = np.add.reduceat(rows, first, axis=1)
-    kept_compute, useful = kappa * kept_sum, kappa * useful_sum
-    return RenewalTerms(
-        useful=useful,
-        redundancy=kept_compute - useful,
-        checkpoint=checkpoint,
-        restart=np.full(kappa.size, restart),
-        lost=np.maximum(compute - kept_compute, 0.0),
-        log_q0=log_q0,
-    )
+    follows = (j[seg] > 0).astype(float)  # segments after a checkpoint (not the restart)
+    return _collect(law, kappa, first, start, k, d, pieces, kept, follows, restart, log_q0)
 
 
 def _block_terms(
@@ -336,8 +357,44 @@ def _block_terms(
         np.concatenate([k, np.full(k.size, d)]),
     )
     kept = np.exp(log_end) + planned_kept(law, start, k, d, log_q0)
-    rows = w * np.stack([pieces[: k.size], pieces[k.size :], kept, kept * law.theta(start + k / 2)])
-    compute, checkpoint, kept_sum, useful_sum = np.add.reduceat(rows, first, axis=1)
+    block = np.arange(owner.size) - first[owner]
+    follows = np.where(block == 0, (w - 1) / w, 1.0)
+    return _collect(law, kappa, first, start, k, d, pieces, kept, follows, restart, log_q0, w)
+
+
+def _collect(
+    law: CycleLaw,
+    kappa: np.ndarray,
+    first: np.ndarray,
+    start: np.ndarray,
+    k: np.ndarray,
+    d: float,
+    pieces: np.ndarray,
+    kept: np.ndarray,
+    follows: np.ndarray,
+    restart: float,
+    log_q0: float,
+    width: np.ndarray | None = None,
+) -> RenewalTerms:
+    """Sum the segments' pieces per interval (each weighted by ``width`` segments) into terms.
+
+    A law whose batch is not exact also sums the kept work at the full batch
+    (:meth:`CycleLaw.batch_theta`), for the samples skipped; a law with a
+    :meth:`CycleLaw.checkpoint_loss` loses it in the share ``follows`` of
+    each segment's work that comes after a checkpoint.
+    """
+    mid = start + k / 2
+    theta, batch = law.theta(mid), None if law.exact_batch else law.batch_theta(mid)
+    loss = law.checkpoint_loss(start, d)
+    if loss is not None:
+        theta = theta - follows * loss[0] / k
+        batch = None if batch is None else batch - follows * loss[1] / k
+    rows = [pieces[: k.size], pieces[k.size :], kept, kept * theta]
+    if batch is not None:
+        rows.append(kept * batch)
+    table = np.stack(rows) if width is None else width * np.stack(rows)
+    sums = np.add.reduceat(table, first, axis=1)
+    compute, checkpoint, kept_sum, useful_sum = sums[:4]
     kept_compute, useful = kappa * kept_sum, kappa * useful_sum
     return RenewalTerms(
         useful=useful,
@@ -346,6 +403,7 @@ def _block_terms(
         restart=np.full(kappa.size, restart),
         lost=np.maximum(compute - kept_compute, 0.0),
         log_q0=log_q0,
+        batch=None if law.exact_batch else kappa * sums[4],
     )
 
 
@@ -454,6 +512,8 @@ def estimate_from(
         lost_hours=parts["lost"],
         restarts=float(restarts),
         cycle_hours=float(cycle_hours),
+        samples_skipped=float(terms.samples_skipped()[i]),
+        exact_batch=terms.exact_batch,
     )
 
 

@@ -16,7 +16,10 @@ A rule has
 - ``cost_grows``: whether the step cost ``1 / throughput`` can grow with
   failures (only then can a planned restart on the step cost fire);
 - ``repairable``: whether repairs change anything (not when every failure is
-  a wipe-out).
+  a wipe-out);
+- ``reconfigures``: whether membership changes stall the job by the elastic
+  contract (:class:`QuorumRules`; the simulation's stall semantics), with
+  ``batch_throughput``, the throughput had every step the whole global batch.
 
 The rules use the real placements and the exact controllers of layer 3,
 never a closed form: the simulation stays the independent check of the model.
@@ -41,6 +44,7 @@ __all__ = [
     "AnyFailureRules",
     "ControllerRules",
     "PoolRules",
+    "QuorumRules",
     "RecomputeRules",
     "ReplicaSetRules",
     "trajectory_pool",
@@ -54,6 +58,7 @@ _POOL_KEY = 2**63
 class _AnyFailure:
     """Every failure is a wipe-out (CKPT-only, and any strategy at ``r = 1``)."""
 
+    reconfigures = False
     needs_group, cost_grows, repairable = True, False, False
     throughput = 1.0
 
@@ -80,6 +85,7 @@ class AnyFailureRules:
 
 
 class _ReplicaSets:
+    reconfigures = False
     needs_group, cost_grows, repairable = True, False, True
 
     def __init__(self, sets: np.ndarray, sizes: np.ndarray) -> None:
@@ -118,6 +124,7 @@ class ReplicaSetRules:
 
 
 class _Controller:
+    reconfigures = False
     needs_group, cost_grows, repairable = True, True, False
     throughput = 1.0
 
@@ -159,6 +166,7 @@ class ControllerRules:
 
 
 class _Recompute:
+    reconfigures = False
     needs_group, cost_grows, repairable = True, True, True
     throughput = 1.0
 
@@ -201,6 +209,7 @@ class RecomputeRules:
 
 
 class _Trajectory:
+    reconfigures = False
     needs_group, cost_grows, repairable = False, True, False
     throughput = 1.0
 
@@ -238,6 +247,49 @@ class PoolRules:
 
     def __call__(self, rng: np.random.Generator) -> _Trajectory:
         return _Trajectory(self.pool[int(rng.integers(len(self.pool)))])
+
+
+class _Quorum:
+    needs_group, cost_grows, repairable, reconfigures = False, False, True, True
+
+    def __init__(self, N: int, active: int, quorum: int) -> None:
+        self.N, self.active, self.quorum = N, active, quorum
+        self.up = N
+        self.batch_throughput = self.throughput = active / N
+
+    def fail(self, group: int) -> bool:
+        self.up -= 1
+        self.throughput = min(self.active, self.up) / self.N
+        return self.up < self.quorum
+
+    def rejoin(self, group: int) -> None:
+        self.up += 1
+        self.throughput = min(self.active, self.up) / self.N
+
+
+@dataclass(frozen=True)
+class QuorumRules:
+    """Factory of the elastic rule: a wipe-out when fewer than ``quorum`` groups are up.
+
+    At most ``active`` groups compute: the throughput is ``min(A, up) / N``
+    (``A = N``: elastic DP; ``A = N - r``: ``r`` hot spares), the full-batch
+    throughput ``A / N``.  Groups are interchangeable, so the rule needs no
+    group identities; it ``reconfigures``: the simulation stalls the job at
+    each membership change (:mod:`spare_theory.hourly.simulation`).
+
+    Examples
+    --------
+    >>> rule = QuorumRules(4, 3, 2)(np.random.default_rng(0))
+    >>> rule.throughput, rule.fail(0), rule.throughput, rule.fail(1), rule.fail(2)
+    (0.75, False, 0.75, False, True)
+    """
+
+    N: int
+    active: int
+    quorum: int
+
+    def __call__(self, rng: np.random.Generator) -> _Quorum:
+        return _Quorum(self.N, self.active, self.quorum)
 
 
 def trajectory_pool(

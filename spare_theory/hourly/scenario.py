@@ -40,6 +40,7 @@ from ..lifetimes.outages import REPAIR_LAWS, check_repair_fields
 __all__ = [
     "FAILURE_LAWS",
     "LLAMA3_H100_GPU_MTBF_HOURS",
+    "PRESETS",
     "REPAIR_LAWS",
     "Scenario",
     "check_checkpoint_interval",
@@ -141,6 +142,26 @@ class Scenario:
     lemon_rate_factor : float
         Failure rate of a lemon group relative to the others, ``>= 1``
         (default 1).
+    reconfigure_minutes : float
+        Stall of an elastic job at each membership change (a group dropped at
+        the next quorum, a group rejoining): failure detection, a new quorum
+        and the communicators rebuilt, minutes, ``>= 0``.  Default 3 min,
+        the stall per failure that Meta measured for fault-tolerant HSDP at
+        O(100K) GPUs (Salpekar et al. 2026, "Training LLMs with Fault
+        Tolerant HSDP on 100,000 GPUs", arXiv 2602.00277: 3 min against
+        10 min for a synchronous restart); torchft's defaults bound the
+        detection alone by a minute (``Manager(timeout=60 s,
+        quorum_timeout=60 s)``, lighthouse ``heartbeat_timeout_ms=5000``).
+        Used by the strategies that change membership without a global
+        restart (``"elastic"``, ``"hot_spares"``); the published strategies
+        have no reconfiguration (their rejoin stall is ``rejoin_minutes``).
+    heal_minutes : float
+        Live recovery of a repaired group from a peer before it rejoins an
+        elastic job (torchft's *heal*: the state dict sent by a live
+        replica), minutes, ``>= 0``, added to its repair time.  Default
+        1 min: torchft bounds the transfer by ``Manager(timeout=60 s)``
+        (its ``HTTPTransport(timeout=timeout)``).  Elastic strategies with
+        repairs only (no group comes back without repairs).
     microbatches : int
         ``m >= 1`` micro-batches (pieces) per shard (default 1).  SPARe only:
         a failed group's shard is cut into ``m`` pieces that any surviving
@@ -159,7 +180,8 @@ class Scenario:
         ``repair_minutes`` not ``> 0``, an unknown ``repair_law`` or one
         whose mean differs from ``repair_minutes``, a ``rejoin_minutes``
         without repairs; both ``planned_restart_failures`` and
-        ``planned_restart_cost`` set, or a ``planned_restart_cost`` not ``> 1``.
+        ``planned_restart_cost`` set, or a ``planned_restart_cost`` not ``> 1``;
+        a negative ``reconfigure_minutes`` or ``heal_minutes``.
     TypeError
         On positional arguments: every field is a keyword.
 
@@ -188,6 +210,8 @@ class Scenario:
     lemon_rate_factor: float = 1.0
     planned_restart_failures: int | None = None
     planned_restart_cost: float | None = None
+    reconfigure_minutes: float = 3.0
+    heal_minutes: float = 1.0
     microbatches: int = 1
 
     def __post_init__(self) -> None:
@@ -220,6 +244,8 @@ class Scenario:
             )
         )
         checked["microbatches"] = as_count(self.microbatches, "microbatches", minimum=1)
+        for name in ("reconfigure_minutes", "heal_minutes"):
+            checked[name] = as_real(getattr(self, name), name, minimum=0.0)
         if self.planned_restart_failures is not None:
             checked["planned_restart_failures"] = as_count(
                 self.planned_restart_failures,
@@ -340,6 +366,58 @@ class Scenario:
             work_hours=work_hours,
         )
 
+    @classmethod
+    def preset(cls, name: str, **fields: Any) -> Scenario:
+        """A scenario with the costs of a fast-restart technique, the other fields given.
+
+        ``fields`` are the Scenario's own keywords; they override the
+        preset's.  The presets (:data:`PRESETS`):
+
+        - ``"in_process_restart"``: ``restart_minutes = 1``.  NVIDIA's
+          resiliency extension restarts the training function inside the
+          running processes (no new job, container, interpreter or CUDA
+          context); its usage guide ("Restart latency") lists about 1.5 s
+          for the wrapper (``destroy_process_group`` ~0.5 s, rank assignment
+          ~0.5 s, a TCPStore barrier 0.5 s at 16k ranks) plus one training
+          iteration, plus the user's re-initialisation: the communicators
+          and the reload of the last checkpoint.  The minute is this
+          package's allowance for those (no public figure at 100k GPUs).
+        - ``"in_memory_checkpoints"``: ``checkpoint_minutes = 0.05`` (3 s).
+          Gemini (Wang et al., SOSP 2023, "GEMINI: Fast Failure Recovery in
+          Distributed Training with In-Memory Checkpoints") checkpoints to
+          CPU memory of peer machines at every iteration with no measurable
+          loss of training throughput; 3 s charges about one iteration.
+        - ``"fast_restarts"``: both.
+
+        Parameters
+        ----------
+        name : str
+            One of :data:`PRESETS`.
+        **fields
+            Scenario fields (``gpus``, ``gpus_per_group``, ``work_hours``, ...).
+
+        Returns
+        -------
+        Scenario
+
+        Raises
+        ------
+        ValueError
+            Naming ``name`` for an unknown preset, or a field as the
+            constructor does.
+
+        Examples
+        --------
+        >>> sc = Scenario.preset("fast_restarts", gpus=1024, gpus_per_group=8, work_hours=48)
+        >>> sc.restart_minutes, sc.checkpoint_minutes
+        (1.0, 0.05)
+        >>> Scenario.preset("in_process_restart", gpus=1024, gpus_per_group=8,
+        ...                 checkpoint_minutes=5, work_hours=48, restart_minutes=2).restart_minutes
+        2.0
+        """
+        chosen = PRESETS[as_choice(name, "name", tuple(PRESETS))]
+        return cls(**{**chosen, **fields})
+
     def __str__(self) -> str:
         return (
             f"{self.gpus:,} GPUs in N={self.groups:,} groups of {self.gpus_per_group}, "
@@ -359,6 +437,14 @@ class Scenario:
                 + (f" (shape {self.weibull_shape:g})" if self.failure_law == "weibull" else "")
             )
         )
+
+
+#: Scenario fields of the fast-restart presets (:meth:`Scenario.preset`, sources there).
+PRESETS: dict[str, dict[str, float]] = {
+    "in_process_restart": {"restart_minutes": 1.0},
+    "in_memory_checkpoints": {"checkpoint_minutes": 0.05},
+    "fast_restarts": {"restart_minutes": 1.0, "checkpoint_minutes": 0.05},
+}
 
 
 def _check_failure_law(law: Any) -> Any:

@@ -29,6 +29,17 @@ restart) until ``work_hours`` of work are saved by a checkpoint.  Events:
 * **planned restarts**: a restart without rollback (the segment's work is
   kept) once ``planned_restart_failures`` groups are down at once, or once a
   rule whose step cost grows (SPARe) reaches ``planned_restart_cost``.
+* **reconfiguring rules** (elastic DP and hot spares,
+  :class:`~spare_theory.hourly.rules.QuorumRules`), the issue's contract: a
+  failure that leaves the quorum up starts a stall of
+  ``reconfigure_minutes``, and so does a rejoin; an event during a stall
+  starts it over (stalls do not queue).  Events during a restart start no
+  stall, none follows it; events during a checkpoint do not interrupt it
+  and one stall starts at its end if any happened (a stall already running
+  goes on through the checkpoint).  A failed group is out for its repair
+  time plus ``heal_minutes`` (its live recovery from a peer).  The work
+  that every step would have done at the whole global batch is summed
+  beside the work, for the samples skipped.
 
 **Independence.**  Nothing here uses the model it checks: this module
 imports the scenario, the rules (real placements, exact controllers) and the
@@ -50,7 +61,7 @@ import numpy as np
 from .._parallel import map_tasks
 from .._samples import TrialSamples
 from .._validation import as_count, as_seed_sequence, child_seed
-from ..lifetimes.laws import equilibrium_law
+from ..lifetimes.clocks import RenewalClocks
 from .repairs_sim import repair_hours
 from .scenario import Scenario
 
@@ -87,6 +98,11 @@ class TrainingSamples(TrialSamples):
         Planned restarts (no rollback; ``Scenario.planned_restart_failures``
         or ``planned_restart_cost``) among ``restarts`` in each run (``None``
         when built without it).
+    samples_skipped : numpy.ndarray or None
+        Share of the global batch not trained over each run's saved work (0
+        for the exact-batch strategies; ``None`` when built without it).
+    exact_batch : bool
+        Whether every step trains the whole global batch.
 
     Examples
     --------
@@ -102,6 +118,8 @@ class TrainingSamples(TrialSamples):
     restarts: np.ndarray
     repairs: np.ndarray | None = None
     planned_restarts: np.ndarray | None = None
+    samples_skipped: np.ndarray | None = None
+    exact_batch: bool = True
 
     @property
     def mean_hours(self) -> float:
@@ -113,41 +131,6 @@ class TrainingSamples(TrialSamples):
         """Standard error of ``mean_hours`` (0 for one trial)."""
         n = self.hours.size
         return float(self.hours.std(ddof=1) / math.sqrt(n)) if n > 1 else 0.0
-
-
-class _RenewalClocks:
-    """Renewal failure clocks of ``N`` groups for one run: a heap of ``(expiry, group)``."""
-
-    def __init__(self, law: Any, N: int, rng: np.random.Generator) -> None:
-        self.law, self.rng = law, rng
-        self.buffer, self.used = np.empty(0), 0
-        first = equilibrium_law(law).rvs(size=N, random_state=rng)
-        self.heap = [(float(x), g) for g, x in enumerate(np.atleast_1d(first))]
-        heapq.heapify(self.heap)
-
-    def lifetime(self) -> float:
-        if self.used == self.buffer.size:
-            self.buffer = np.asarray(
-                self.law.rvs(size=_LIFETIME_BATCH, random_state=self.rng), dtype=float
-            )
-            self.used = 0
-        self.used += 1
-        return float(self.buffer[self.used - 1])
-
-    def next_healthy(self, down: np.ndarray) -> tuple[float, int]:
-        """Earliest expiry of a healthy group; expiries of down groups renew silently."""
-        while self.heap:
-            t, g = self.heap[0]
-            if not down[g]:
-                return t, g
-            heapq.heapreplace(self.heap, (t + self.lifetime(), g))
-        return math.inf, -1
-
-    def fire(self) -> int:
-        """Renew the earliest clock from its expiry; return its group."""
-        t, g = self.heap[0]
-        heapq.heapreplace(self.heap, (t + self.lifetime(), g))
-        return g
 
 
 class _ExponentialFailures:
@@ -173,7 +156,7 @@ class _ExponentialFailures:
 class _RenewalFailures:
     """The earliest expiring renewal clock of a healthy group fails next."""
 
-    def __init__(self, clocks: _RenewalClocks, N: int) -> None:
+    def __init__(self, clocks: RenewalClocks, N: int) -> None:
         self.clocks = clocks
         self.down = np.zeros(N, dtype=bool)  # all groups healthy at a restart
 
@@ -206,6 +189,9 @@ class _Cycle:
         self.N = self.healthy = N
         self.t = t
         self.repair_hours, self.stall, self.stall_end = repair_hours, stall_hours, t
+        #: Elastic stall semantics (module docstring): events while ``holding``
+        #: (restart, checkpoint) start no stall; ``held`` records that one happened.
+        self.reconfigures, self.holding, self.held = rule.reconfigures, False, False
         self.due: list[tuple[float, int]] = []  # (repair done, group), a heap
         self.repairs = 0
         #: Planned restart (no rollback) once this many groups are down at once,
@@ -232,7 +218,10 @@ class _Cycle:
             self.failures.restore(g, self.healthy)
             self.healthy += 1
             self.repairs += 1
-            self.stall_end = max(self.stall_end, self.t) + self.stall
+            if self.reconfigures:
+                self._reconfigure()
+            else:
+                self.stall_end = max(self.stall_end, self.t) + self.stall
             self.rule.rejoin(g)
         else:
             self.t = self.next_fail
@@ -246,26 +235,47 @@ class _Cycle:
                     # the stream order every seeded result without repairs rests on.
                     self.next_fail = self.failures.next_time(self.t, self.healthy)
                 return True
+            if self.reconfigures:
+                self._reconfigure()
         # The failure rate changed (or a failure happened): draw the next one afresh.
         self.next_fail = self.failures.next_time(self.t, self.healthy)
         return self._triggered()
 
-    def wait(self, duration: float) -> bool:
-        """Spend ``duration`` hours without computing (restart, checkpoint); True at a wipe-out."""
+    def _reconfigure(self) -> None:
+        """A membership change: the stall starts over now (or after the wait holding it)."""
+        if self.holding:
+            self.held = True
+        else:
+            self.stall_end = self.t + self.stall
+
+    def wait(self, duration: float, *, checkpoint: bool = False) -> bool:
+        """Spend ``duration`` hours without computing (restart, checkpoint); True at a wipe-out.
+
+        A reconfiguring rule's events start no stall meanwhile; after a
+        ``checkpoint`` during which some happened, one stall starts.
+        """
         end = self.t + duration
+        self.holding, self.held = self.reconfigures, False
         while self._next_event() < end:
             if self._event():
+                self.holding = False
                 return True
         self.t = end
+        self.holding = False
+        if checkpoint and self.held:
+            self.stall_end = end + self.stall
         return False
 
-    def compute(self, tau: float, work_left: float) -> tuple[float, bool]:
-        """Compute for ``tau`` hours or until ``work_left`` is done: ``(work, wiped)``.
+    def compute(self, tau: float, work_left: float) -> tuple[float, float, bool]:
+        """Compute for ``tau`` hours or until ``work_left`` is done: ``(work, batch, wiped)``.
 
         Work accrues at the rule's throughput, which changes at each event,
-        and not at all while a rejoin stalls the job.
+        and not at all while a rejoin (or, for a reconfiguring rule, any
+        membership change) stalls the job.  ``batch``: the work at the
+        whole global batch (a reconfiguring rule's ``batch_throughput``;
+        ``work`` itself for the others).
         """
-        work, left = 0.0, tau
+        work, batch, left = 0.0, 0.0, tau
         while True:
             # The next stop: the stall's end, the interval's end or the work's end.
             if self.t < self.stall_end:
@@ -275,23 +285,26 @@ class _Cycle:
                 rate, done = self.rule.throughput, True
                 end = self.t + min(left, (work_left - work) / rate)
             nxt = self._next_event()
+            stop = min(end, nxt)
+            if self.reconfigures and rate > 0:
+                batch += self.rule.batch_throughput * (stop - self.t)
             if nxt >= end:
                 work += rate * (end - self.t)
                 left -= end - self.t
                 self.t = end
                 if done:
-                    return work, False
+                    return work, batch if self.reconfigures else work, False
                 continue
             work += rate * (nxt - self.t)
             left -= nxt - self.t
             if self._event():
-                return work, True
+                return work, batch if self.reconfigures else work, True
 
 
 def _one_run(
     scenario: Scenario, rules: Callable[[np.random.Generator], Any], tau: float, rng: Any
-) -> tuple[float, int, int, int]:
-    """Hours, restarts, repairs and planned restarts of one run (times in hours).
+) -> tuple[float, int, int, int, float]:
+    """Hours, restarts, repairs, planned restarts and samples skipped of one run (hours).
 
     A planned restart keeps the work of the current segment, then restarts
     as a wipe-out does.
@@ -304,12 +317,21 @@ def _one_run(
     )
     # Work within this tolerance of W counts as done (float rounding of sums).
     eps = 1e-12 * W
-    clocks = None if scenario.exponential else _RenewalClocks(scenario.group_lifetime_law, N, rng)
+    clocks = (
+        None
+        if scenario.exponential
+        else RenewalClocks(
+            scenario.group_lifetime_law, N, rng, batch=_LIFETIME_BATCH, start="equilibrium"
+        )
+    )
 
     def draw_repair(q: float) -> float:
         return float(repair_hours(scenario, q))
 
-    t, saved, restarts, repairs, planned = 0.0, 0.0, 0, 0, 0
+    def draw_healed(q: float) -> float:
+        return float(repair_hours(scenario, q)) + scenario.heal_minutes / 60
+
+    t, saved, saved_batch, restarts, repairs, planned = 0.0, 0.0, 0.0, 0, 0, 0
     fresh = True  # the run starts computing, with no initial restart (as Daly)
     while True:
         rule = rules(rng)
@@ -317,34 +339,32 @@ def _one_run(
             _ExponentialFailures(N, lam, rng) if clocks is None else _RenewalFailures(clocks, N)
         )
         repairing = scenario.repair_minutes is not None and rule.repairable
-        cycle = _Cycle(
-            rule,
-            failures,
-            N,
-            t,
-            rng,
-            draw_repair if repairing else None,
-            scenario.rejoin_minutes / 60 if repairing else 0.0,
-        )
+        if rule.reconfigures:
+            draw, stall = draw_healed, scenario.reconfigure_minutes / 60
+        else:
+            draw, stall = draw_repair, scenario.rejoin_minutes / 60 if repairing else 0.0
+        cycle = _Cycle(rule, failures, N, t, rng, draw if repairing else None, stall)
         cycle.trigger = scenario.planned_restart_failures or math.inf
         if scenario.planned_restart_cost is not None:
             cycle.cost_trigger = scenario.planned_restart_cost * (1.0 - _COST_SLACK)
         wiped = False if fresh else cycle.wait(R)
         fresh = False
         while not wiped:
-            work, wiped = cycle.compute(tau, W - saved)
-            wiped = wiped or cycle.wait(delta)
+            work, batch, wiped = cycle.compute(tau, W - saved)
+            wiped = wiped or cycle.wait(delta, checkpoint=True)
             if not wiped or cycle.planned:
                 saved += work
+                saved_batch += batch
                 if saved >= W - eps:
-                    return cycle.t, restarts, repairs + cycle.repairs, planned
+                    skipped = 1.0 - saved / saved_batch if saved_batch > 0 else 0.0
+                    return cycle.t, restarts, repairs + cycle.repairs, planned, skipped
         t = cycle.t
         restarts += 1
         planned += cycle.planned
         repairs += cycle.repairs
 
 
-def _runs(task: tuple) -> list[tuple[float, int, int, int]]:
+def _runs(task: tuple) -> list[tuple[float, int, int, int, float]]:
     scenario, rules, tau, seed, first, count = task
     return [
         _one_run(scenario, rules, tau, np.random.default_rng(child_seed(seed, i)))
@@ -361,6 +381,7 @@ def simulate_runs(
     seed: int | np.random.SeedSequence,
     executor: cf.Executor | None = None,
     progress: bool = False,
+    exact_batch: bool = True,
 ) -> TrainingSamples:
     """Simulate ``trials`` runs of ``scenario`` under a strategy's failure rules.
 
@@ -385,6 +406,9 @@ def simulate_runs(
         Runs blocks of trials in parallel; ``None`` runs them here.
     progress : bool
         Show a progress bar over blocks of trials.
+    exact_batch : bool
+        Reported as :attr:`TrainingSamples.exact_batch` (the plan's
+        :meth:`Strategy.batch_is_exact <spare_theory.strategies.base.Strategy.batch_is_exact>`).
 
     Returns
     -------
@@ -412,10 +436,12 @@ def simulate_runs(
         for block in map_tasks(_runs, tasks, executor=executor, desc="runs", progress=progress)
         for row in block
     ]
-    hours, restarts, repairs, planned = (np.array(column) for column in zip(*rows))
+    hours, restarts, repairs, planned, skipped = (np.array(column) for column in zip(*rows))
     return TrainingSamples(
         hours.astype(np.float64),
         restarts.astype(np.int64),
         repairs.astype(np.int64),
         planned.astype(np.int64),
+        skipped.astype(np.float64),
+        exact_batch,
     )

@@ -46,7 +46,7 @@ class Plan(Generic[EstimateT]):
     estimate : TrainingEstimate or StepEstimate
         The full estimate of the plan (breakdown, availability, restarts): a
         :class:`TrainingEstimate` for a :class:`Scenario`, a
-        :class:`~spare_theory.steps.model.StepEstimate` for a
+        :class:`~spare_theory.steps.estimate.StepEstimate` for a
         :class:`~spare_theory.steps.scenario.StepScenario`.
     r_values : numpy.ndarray
         The ``r`` scanned, ascending.

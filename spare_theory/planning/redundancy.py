@@ -11,7 +11,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from .._validation import as_count_array
-from ..placement.placements import modular_ruler
+from ..placement.rulers import modular_ruler
 
 __all__ = ["R_STAR_CONSTANT", "r_star_rule", "ruler_exists"]
 

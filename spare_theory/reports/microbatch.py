@@ -6,7 +6,7 @@ load ``L / m`` in shard units.  Writes
 
 * ``tables/microbatch_error.csv|md``: the closed-form average overhead
   :func:`spare_theory.stacking.overhead.overhead` with ``microbatches = m``
-  (state cost :func:`~spare_theory.stacking.overhead.expected_load`, the
+  (state cost :func:`~spare_theory.stacking.load.expected_load`, the
   window-scan model) against the simulation with
   exact loads (:func:`~spare_theory.stacking.overhead.simulate_overhead`, the
   compiled controller), for ``m`` in 1, 2, 4, 8, 16 on a grid of ``(N, r)``
@@ -46,7 +46,8 @@ from .._parallel import map_tasks
 from .._validation import as_seed_sequence, child_seed
 from ..hourly.scenario import Scenario
 from ..placement.placements import cyclic_placement
-from ..stacking.overhead import expected_load, overhead, simulate_overhead, stacks_trajectory
+from ..stacking.load import expected_load
+from ..stacking.overhead import overhead, simulate_overhead, stacks_trajectory
 from ..training.optimize import optimal_plan
 from ._io import save_figure, write_table
 

@@ -25,8 +25,10 @@ import pandas as pd
 
 from .._parallel import map_tasks
 from .._validation import as_count, as_real, as_seed_sequence, child_seed
-from ..placement.placements import cyclic_placement, modular_ruler
-from ..wipeout.law import endurable_failures, endurable_failures_gamma
+from ..placement.placements import cyclic_placement
+from ..placement.rulers import modular_ruler
+from ..wipeout.expansion import endurable_failures_gamma
+from ..wipeout.law import endurable_failures
 from ..wipeout.simulation import simulate_wipeout
 from ._io import save_figure, write_table
 

@@ -29,12 +29,8 @@ import pandas as pd
 
 from .._parallel import map_tasks
 from .._validation import as_count, as_real, as_seed_sequence, child_seed
-from ..placement.placements import (
-    contiguous_placement,
-    cyclic_placement,
-    modular_ruler,
-    random_placement,
-)
+from ..placement.placements import contiguous_placement, cyclic_placement, random_placement
+from ..placement.rulers import modular_ruler
 from ..stacking.overhead import overhead, simulate_overhead, stacks_trajectory
 from ..stacking.stacks import stacks_lower_bound
 from ..wipeout.simulation import simulate_wipeout

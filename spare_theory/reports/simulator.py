@@ -9,8 +9,8 @@ averaged over the 3 published runs of every cell, are the package data
 interval ``k`` the authors ran).
 
 * :func:`simulator_table`: every published cell beside our event simulation
-  (:func:`spare_theory.steps.simulation.simulate_steps`) and our closed form
-  (:func:`spare_theory.steps.model.step_time_to_train`), their errors and
+  (:func:`spare_theory.training.simulate.simulate_steps`) and our closed form
+  (:func:`spare_theory.training.estimate.step_time_to_train`), their errors and
   pass/fail.
 * :func:`paper_table`: the paper's headline table (Weibull lifetimes,
   ``N = 200, 600, 1000``) at the paper's plans and at our optimiser's.
@@ -42,10 +42,10 @@ import pandas as pd
 
 from .._parallel import map_tasks
 from .._validation import as_count, as_seed_sequence, child_seed
-from ..steps.model import step_time_to_train
 from ..steps.scenario import StepScenario, paper_scenario
-from ..steps.simulation import simulate_steps
+from ..training.estimate import step_time_to_train
 from ..training.optimize import optimal_plan
+from ..training.simulate import simulate_steps
 from ._io import save_figure, write_table
 
 __all__ = [

@@ -13,7 +13,7 @@ __getattr__, __dir__, __all__ = attach(
         "ReorderingController": "reordering",
         "WipedOut": "stacks",
         "cycle_trajectory": "domains_sim",
-        "expected_load": "overhead",
+        "expected_load": "load",
         "expected_stacks": "overhead",
         "failure_times": "domains_sim",
         "lemon_rates": "domains_sim",

@@ -30,14 +30,18 @@ from ``child_seed(seed, b)`` (the overhead: trial ``i`` from
 
 from __future__ import annotations
 
+import concurrent.futures as cf
 from dataclasses import dataclass
 
 import numpy as np
 import numpy.typing as npt
 
+from .._parallel import map_tasks
+from .._samples import TrialSamples
 from .._validation import as_count, as_real, as_seed_sequence, child_seed
 from ..placement.placements import validate_hosts
 from ..wipeout.domains import failure_domains
+from ..wipeout.simulation import split_tasks
 from .reordering import ReorderingController
 from .stacks import WipedOut
 
@@ -93,9 +97,19 @@ def lemon_rates(
     return rates
 
 
-def _check_model(
-    N: int, domains: int | npt.ArrayLike, share: float, rates: npt.ArrayLike | None
-) -> tuple[np.ndarray, float, np.ndarray]:
+def _check_simulation(
+    hosts: npt.ArrayLike,
+    trials: int,
+    seed: int | np.random.SeedSequence,
+    domains: int | npt.ArrayLike,
+    share: float,
+    rates: npt.ArrayLike | None,
+) -> tuple[np.ndarray, int, np.random.SeedSequence, tuple[np.ndarray, float, np.ndarray]]:
+    """Both simulations' checked arguments: placement, trials, seed, ``(domains, s, rates)``."""
+    hosts = validate_hosts(hosts)
+    N = hosts.shape[0]
+    trials = as_count(trials, "trials")
+    seed = as_seed_sequence(seed)
     dom = failure_domains(N, domains)
     s = as_real(share, "domain_failure_share", minimum=0.0, maximum=1.0)
     if rates is None:
@@ -104,7 +118,7 @@ def _check_model(
         w = np.asarray(rates, dtype=float)
         if w.shape != (N,) or not np.all(np.isfinite(w)) or np.any(w <= 0):
             raise ValueError(f"group_rates must be {N} finite positive numbers")
-    return dom, s, w
+    return hosts, trials, seed, (dom, s, w)
 
 
 def failure_times(
@@ -155,8 +169,11 @@ def failure_times(
 
 
 @dataclass(frozen=True)
-class DomainWipeoutSamples:
+class DomainWipeoutSamples(TrialSamples):
     """Samples of :func:`simulate_domain_wipeout`, one per trial.
+
+    ``mean(name)``, ``standard_error(name)`` and ``to_frame()`` summarise
+    them (:class:`spare_theory._samples.TrialSamples`).
 
     Attributes
     ----------
@@ -168,8 +185,9 @@ class DomainWipeoutSamples:
     Examples
     --------
     >>> import numpy as np
-    >>> round(DomainWipeoutSamples(np.array([3, 5]), np.array([0.5, 0.7])).time.mean().item(), 3)
-    0.6
+    >>> samples = DomainWipeoutSamples(np.array([3, 5]), np.array([0.5, 0.7]))
+    >>> round(samples.mean("time"), 3), round(samples.standard_error("failures"), 3)
+    (0.6, 1.0)
     """
 
     failures: npt.NDArray[np.int64]
@@ -184,6 +202,8 @@ def simulate_domain_wipeout(
     domains: int | npt.ArrayLike = 1,
     domain_failure_share: float = 0.0,
     group_rates: npt.ArrayLike | None = None,
+    executor: cf.Executor | None = None,
+    progress: bool = False,
 ) -> DomainWipeoutSamples:
     """Monte Carlo of the wipe-out count and time under domain failures and lemons.
 
@@ -206,6 +226,11 @@ def simulate_domain_wipeout(
         ``0 <= s <= 1``.
     group_rates : array_like of float, optional
         Rate multiplier of each group (lemons, :func:`lemon_rates`); default 1.
+    executor : concurrent.futures.Executor, optional
+        Runs the blocks in up to 16 tasks there; ``None`` runs them here.
+        The samples do not depend on it.
+    progress : bool
+        Show a progress bar over the tasks.
 
     Returns
     -------
@@ -220,14 +245,21 @@ def simulate_domain_wipeout(
     >>> out.failures.tolist(), np.round(out.time, 3).tolist()
     ([25, 24, 25, 24], [0.337, 0.928, 0.513, 0.313])
     """
-    hosts = validate_hosts(hosts)
-    N, r = hosts.shape
-    trials = as_count(trials, "trials")
-    seed = as_seed_sequence(seed)
-    dom, s, w = _check_model(N, domains, domain_failure_share, group_rates)
-    block = max(1, _BLOCK_ELEMENTS // N)
+    hosts, trials, seed, model = _check_simulation(
+        hosts, trials, seed, domains, domain_failure_share, group_rates
+    )
+    block = max(1, _BLOCK_ELEMENTS // hosts.shape[0])
+    tasks = [(hosts, model, seed, block, trials, part) for part in split_tasks(-(-trials // block))]
+    parts = map_tasks(_wipeout_blocks, tasks, executor=executor, desc="blocks", progress=progress)
+    return DomainWipeoutSamples(*(np.concatenate(column) for column in zip(*parts)))
+
+
+def _wipeout_blocks(task: tuple) -> tuple[np.ndarray, np.ndarray]:
+    """Wipe-out counts and times of the task's blocks (block ``b`` from ``child_seed(seed, b)``)."""
+    hosts, (dom, s, w), seed, block, trials, blocks = task
+    r = hosts.shape[1]
     counts, times = [], []
-    for b in range(-(-trials // block)):
+    for b in blocks:
         size = min(block, trials - b * block)
         X = failure_times(np.random.default_rng(child_seed(seed, b)), size, dom, s, w)
         W = X[:, hosts[:, 0]]
@@ -236,14 +268,15 @@ def simulate_domain_wipeout(
         wipe = W.min(axis=1)
         times.append(wipe)
         counts.append(np.count_nonzero(wipe[:, None] >= X, axis=1))
-    return DomainWipeoutSamples(
-        np.concatenate(counts).astype(np.int64), np.concatenate(times).astype(float)
-    )
+    return np.concatenate(counts).astype(np.int64), np.concatenate(times).astype(float)
 
 
 @dataclass(frozen=True)
-class DomainOverheadSamples:
+class DomainOverheadSamples(TrialSamples):
     """Samples of :func:`simulate_domain_overhead`, one per trial.
+
+    ``mean(name)``, ``standard_error(name)`` and ``to_frame()`` summarise
+    them (:class:`spare_theory._samples.TrialSamples`).
 
     Attributes
     ----------
@@ -263,8 +296,9 @@ class DomainOverheadSamples:
     --------
     >>> import numpy as np
     >>> one = np.array([1.0])
-    >>> DomainOverheadSamples(np.array([3]), one, 2 * one, 3 * one, one / 2).worst.tolist()
-    [3.0]
+    >>> samples = DomainOverheadSamples(np.array([3]), one, 2 * one, 3 * one, one / 2)
+    >>> samples.worst.tolist(), samples.to_frame().iloc[0].tolist()
+    ([3.0], [0.0, 3.0, 1.0, 2.0, 3.0, 0.5])
     """
 
     failures: npt.NDArray[np.int64]
@@ -336,6 +370,8 @@ def simulate_domain_overhead(
     domains: int | npt.ArrayLike = 1,
     domain_failure_share: float = 0.0,
     group_rates: npt.ArrayLike | None = None,
+    executor: cf.Executor | None = None,
+    progress: bool = False,
 ) -> DomainOverheadSamples:
     """Monte Carlo of the stack depth ``S*`` over a cycle under domain failures.
 
@@ -351,8 +387,8 @@ def simulate_domain_overhead(
         Independent cycles, ``>= 1``; trial ``i`` uses ``child_seed(seed, i)``.
     seed : int or numpy.random.SeedSequence
         Seed.
-    domains, domain_failure_share, group_rates
-        As in :func:`simulate_domain_wipeout`.
+    domains, domain_failure_share, group_rates, executor, progress
+        As in :func:`simulate_domain_wipeout` (the executor runs trials).
 
     Returns
     -------
@@ -367,22 +403,29 @@ def simulate_domain_overhead(
     >>> out.failures.tolist(), out.worst.tolist()
     ([6, 4, 6], [2.0, 1.0, 2.0])
     """
-    hosts = validate_hosts(hosts)
-    N = hosts.shape[0]
-    trials = as_count(trials, "trials")
-    seed = as_seed_sequence(seed)
-    dom, s, w = _check_model(N, domains, domain_failure_share, group_rates)
-    out = np.empty((5, trials))
-    for i in range(trials):
+    hosts, trials, seed, model = _check_simulation(
+        hosts, trials, seed, domains, domain_failure_share, group_rates
+    )
+    tasks = [(hosts, model, seed, part) for part in split_tasks(trials)]
+    parts = map_tasks(_overhead_trials, tasks, executor=executor, desc="trials", progress=progress)
+    out = np.concatenate(parts, axis=1)
+    return DomainOverheadSamples(out[0].astype(np.int64), out[1], out[2], out[3], out[4])
+
+
+def _overhead_trials(task: tuple) -> np.ndarray:
+    """The five per-trial quantities (rows) of the task's trials (``child_seed(seed, i)``)."""
+    hosts, (dom, s, w), seed, trials = task
+    out = np.empty((5, len(trials)))
+    for row, i in enumerate(trials):
         X = failure_times(np.random.default_rng(child_seed(seed, i)), 1, dom, s, w)[0]
         times, stacks, f = cycle_trajectory(hosts, X)
         span = np.diff(times)
         total = times[-1]
-        out[:, i] = (
+        out[:, row] = (
             f,
             total,
             float(span @ stacks) / total,
             stacks[-1],
             float(span @ (1.0 / stacks)) / total,
         )
-    return DomainOverheadSamples(out[0].astype(np.int64), out[1], out[2], out[3], out[4])
+    return out

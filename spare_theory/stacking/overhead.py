@@ -10,12 +10,16 @@ so the states visited without wipe-out are ``f = 0, 1, ..., T - 1`` with
   with ``N - f`` groups left, each failing at rate ``lambda``, state ``f``
   lasts ``1 / ((N - f) lambda)`` on average, so later (costlier) states weigh
   more.
+
+With micro-batches (``m`` pieces per shard) states cost the load instead of
+``S*``: simulated exactly, and in closed form from the load model of
+:mod:`spare_theory.stacking.load`.
 """
 
 from __future__ import annotations
 
+import concurrent.futures as cf
 import functools
-import math
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
@@ -23,8 +27,9 @@ import numpy as np
 import numpy.typing as npt
 from scipy import special
 
-from .._jit import compiled
 from .._numerics import DIRECT_SUM_TERMS, smooth_sum
+from .._parallel import map_tasks
+from .._samples import TrialSamples
 from .._validation import (
     as_choice,
     as_count,
@@ -33,15 +38,14 @@ from .._validation import (
     as_seed_sequence,
     child_seed,
 )
-from ..placement.placements import group_stacks, modular_ruler, validate_hosts
+from ..placement.placements import group_stacks, validate_hosts
 from ..wipeout.law import wipeout_law
-from ._piece_trajectory import host_slots, load_trajectory_from_arrays
+from ..wipeout.simulation import split_tasks
 from ._trajectory import trajectory_from_arrays
-from .stacks import load_lower_bound, stacks_lower_bound
+from .load import expected_load, load_table
 
 __all__ = [
     "OverheadSamples",
-    "expected_load",
     "expected_stacks",
     "overhead",
     "overhead_from_survival",
@@ -58,8 +62,11 @@ _ASYMPTOTIC_FROM = 100.0
 
 
 @dataclass(frozen=True)
-class OverheadSamples:
+class OverheadSamples(TrialSamples):
     """Per-trial results of :func:`simulate_overhead` (arrays of length ``trials``).
+
+    ``mean(name)``, ``standard_error(name)`` and ``to_frame()`` summarise
+    them (:class:`spare_theory._samples.TrialSamples`).
 
     Attributes
     ----------
@@ -79,6 +86,8 @@ class OverheadSamples:
     >>> s = simulate_overhead(cyclic_placement(100, 3), 4, seed=0)
     >>> s.T.tolist(), s.per_failure.round(4).tolist(), s.max_stacks.tolist()
     ([22, 22, 20, 24], [1.9545, 1.9545, 1.95, 1.9583], [2, 2, 2, 2])
+    >>> s.mean("T"), round(s.standard_error("T"), 4), s.to_frame().columns.tolist()
+    (22.0, 0.8165, ['trial', 'T', 'per_failure', 'time_weighted', 'max_stacks'])
     """
 
     T: np.ndarray
@@ -118,28 +127,32 @@ def stacks_trajectory(
     [1.0, 1.25, 1.5, 1.75]
     """
     m = as_count(microbatches, "microbatches", minimum=1)
-    if m > 1:
-        return _load_trajectory(validate_hosts(hosts), order, m)
     # Compiled augmenting-path repair (spare_theory.stacking._trajectory): the same S*
-    # as ReorderingController.fail, about 23x faster at N = 75,000, r = 17.
+    # and loads as ReorderingController.fail, about 23x faster at N = 75,000, r = 17.
     placement = validate_hosts(hosts)
-    return trajectory_from_arrays(placement, group_stacks(placement), order)
-
-
-def _load_trajectory(hosts: np.ndarray, order: Iterable[int], m: int) -> npt.NDArray[np.float64]:
-    """Exact loads ``min_load`` along ``order``: the compiled piece-flow repair.
-
-    :func:`spare_theory.stacking._piece_trajectory.load_trajectory_from_arrays`, the
-    controller's ``microbatches = m`` algorithm on flat arrays (same loads,
-    tested on random orders; 50-60x solving from scratch at N = 4096, r = 12,
-    m = 8, ``bench/bench_microbatch.py``).
-    """
-    return load_trajectory_from_arrays(hosts, group_stacks(hosts), order, m)
+    return trajectory_from_arrays(placement, group_stacks(placement), order, m)
 
 
 def _averages(trajectory: np.ndarray, N: int) -> tuple[float, float]:
     weights = 1.0 / (N - np.arange(trajectory.size))
     return float(trajectory.mean()), float(weights @ trajectory / weights.sum())
+
+
+def _overhead_trials(task: tuple) -> tuple[np.ndarray, ...]:
+    """``T``, both averages and the last state of the task's trials (``child_seed(seed, i)``)."""
+    hosts, stacks, m, seed, trials = task
+    N = hosts.shape[0]
+    T = np.empty(len(trials), dtype=np.int64)
+    per_failure = np.empty(len(trials))
+    time_weighted = np.empty(len(trials))
+    max_stacks = np.empty(len(trials), dtype=np.int64 if m == 1 else np.float64)
+    for row, i in enumerate(trials):
+        order = np.random.default_rng(child_seed(seed, i)).permutation(N)
+        trajectory = trajectory_from_arrays(hosts, stacks, order, m)
+        T[row] = trajectory.size
+        per_failure[row], time_weighted[row] = _averages(trajectory, N)
+        max_stacks[row] = trajectory[-1]
+    return T, per_failure, time_weighted, max_stacks
 
 
 def simulate_overhead(
@@ -148,6 +161,8 @@ def simulate_overhead(
     *,
     seed: int | np.random.SeedSequence,
     microbatches: int = 1,
+    executor: cf.Executor | None = None,
+    progress: bool = False,
 ) -> OverheadSamples:
     """Monte Carlo of the overhead: one failure trajectory to wipe-out per trial.
 
@@ -164,6 +179,10 @@ def simulate_overhead(
         Pieces per shard ``m``: states cost the exact load
         (:func:`spare_theory.stacking.stacks.min_load`, the controller's repair compiled) instead of
         ``S*``; ``max_stacks`` then holds the last load (a float).
+    executor : concurrent.futures.Executor, optional
+        Runs the trials in up to 16 tasks there; ``None`` runs them here.
+    progress : bool
+        Show a progress bar over the tasks.
 
     Returns
     -------
@@ -173,31 +192,17 @@ def simulate_overhead(
     --------
     >>> from spare_theory import cyclic_placement, simulate_overhead
     >>> s = simulate_overhead(cyclic_placement(100, 3), 200, seed=1)
-    >>> print(round(s.per_failure.mean(), 3), round(s.time_weighted.mean(), 3))
+    >>> print(round(s.mean("per_failure"), 3), round(s.mean("time_weighted"), 3))
     1.945 1.951
     """
     hosts = validate_hosts(hosts)
     trials = as_count(trials, "trials")
     seed = as_seed_sequence(seed)
     m = as_count(microbatches, "microbatches", minimum=1)
-    N = hosts.shape[0]
-    T = np.empty(trials, dtype=np.int64)
-    per_failure = np.empty(trials)
-    time_weighted = np.empty(trials)
-    max_stacks = np.empty(trials, dtype=np.int64 if m == 1 else np.float64)
     stacks = group_stacks(hosts)  # validated once, not per trial
-    slot = host_slots(hosts, stacks) if m > 1 else stacks
-    for i in range(trials):
-        order = np.random.default_rng(child_seed(seed, i)).permutation(N)
-        trajectory: np.ndarray = (
-            load_trajectory_from_arrays(hosts, stacks, order, m, slot)
-            if m > 1
-            else trajectory_from_arrays(hosts, stacks, order)
-        )
-        T[i] = trajectory.size
-        per_failure[i], time_weighted[i] = _averages(trajectory, N)
-        max_stacks[i] = trajectory[-1]
-    return OverheadSamples(T, per_failure, time_weighted, max_stacks)
+    tasks = [(hosts, stacks, m, seed, part) for part in split_tasks(trials)]
+    parts = map_tasks(_overhead_trials, tasks, executor=executor, desc="trials", progress=progress)
+    return OverheadSamples(*(np.concatenate(column) for column in zip(*parts)))
 
 
 def expected_stacks(
@@ -205,7 +210,8 @@ def expected_stacks(
 ) -> float | npt.NDArray[np.float64]:
     """Model of ``E[S* | f failures, no wipe-out yet]`` for the cyclic ruler placement.
 
-    ``E[S*_f] = ceil(N / (N - f))`` (the lower bound ``stacks_lower_bound``).
+    ``E[S*_f] = ceil(N / (N - f))`` (the lower bound ``stacks_lower_bound``; the
+    micro-batch model :func:`~spare_theory.stacking.load.expected_load` at ``m = 1``).
     Measured with the exact controller (``docs/theory.md`` section 3), ``S*`` exceeds
     the bound only in rare states -- a few failures before the thresholds
     ``f = N(1 - 1/k)`` and just before a wipe-out, where types left with one
@@ -234,214 +240,7 @@ def expected_stacks(
     >>> expected_stacks(100, 3, [0, 49, 50, 60]).tolist()
     [1.0, 2.0, 2.0, 3.0]
     """
-    N_arr, r_arr, f_arr = np.broadcast_arrays(
-        as_count_array(N, "N"),
-        as_count_array(r, "r"),
-        as_count_array(failures, "failures", minimum=0),
-    )
-    if np.any(r_arr > N_arr):
-        raise ValueError("r must be <= N")
-    if np.any(f_arr >= N_arr):
-        raise ValueError("failures must be < N")
-    out = np.asarray(stacks_lower_bound(N_arr, f_arr), dtype=float)
-    if np.any(out > r_arr):
-        raise ValueError(
-            "failures must leave ceil(N/(N-f)) <= r: more failures make a wipe-out certain"
-        )
-    return float(out) if out.ndim == 0 else out
-
-
-def expected_load(
-    N: npt.ArrayLike, r: npt.ArrayLike, failures: npt.ArrayLike, *, microbatches: int = 1
-) -> float | npt.NDArray[np.float64]:
-    """Model of ``E[min_load | f failures]`` with ``m`` pieces per shard (cyclic ruler placement).
-
-    ``min_load = ceil(m rho*) / m`` with ``rho* = max_X |X| / |H(X)|`` over
-    sets of types ``X`` and their surviving hosts ``H(X)``
-    (:mod:`spare_theory.stacking.stacks`), so with ``lambda_k = k / m``
-
-        E[L_f] = k_f / m + (1/m) sum_{k >= k_f} P(rho* > k / m),
-        k_f = ceil(m N / (N - f))   (the counting bound, X = all types).
-
-    **Window scan** (``docs/theory.md`` section 7).  For ``w`` consecutive
-    types the surviving hosts are those of a window of ``n = w + L`` hosts
-    (``L`` the ruler's largest mark), so such a set breaks load ``lambda``
-    iff ``F(n) - (1 - 1/lambda) n > L / lambda`` (``F(n)`` failed hosts in
-    the window).  In steps of ``1/(k g)`` (``g = gcd(m, k - m)``) that is a
-    random walk ``+m/g`` per failed host, ``-(k-m)/g`` per surviving one,
-    and ``P(no window breaks lambda_k)`` is the survival of its Lindley
-    (reflected) walk below ``L m / g`` along the ring.  With failures
-    independent with ``p = f / N`` the survival over ``N`` hosts is
-    ``gamma_k(p)^N``, ``gamma_k`` the killed walk's per-host decay rate
-    (quasi-stationary power iteration, ``min(N, 512)`` burn-in and
-    measuring steps), computed on a grid of 24 failure counts and
-    interpolated in ``log(-log P)``; ``P(rho* > k/m) = 1 - gamma_k^N``.
-    Assumptions: Bernoulli instead of exactly ``f`` failures, no
-    conditioning on the absence of a wipe-out, and only windows of
-    consecutive types (the closure of a window, types whose outside hosts
-    all failed, adds about 20 % more excess at ``r = 4``); the last two
-    errors have opposite signs.  **Measured** (``spare-theory table
-    microbatch``): the average overhead is within about 1 % of the exact-load
-    simulation at ``N = 256, r = 4`` (high) and within 0.3-0.7 % elsewhere
-    on the table's grid, against 1-5 % low for the counting bound.  Tables
-    are cached per ``(N, r, m)`` (about 0.1-4 s to build); above ``m = 16``
-    the scan's excess over the bound is the one at ``m = 16``, and rulers
-    with ``L min(m, 16) > 600`` (``r >= 9`` at ``m = 16``) keep the counting bound, whose
-    error there is under 0.5 %.  ``m = 1`` is
-    :func:`expected_stacks` exactly.
-
-    Parameters
-    ----------
-    N : int or array_like
-        Number of groups, ``N >= 1``.
-    r : int or array_like
-        Redundancy, ``1 <= r <= N``.
-    failures : int or array_like
-        ``f >= 0`` with ``ceil(N/(N-f)) <= r`` (beyond, a wipe-out is certain).
-    microbatches : int, default 1
-        Pieces per shard ``m >= 1``.
-
-    Returns
-    -------
-    float or numpy.ndarray
-        Load in shard units (step cost relative to a failure-free step).
-        Without a modular ruler (``N < r(r-1)+1``) the counting bound
-        ``ceil(m N/(N-f))/m``.
-
-    Examples
-    --------
-    >>> from spare_theory import expected_load
-    >>> expected_load(292, 8, [0, 1, 40, 100], microbatches=8).round(4).tolist()
-    [1.0, 1.125, 1.25, 1.6252]
-    >>> expected_load(100, 3, [0, 49, 50, 60]).tolist()  # m = 1: expected_stacks
-    [1.0, 2.0, 2.0, 3.0]
-    """
-    m = as_count(microbatches, "microbatches", minimum=1)
-    stacks = expected_stacks(N, r, failures)  # checks N, r, failures and the wipe-out limit
-    if m == 1:
-        return stacks
-    N_arr, r_arr, f_arr = np.broadcast_arrays(
-        as_count_array(N, "N"),
-        as_count_array(r, "r"),
-        as_count_array(failures, "failures", minimum=0),
-    )
-    out = np.asarray(load_lower_bound(N_arr, f_arr, m), dtype=float)
-    scanned = (r_arr > 1) & (N_arr >= r_arr * (r_arr - 1) + 1)  # a modular ruler exists
-    for n_, r_ in set(zip(N_arr[scanned].tolist(), r_arr[scanned].tolist())):
-        at = scanned & (N_arr == n_) & (r_arr == r_)
-        out[at] = _load_table(n_, r_, m)[f_arr[at]]
-    return float(out) if out.ndim == 0 else out
-
-
-# Failure counts at which the scan's decay rate is computed (interpolated between).
-_SCAN_GRID = 24
-# Burn-in and measuring steps of the quasi-stationary power iteration (at most N each).
-_SCAN_STEPS = 512
-# Pieces per shard above which the scan's excess over the bound is taken from this m.
-_SCAN_MAX_M = 16
-# Walks with more states (L m, large r) use the counting bound: within 0.5 % from r = 8 on.
-_SCAN_MAX_STATES = 600
-# Levels whose break probability fell below this at a grid point are not raised further there.
-_SCAN_NEGLIGIBLE = 1e-10
-
-
-def _scan_log_rate(L: int, m: int, k: int, p: np.ndarray, steps: int) -> np.ndarray:
-    """Per-host log-survival ``log gamma_k(p)`` of the killed Lindley walk of the window scan.
-
-    States ``0..L m / g`` (``g = gcd(m, k - m)``): a failed host adds
-    ``m / g``, a surviving one subtracts ``(k - m) / g`` (reflected at 0);
-    leaving the top kills.  After ``steps`` steps of burn-in the mass lost
-    per step over ``steps`` more is the decay rate (power iteration on
-    the killed transfer matrix, one row per ``p``; compiled, ``_scan_rows``).
-    """
-    g = math.gcd(m, k - m)
-    return _scan_rows(m // g, (k - m) // g, L * m // g, np.asarray(p, dtype=np.float64), steps)
-
-
-@compiled
-def _scan_rows(up: int, down: int, top: int, p: np.ndarray, steps: int) -> np.ndarray:
-    """The power iteration of :func:`_scan_log_rate`, one walk per entry of ``p``.
-
-    One fused pass per step: a failed host moves a state ``up`` (killed past
-    the top), a surviving one ``down`` (reflected at 0), and the previous
-    step's normalisation ``1 / mass`` is applied on the way.
-    """
-    out = np.zeros(p.size)
-    for row in range(p.size):
-        q = p[row]
-        v = np.zeros(top + 1)
-        new = np.zeros(top + 1)
-        v[0] = 1.0
-        scale = 1.0
-        log_mass = 0.0
-        for i in range(2 * steps):
-            reflected = 0.0
-            for j in range(down + 1):
-                reflected += v[j]
-            new[0] = (1.0 - q) * reflected * scale
-            mass = new[0]
-            for j in range(1, top + 1):
-                x = 0.0
-                if j >= up:
-                    x += q * v[j - up]
-                if j + down <= top:
-                    x += (1.0 - q) * v[j + down]
-                new[j] = x * scale
-                mass += new[j]
-            v, new = new, v
-            scale = 1.0 / mass
-            if i >= steps:
-                log_mass += math.log(mass)
-        out[row] = log_mass / steps
-    return out
-
-
-@functools.lru_cache(maxsize=128)
-def _load_table(N: int, r: int, m: int) -> npt.NDArray[np.float64]:
-    """``E[L_f]`` of :func:`expected_load` for ``f = 0..f_max`` (read-only; window scan).
-
-    Above ``_SCAN_MAX_M`` pieces the scan's excess over the counting bound is
-    taken from ``m = _SCAN_MAX_M`` (the excess converges as ``m`` grows; the
-    walk's state count and the number of levels both grow like ``m``).
-    """
-    f = np.arange(N)
-    kb = -(-(m * N) // (N - f))
-    f = f[kb <= m * r]
-    kb = kb[: f.size]
-    e = kb / m
-    if m > _SCAN_MAX_M:
-        coarse = _load_table(N, r, _SCAN_MAX_M)
-        n = min(coarse.size, e.size)
-        fine = coarse[:n] - load_lower_bound(N, f[:n], _SCAN_MAX_M) + e[:n]
-        out = np.minimum(np.concatenate([fine, e[n:]]), r)
-        out.flags.writeable = False
-        return out
-    L = int(max(modular_ruler(N, r)))
-    if L * min(m, _SCAN_MAX_M) > _SCAN_MAX_STATES:  # long rulers: the bound (< 0.5 % low)
-        out = np.minimum(e, r)
-        out.flags.writeable = False
-        return out
-    base = np.unique(np.linspace(0, f[-1], _SCAN_GRID).round().astype(np.int64))
-    steps = min(N, _SCAN_STEPS)
-    last: dict[int, float] = {}
-    for k in range(m, m * r):
-        crit = int(np.searchsorted(kb, k, side="right")) - 1  # last f with k_f <= k
-        if crit < 0:
-            continue
-        if k == m:  # rho* > 1 whenever f >= 1: the bound's own level
-            continue
-        keep = [x for x in base.tolist() if kb[x] <= k and last.get(x, 1.0) > _SCAN_NEGLIGIBLE]
-        pts = np.unique(np.array([*keep, crit], dtype=np.int64))
-        broken = -np.expm1(N * _scan_log_rate(L, m, k, pts / N, steps))
-        last.update(zip(pts.tolist(), broken.tolist()))
-        # log(-log P(no break)) is close to linear in f between grid points.
-        rate = np.log(np.maximum(-np.log1p(-np.minimum(broken, 1.0 - 1e-16)), 1e-300))
-        inside = (f >= pts[0]) & (f <= crit)
-        estimate = -np.expm1(-np.exp(np.interp(f, pts, rate)))
-        e += np.where(inside, estimate, 0.0) / m
-    out = np.minimum(e, r)
-    out.flags.writeable = False
-    return out
+    return expected_load(N, r, failures)  # m = 1: the counting bound, with its checks
 
 
 def _digamma_shift(x: npt.ArrayLike, d: npt.ArrayLike) -> np.ndarray:
@@ -627,7 +426,7 @@ def _overhead_loads(N: int, r: int, weighting: str, m: int) -> float:
     ``g(t) = sum_{f<t} w_f e_f / sum_{f<t} w_f`` (``w_f = 1`` or ``1/(N-f)``);
     states past the pigeonhole limit have ``P(T > f) = 0`` and never count.
     """
-    e = _load_table(N, r, m)
+    e = load_table(N, r, m)
     law = wipeout_law(N, r)
     t = np.arange(e.size + 1)
     sf = np.asarray(law.sf(t), dtype=float)

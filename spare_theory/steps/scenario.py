@@ -23,9 +23,11 @@ to train over ``T0``.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+import copy
+from dataclasses import dataclass
 from typing import Any
 
+from .._caching import value_key
 from .._validation import as_choice, as_count, as_real
 from ..lifetimes.laws import lifetime_law, validate_lifetime_law
 from ..lifetimes.outages import REPAIR_LAWS, check_repair_fields
@@ -35,7 +37,6 @@ __all__ = [
     "STEP_REPAIR_LAWS",
     "StepScenario",
     "check_step_repairs",
-    "merge_microbatches",
     "paper_scenario",
 ]
 
@@ -44,12 +45,6 @@ RESTART_SEMANTICS = ("window", "fixed")
 
 #: Named repair-time laws of a StepScenario (a frozen scipy.stats law in seconds is also accepted).
 STEP_REPAIR_LAWS = REPAIR_LAWS
-
-
-def _law_key(law: Any) -> tuple:
-    """A hashable description of a frozen distribution (name, args, keywords)."""
-    kwds = tuple(sorted((str(k), float(v)) for k, v in law.kwds.items()))
-    return (law.dist.name, tuple(float(a) for a in law.args), kwds)
 
 
 @dataclass(frozen=True, kw_only=True, eq=False)
@@ -180,33 +175,32 @@ class StepScenario:
         for name, value in checked.items():
             object.__setattr__(self, name, value)
 
-    def _key(self) -> tuple:
-        return (
-            self.groups,
-            self.steps,
-            self.stack_seconds,
-            self.allreduce_seconds,
-            self.stack_jitter_cv,
-            self.checkpoint_seconds,
-            self.restart_seconds,
-            self.restart_semantics,
-            _law_key(self.failure_law),
-            self.partial_recovery_seconds,
-            self.allreduce_failure_scale,
-            self.repair_seconds,
-            self.repair_law if isinstance(self.repair_law, str) else _law_key(self.repair_law),
-            self.rejoin_seconds,
-            self.microbatches,
-        )
-
     def __eq__(self, other: object) -> bool:
-        # Frozen scipy distributions compare by identity; compare their parameters.
+        # Frozen scipy distributions compare by identity: compare the fields by value.
         if not isinstance(other, StepScenario):
             return NotImplemented
-        return self._key() == other._key()
+        return value_key(self) == value_key(other)
 
     def __hash__(self) -> int:
-        return hash(self._key())
+        return hash(value_key(self))
+
+    def without_repairs(self) -> StepScenario:
+        """This scenario with failed groups out until the next global restart (no repairs).
+
+        Examples
+        --------
+        >>> from dataclasses import replace
+        >>> s = paper_scenario(200)
+        >>> replace(s, repair_seconds=600.0).without_repairs() == s
+        True
+        """
+        out = copy.copy(self)
+        # The values set are valid whatever the rest: skip re-checking every
+        # field (the failure law's checks cost most of a millisecond).
+        fields = {"repair_seconds": None, "repair_law": "exponential", "rejoin_seconds": 0.0}
+        for name, value in fields.items():
+            object.__setattr__(out, name, value)
+        return out
 
     @property
     def repairs(self) -> bool:
@@ -313,47 +307,3 @@ def paper_scenario(
         restart_seconds=restart_seconds,
         failure_law=law,
     )
-
-
-def merge_microbatches(scenario: StepScenario, microbatches: Any) -> StepScenario:
-    """``scenario`` with a front door's ``microbatches=`` keyword folded in.
-
-    The front doors (``time_to_train``, ``optimal_plan``,
-    ``simulate_training``) take ``microbatches=m`` for hour-level scenarios;
-    a :class:`StepScenario` states its own :attr:`StepScenario.microbatches`.
-    The keyword is used when the scenario's field is 1 (its default); equal
-    values agree; a keyword of 1 leaves the scenario as it is.
-
-    Parameters
-    ----------
-    scenario : StepScenario
-        The step-level scenario.
-    microbatches : int
-        The keyword's ``m >= 1``.
-
-    Returns
-    -------
-    StepScenario
-        ``scenario`` itself, or a copy with ``microbatches = m``.
-
-    Raises
-    ------
-    ValueError
-        Naming ``microbatches``: not an integer ``>= 1``, or ``m > 1``
-        differing from a scenario field that is not 1.
-
-    Examples
-    --------
-    >>> s = merge_microbatches(paper_scenario(200), 16)
-    >>> s.microbatches, merge_microbatches(s, 1).microbatches, merge_microbatches(s, 16) == s
-    (16, 16, True)
-    """
-    m = as_count(microbatches, "microbatches", minimum=1)
-    if m == 1 or m == scenario.microbatches:
-        return scenario
-    if scenario.microbatches != 1:
-        raise ValueError(
-            f"microbatches={m} conflicts with the scenario's microbatches="
-            f"{scenario.microbatches} (give one, or equal values)"
-        )
-    return replace(scenario, microbatches=m)

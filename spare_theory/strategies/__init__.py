@@ -6,6 +6,8 @@ __getattr__, __dir__, __all__ = attach(
     __name__,
     {
         "CkptStrategy": "ckpt",
+        "ElasticStrategy": "elastic",
+        "HotSparesStrategy": "elastic",
         "PATIENCE": "base",
         "PUBLISHED_STRATEGIES": "registry",
         "RepStrategy": "rep",

@@ -8,16 +8,24 @@ needs to know about it, so that no other module compares a strategy's name:
 - **what a plan is**: the redundancies it accepts (:meth:`Strategy.check_r`,
   :meth:`Strategy.accepts`), how the planner walks them
   (:meth:`Strategy.redundancy_legs`), whether it splits shards into
-  micro-batches (:meth:`Strategy.check_microbatches`);
+  micro-batches (:meth:`Strategy.check_microbatches`), its plan variables
+  beyond ``r`` and the interval (:attr:`Strategy.plan_variables`, checked by
+  :meth:`Strategy.check_plan`, searched as :meth:`Strategy.plan_search`
+  says) and whether its plans keep the global batch exact
+  (:meth:`Strategy.batch_is_exact`);
 - **its hour-level model**: its restart-cycle law
   (:meth:`Strategy.cycle_law`, and the variants for micro-batches and
   correlated failures), which the renewal-reward model and the mechanisms
-  of :mod:`spare_theory.cycles` (repairs, planned restarts) extend;
-- **its step-level model**: its cycle table for the published step-level
-  simulator's closed form (:meth:`Strategy.step_cycle`);
+  of :mod:`spare_theory.cycles` (repairs, planned restarts) extend, or its
+  own law on a whole scenario (:meth:`Strategy.hourly_law`) when those
+  mechanisms do not describe it; the scenario fields it does not model
+  (:meth:`Strategy.check_scenario`);
+- **its step-level model**: its cycle tables for the published step-level
+  simulator's closed form (:meth:`Strategy.step_cycle`,
+  :meth:`Strategy.step_repair_cycle`);
 - **its event-simulation rules**: how the hour-level simulation's job reacts
   to groups going down and coming back (:meth:`Strategy.failure_rules`) and
-  how the step-level simulation plays a trial (:meth:`Strategy.step_trial`).
+  how the step-level simulation plays a trial (:meth:`Strategy.step_rule`).
 
 A new strategy is one subclass in one file plus one
 :func:`~spare_theory.register_strategy` call; the front doors
@@ -29,7 +37,7 @@ scenario.
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any, ClassVar
 
 import numpy as np
@@ -37,6 +45,9 @@ import numpy as np
 from .._validation import as_count
 from ..cycles.base import EXPONENTIAL, CycleLaw
 from ..planning.search import Leg
+from ..steps.cycles import StepCycle
+from ..steps.scenario import StepScenario
+from ..steps.trials import StepTrial
 
 __all__ = ["PATIENCE", "Strategy", "single_units"]
 
@@ -48,7 +59,8 @@ class Strategy(ABC):
     """A fault-tolerance strategy (see the module docstring).
 
     Subclasses set :attr:`name` and :attr:`label` and implement
-    :meth:`cycle_law` and :meth:`failure_rules`; the rest has defaults.
+    :meth:`cycle_law`, :meth:`failure_rules`, :meth:`step_cycle` and
+    :meth:`step_rule`; the rest has defaults.
 
     Examples
     --------
@@ -123,7 +135,73 @@ class Strategy(ABC):
             )
         return m
 
+    #: Plan variables beyond ``r`` and the checkpoint interval: keywords of the
+    #: front doors (``time_to_train(..., min_groups=q)``) and fields of
+    #: :class:`~spare_theory.planning.plan.Plan` of the same names.
+    plan_variables: ClassVar[tuple[str, ...]] = ()
+
+    def check_plan(self, N: int, r: int, plan: Mapping[str, Any]) -> dict[str, Any]:
+        """The plan variables ``plan`` checked at ``N`` groups and ``r``, defaults filled in.
+
+        ``None`` stands for "not given".  The default refuses every variable:
+        the strategy has none.
+
+        Raises
+        ------
+        ValueError
+            Naming a variable the strategy does not take or a value out of range.
+
+        Examples
+        --------
+        >>> from spare_theory import strategy
+        >>> strategy("spare").check_plan(64, 4, {"min_groups": None})
+        {}
+        >>> strategy("spare").check_plan(64, 4, {"min_groups": 3})
+        Traceback (most recent call last):
+        ...
+        ValueError: min_groups is not a plan variable of strategy 'spare' (it takes none)
+        """
+        for name, value in plan.items():
+            if value is not None and name not in self.plan_variables:
+                taken = ", ".join(self.plan_variables) or "none"
+                raise ValueError(
+                    f"{name} is not a plan variable of strategy {self.name!r} (it takes {taken})"
+                )
+        return {}
+
+    def plan_search(self, N: int, r: int) -> tuple[str, np.ndarray] | None:
+        """The plan variable the planner optimises at each ``r``, with the grid that brackets it.
+
+        ``(name, ascending integer grid)``, searched by
+        :func:`~spare_theory.planning.search.minimize_integer`; ``None`` (the
+        default): every plan variable keeps its default
+        (:meth:`check_plan`).
+        """
+        return None
+
+    def batch_is_exact(self, N: int, r: int, plan: Mapping[str, Any]) -> bool:
+        """Whether every step of the plan trains the whole batch (default: :attr:`exact_batch`)."""
+        return self.exact_batch
+
     # -- hour-level model ------------------------------------------------------
+
+    def check_scenario(self, scenario: Any) -> None:
+        """Raise ``ValueError`` naming the scenario fields the strategy does not model.
+
+        Asked by the hour-level model and simulation alike, so that both
+        refuse the same scenarios.  The default refuses none (the published
+        strategies' refusals live in the model and the simulation).
+        """
+        return None
+
+    def hourly_law(self, scenario: Any, r: int, **plan: Any) -> CycleLaw | None:
+        """The strategy's own cycle law on a whole hour-level scenario (``None``, the default:
+        :meth:`cycle_law` extended by the scenario's mechanisms,
+        :func:`~spare_theory.hourly.model.scenario_cycle`).
+
+        ``plan``: the checked plan variables (:meth:`check_plan`).
+        """
+        return None
 
     @abstractmethod
     def cycle_law(self, N: int, r: int, lifetimes: Any = EXPONENTIAL) -> CycleLaw:
@@ -155,6 +233,20 @@ class Strategy(ABC):
             "with simulate_domain_training"
         )
 
+    # -- step-level model -----------------------------------------------------------
+
+    @abstractmethod
+    def step_cycle(self, scenario: StepScenario, r: int) -> StepCycle:
+        """The cycle table of the step-level closed form at ``r`` (a scenario without repairs)."""
+
+    def step_repair_cycle(self, scenario: StepScenario, r: int) -> StepCycle:
+        """The step-level cycle table when failed workers are repaired and rejoin."""
+        raise ValueError(f"strategy {self.name!r} has no step-level model with repairs")
+
+    def check_step_plan(self, scenario: StepScenario, r: int) -> None:
+        """Refuse step-level plans the strategy's model and simulation do not cover (none here)."""
+        return None
+
     # -- event simulations --------------------------------------------------------
 
     @abstractmethod
@@ -167,8 +259,20 @@ class Strategy(ABC):
         up): an object with ``throughput`` (work per hour relative to the
         failure-free run), ``fail(group) -> bool`` (True at a wipe-out),
         ``rejoin(group)`` (with repairs), ``needs_group`` (whether the rule
-        must know which group failed) and ``cost_grows``.  ``pool``: SPARe's
-        trajectory pool (``None``: the exact controller).
+        must know which group failed), ``cost_grows`` and ``reconfigures``
+        (the elastic stall semantics of :mod:`spare_theory.hourly.simulation`).
+        ``pool``: SPARe's trajectory pool (``None``: the exact controller).  A
+        strategy with plan variables takes them as keywords too.
+        """
+
+    @abstractmethod
+    def step_rule(self, scenario: StepScenario, r: int, *, rep_recovery: str) -> StepTrial:
+        """The step-level simulation's trial: ``trial(scenario, r, k, rng, repairs=...)``.
+
+        A picklable callable (trials may run on a process pool) returning a
+        run's totals (:mod:`spare_theory.steps.runs`).  ``rep_recovery``: the
+        published controller's quirks for replica sets (``"published"``) or
+        not (``"all"``); strategies without replica sets ignore it.
         """
 
     def wipeout_units(self, N: int, r: int) -> tuple[np.ndarray, np.ndarray]:

@@ -7,6 +7,7 @@ repairs change nothing (no failed group is ever waited for).
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 from .._validation import as_count
@@ -14,6 +15,10 @@ from ..cycles.base import EXPONENTIAL, CycleLaw, cycle_law_of
 from ..cycles.rep import CkptOnly
 from ..hourly.rules import AnyFailureRules
 from ..planning.search import Leg
+from ..steps.cycles import StepCycle, rep_step_cycle
+from ..steps.rep_run import run_rep
+from ..steps.repairs import rep_repair_step_cycle
+from ..steps.scenario import StepScenario
 from .base import Strategy, single_units
 
 __all__ = ["CkptStrategy"]
@@ -52,3 +57,13 @@ class CkptStrategy(Strategy):
 
     def wipeout_units(self, N: int, r: int) -> Any:
         return single_units(N)
+
+    def step_cycle(self, scenario: StepScenario, r: int) -> StepCycle:
+        return rep_step_cycle(scenario, 1)
+
+    def step_repair_cycle(self, scenario: StepScenario, r: int) -> StepCycle:
+        return rep_repair_step_cycle(scenario, 1)
+
+    def step_rule(self, scenario: StepScenario, r: int, *, rep_recovery: str) -> Any:
+        """Rep with one replica (every failure restarts), with the published controller's quirks."""
+        return functools.partial(run_rep, published=rep_recovery == "published")

@@ -1,9 +1,11 @@
 """The strategy registry: names to :class:`~spare_theory.strategies.base.Strategy` objects.
 
 CKPT-only (``"ckpt"``), Rep+CKPT (``"rep"``) and SPARe+CKPT (``"spare"``) are
-registered when the registry is first used; :func:`register_strategy` adds
-more.  Every front door resolves its ``strategy`` argument here, so a name or
-a registered object is accepted wherever a strategy is.
+registered when the registry is first used, then elastic DP (``"elastic"``)
+and hot spares (``"hot_spares"``, :mod:`spare_theory.strategies.elastic`);
+:func:`register_strategy` adds more.  Every front door resolves its
+``strategy`` argument here, so a name or a registered object is accepted
+wherever a strategy is.
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ from typing import Any
 
 from .base import Strategy
 from .ckpt import CkptStrategy
+from .elastic import ElasticStrategy, HotSparesStrategy
 from .rep import RepStrategy
 from .spare import SpareStrategy
 
@@ -103,11 +106,17 @@ def registered_strategies() -> tuple[str, ...]:
 
     Examples
     --------
-    >>> registered_strategies()[:3]
-    ('ckpt', 'rep', 'spare')
+    >>> registered_strategies()[:5]
+    ('ckpt', 'rep', 'spare', 'elastic', 'hot_spares')
     """
     return tuple(_REGISTRY)
 
 
-for _builtin in (CkptStrategy(), RepStrategy(), SpareStrategy()):
+for _builtin in (
+    CkptStrategy(),
+    RepStrategy(),
+    SpareStrategy(),
+    ElasticStrategy(),
+    HotSparesStrategy(),
+):
     register_strategy(_builtin)

@@ -8,12 +8,17 @@ happens when a whole set is down.  ``r = 1`` is CKPT-only.
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 from ..cycles.base import EXPONENTIAL, CycleLaw, cycle_law_of
 from ..cycles.rep import CkptOnly, Rep
 from ..hourly.rules import AnyFailureRules, ReplicaSetRules
 from ..placement.replicas import replica_set_sizes, replica_sets
+from ..steps.cycles import StepCycle, rep_step_cycle
+from ..steps.rep_run import run_rep
+from ..steps.repairs import rep_repair_step_cycle
+from ..steps.scenario import StepScenario
 from .base import Strategy, single_units
 
 __all__ = ["RepStrategy"]
@@ -45,3 +50,13 @@ class RepStrategy(Strategy):
         if r == 1:
             return single_units(N)
         return replica_sets(N, r)[:, None], replica_set_sizes(N, r)
+
+    def step_cycle(self, scenario: StepScenario, r: int) -> StepCycle:
+        """The published simulator's consecutive replica sets (``id // r``), ``r``-fold compute."""
+        return rep_step_cycle(scenario, r)
+
+    def step_repair_cycle(self, scenario: StepScenario, r: int) -> StepCycle:
+        return rep_repair_step_cycle(scenario, r)
+
+    def step_rule(self, scenario: StepScenario, r: int, *, rep_recovery: str) -> Any:
+        return functools.partial(run_rep, published=rep_recovery == "published")

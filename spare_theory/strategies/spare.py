@@ -28,9 +28,15 @@ from ..hourly.rules import (
     RecomputeRules,
     trajectory_pool,
 )
-from ..placement.placements import cyclic_placement, modular_ruler
+from ..placement.placements import cyclic_placement
+from ..placement.rulers import modular_ruler
 from ..planning.redundancy import r_star_rule, ruler_exists
 from ..planning.search import Leg
+from ..steps.cycles import StepCycle
+from ..steps.repairs import spare_repair_step_cycle
+from ..steps.scenario import StepScenario
+from ..steps.spare_cycle import spare_step_cycle
+from ..steps.spare_run import check_spare_run, run_spare
 from .base import PATIENCE, Strategy, single_units
 
 __all__ = ["SpareStrategy"]
@@ -113,3 +119,20 @@ class SpareStrategy(Strategy):
         units = np.empty((N, r), dtype=np.int64)
         units[hosts, np.arange(r)[None, :]] = np.arange(N)[:, None]
         return units, np.full(N, r, dtype=np.int64)
+
+    def step_cycle(self, scenario: StepScenario, r: int) -> StepCycle:
+        return spare_step_cycle(scenario, r)
+
+    def step_repair_cycle(self, scenario: StepScenario, r: int) -> StepCycle:
+        return spare_repair_step_cycle(scenario, r)
+
+    def check_step_plan(self, scenario: StepScenario, r: int) -> None:
+        if scenario.microbatches > 1 and scenario.repairs:
+            raise ValueError(
+                "microbatches > 1 with repairs is not modelled; set microbatches=1 or "
+                "repair_seconds=None"
+            )
+
+    def step_rule(self, scenario: StepScenario, r: int, *, rep_recovery: str) -> Any:
+        check_spare_run(scenario, r)  # before any trial runs
+        return run_spare

@@ -14,11 +14,13 @@ __getattr__, __dir__, __all__ = attach(
         "optimal_checkpoint_steps": "optimize",
         "optimal_interval": "optimize",
         "optimal_plan": "optimize",
+        "simulate_steps": "simulate",
         "simulate_time_to_wipeout": "simulate",
         "simulate_training": "simulate",
         "split_optimal_plan": "aliases",
         "split_time_to_train": "aliases",
         "step_estimate": "optimize",
+        "step_time_to_train": "estimate",
         "time_to_train": "estimate",
     },
 )

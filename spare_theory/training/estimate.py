@@ -18,12 +18,12 @@ from .._validation import merge_microbatches
 from ..hourly.model import evaluate_law, scenario_cycle, wipeout_mean_hours
 from ..hourly.renewal import TrainingEstimate
 from ..hourly.scenario import Scenario, check_checkpoint_interval
-from ..steps.model import StepEstimate
+from ..steps.estimate import StepEstimate
 from ..steps.scenario import StepScenario
 from ..strategies.registry import strategy as lookup
-from .optimize import check_scenario, optimal_checkpoint_steps, step_estimate
+from .optimize import check_scenario, optimal_checkpoint_steps, refuse_step_plan, step_estimate
 
-__all__ = ["mean_time_to_wipeout", "time_to_train"]
+__all__ = ["mean_time_to_wipeout", "step_time_to_train", "time_to_train"]
 
 
 @overload
@@ -35,6 +35,7 @@ def time_to_train(
     *,
     checkpoint_every_steps: int | None = None,
     microbatches: int = 1,
+    **plan: Any,
 ) -> TrainingEstimate: ...
 
 
@@ -47,6 +48,7 @@ def time_to_train(
     *,
     checkpoint_every_steps: int | None = None,
     microbatches: int = 1,
+    **plan: Any,
 ) -> StepEstimate: ...
 
 
@@ -58,6 +60,7 @@ def time_to_train(
     *,
     checkpoint_every_steps: int | None = None,
     microbatches: int = 1,
+    **plan: Any,
 ) -> TrainingEstimate | StepEstimate:
     """Expected wall-clock time of a training run and its breakdown.
 
@@ -95,6 +98,13 @@ def time_to_train(
         (:class:`spare_theory.cycles.spare.SpareSplit`).  Folded into the
         scenario's ``microbatches`` field: used when that field is 1, an
         equal value agrees, another raises ``ValueError``.
+    **plan
+        The strategy's plan variables beyond ``r`` and the interval
+        (:attr:`Strategy.plan_variables
+        <spare_theory.strategies.base.Strategy.plan_variables>`):
+        ``min_groups`` (the quorum ``q``) for ``"elastic"`` (default
+        ``ceil(N/2)``) and ``"hot_spares"`` (default ``N - r``).  A strategy
+        without them refuses them.  Hour-level scenarios only.
 
     Returns
     -------
@@ -102,7 +112,7 @@ def time_to_train(
         ``hours`` (the breakdown adding up to it), ``availability`` (useful
         share of wall time), ``uptime`` (share outside global restarts),
         ``restarts``, ``feasible`` and ``reason``; a
-        :class:`~spare_theory.steps.model.StepEstimate` also has
+        :class:`~spare_theory.steps.estimate.StepEstimate` also has
         ``total_over_T0`` and ``checkpoint_every_steps``.
 
     Raises
@@ -113,7 +123,8 @@ def time_to_train(
         SPARe with ``r > 1``, ``N`` above
         :data:`~spare_theory.cycles.spare.MAX_SPARE_GROUPS` (``2**25``);
         ``microbatches`` not 1 for another strategy or with a field it is not
-        modelled with.
+        modelled with; a plan variable the strategy does not take or out of
+        range (``min_groups`` above ``N`` or above the active groups).
 
     Examples
     --------
@@ -138,11 +149,22 @@ def time_to_train(
     >>> split = time_to_train(sc, "spare", r=8, checkpoint_interval_minutes=60, microbatches=16)
     >>> round(split.hours / est.hours, 3) < 1
     True
+
+    Elastic DP with a quorum of 100 of the 146 groups (3 min stalls, the
+    default ``reconfigure_minutes``), and 8 hot spares:
+
+    >>> el = time_to_train(sc, "elastic", checkpoint_interval_minutes=60, min_groups=100)
+    >>> round(el.hours), round(el.samples_skipped, 3), el.exact_batch
+    (2263, 0.188, False)
+    >>> hot = time_to_train(sc, "hot_spares", r=8, checkpoint_interval_minutes=60)
+    >>> hot.samples_skipped, hot.exact_batch
+    (0.0, True)
     """
     chosen = lookup(strategy)
     check_scenario(scenario)
     scenario = merge_microbatches(scenario, microbatches)
     if isinstance(scenario, StepScenario):
+        refuse_step_plan(plan)
         if checkpoint_interval_minutes is not None:
             raise ValueError(
                 "checkpoint_interval_minutes is for a Scenario; a StepScenario takes "
@@ -159,16 +181,19 @@ def time_to_train(
             "checkpoint_interval_minutes"
         )
     r = chosen.check_r(scenario.groups, r)
+    variables = chosen.check_plan(scenario.groups, r, plan)
     tau = (
         None
         if checkpoint_interval_minutes is None
         else check_checkpoint_interval(checkpoint_interval_minutes)
     )
-    law = scenario_cycle(scenario, chosen, r)  # the one place picking laws
+    law = scenario_cycle(scenario, chosen, r, variables)  # the one place picking laws
     return evaluate_law(scenario, law, tau, chosen.name)
 
 
-def mean_time_to_wipeout(scenario: Scenario, strategy: Any, r: int | None) -> float:
+def mean_time_to_wipeout(
+    scenario: Scenario, strategy: Any, r: int | None = None, **plan: Any
+) -> float:
     """Expected hours from a healthy start to the first wipe-out (with or without repairs).
 
     Without repairs (``repair_minutes=None``) the strategy's own law: CKPT-only
@@ -179,7 +204,11 @@ def mean_time_to_wipeout(scenario: Scenario, strategy: Any, r: int | None) -> fl
     (:class:`~spare_theory.cycles.repairs.RepairCycle`): exact per set for
     Rep, the sharp law corrected by the per-type and pair chains for SPARe.
     Fast repairs give about ``1 / (lambda N r pi^{r-1})`` (``r`` overlapping
-    outages), slow ones today's law.
+    outages), slow ones today's law.  A strategy with its own law on the
+    scenario (:meth:`Strategy.hourly_law
+    <spare_theory.strategies.base.Strategy.hourly_law>`) gives its own mean:
+    elastic DP and hot spares the exact mean passage time of the down count
+    to ``N - q + 1`` (a group out for its repair plus heal time).
 
     Parameters
     ----------
@@ -189,6 +218,8 @@ def mean_time_to_wipeout(scenario: Scenario, strategy: Any, r: int | None) -> fl
         A registered strategy.
     r : int or None
         Redundancy (as for :func:`time_to_train`).
+    **plan
+        The strategy's plan variables (``min_groups``).
 
     Returns
     -------
@@ -211,9 +242,72 @@ def mean_time_to_wipeout(scenario: Scenario, strategy: Any, r: int | None) -> fl
     ...                 repair_minutes=10)
     >>> round(mean_time_to_wipeout(fast, "spare", 3))
     2911
+    >>> round(mean_time_to_wipeout(sc, "elastic", min_groups=32), 2)  # 33 of 64 groups down
+    17.73
     """
     chosen = lookup(strategy)
     if not isinstance(scenario, Scenario):
         raise ValueError(f"scenario must be a Scenario, got {type(scenario).__name__}")
     r = chosen.check_r(scenario.groups, r)
+    own = chosen.hourly_law(scenario, r, **chosen.check_plan(scenario.groups, r, plan))
+    if own is not None:
+        # The own law carries its repair rate (the elastic one: repair plus heal).
+        mean = own.mean_time_to_wipeout(getattr(own, "mu", 0.0))
+        if mean is not None:
+            return mean / scenario.group_failure_rate_per_hour
+        return wipeout_mean_hours(scenario, own)
     return wipeout_mean_hours(scenario, chosen.cycle_law(scenario.groups, r))
+
+
+def step_time_to_train(
+    scenario: StepScenario, strategy: Any, *, r: int | None, checkpoint_every_steps: int
+) -> StepEstimate:
+    """Expected wall time, uptime and restarts of the published step-level simulator.
+
+    Renewal reward over restart cycles (:mod:`spare_theory.steps.estimate` and
+    ``docs/step_model.md``): ``restarts = n / E[P]`` and
+    ``seconds = restarts (E[D] + E[C])``, with ``E[D]`` the restart
+    (:func:`~spare_theory.steps.restarts.expected_restart_seconds`), ``E[C]``
+    the computation until the wipe-out is detected and ``E[P]`` the net
+    steps kept per cycle; the cycle tables are the strategy's
+    (:meth:`Strategy.step_cycle <spare_theory.strategies.base.Strategy.step_cycle>`).
+    ``time_to_train(scenario, strategy, r, checkpoint_every_steps=k)`` is the
+    same.
+
+    Parameters
+    ----------
+    scenario : StepScenario
+        The workload and failure law.
+    strategy : str or Strategy
+        A registered strategy: ``"ckpt"`` (every failure a global restart),
+        ``"rep"`` (``r`` times the compute per worker, consecutive replica
+        sets, a restart when a set is empty), ``"spare"`` (ruler placement,
+        ``S*`` stacks, a restart at wipe-out), or another.
+    r : int or None
+        Redundancy, ``None`` or ``1`` for ``"ckpt"``.
+    checkpoint_every_steps : int
+        ``k >= 1``: a checkpoint after every ``k`` steps and after the last.
+
+    Returns
+    -------
+    StepEstimate
+
+    Raises
+    ------
+    ValueError
+        Naming the argument (unknown strategy, ``r`` out of range or without a
+        ruler, ``k < 1``, a plan the model does not cover).
+
+    Examples
+    --------
+    >>> from spare_theory import paper_scenario
+    >>> est = step_time_to_train(paper_scenario(1000), "spare", r=9, checkpoint_every_steps=30)
+    >>> print(round(est.total_over_T0, 2), round(est.uptime, 3), round(est.restarts, 1))
+    2.39 0.961 9.8
+    """
+    chosen = lookup(strategy)
+    if not isinstance(scenario, StepScenario):
+        raise ValueError(f"scenario must be a StepScenario, got {type(scenario).__name__}")
+    return step_estimate(
+        scenario, chosen, chosen.check_r(scenario.groups, r), checkpoint_every_steps
+    )

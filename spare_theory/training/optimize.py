@@ -14,7 +14,11 @@ searches of :mod:`spare_theory.planning.search`:
   (:func:`optimal_checkpoint_steps`, the one integer search);
 - **over planned-restart triggers** (``planned_restarts=True``): the integer
   ``k`` at each ``r`` (:func:`best_trigger`, the same integer search), walking
-  ``r`` again from the best plain ``r``.
+  ``r`` again from the best plain ``r``;
+- **over a strategy's own plan variable** (:meth:`Strategy.plan_search
+  <spare_theory.strategies.base.Strategy.plan_search>`: elastic DP's quorum
+  ``min_groups``): the integer at each ``r`` (:func:`best_plan_variable`,
+  the same integer search).
 
 Everything returns one :class:`~spare_theory.planning.plan.Plan`.
 """
@@ -28,24 +32,27 @@ from typing import Any
 import numpy as np
 
 from .._caching import cached
-from .._validation import merge_microbatches
+from .._validation import as_count, merge_microbatches
 from ..cycles.planned import cost_trigger_failures
 from ..hourly.model import check_split, evaluate_law, scenario_cycle
 from ..hourly.renewal import TrainingEstimate
 from ..hourly.scenario import Scenario
 from ..planning.plan import Plan
 from ..planning.search import Leg, minimize_integer, walk_redundancy
-from ..steps.model import StepEstimate, step_time_to_train
+from ..steps.estimate import StepEstimate
+from ..steps.estimate import step_estimate as estimate_from_cycles
 from ..steps.scenario import StepScenario
 from ..strategies.base import PATIENCE, Strategy
 from ..strategies.registry import strategy as lookup
 
 __all__ = [
+    "best_plan_variable",
     "best_trigger",
     "check_scenario",
     "optimal_checkpoint_steps",
     "optimal_interval",
     "optimal_plan",
+    "refuse_step_plan",
     "step_estimate",
 ]
 
@@ -55,6 +62,8 @@ _FEW_WIPEOUTS = 0.01
 # minimum, and the widest bracket evaluated at every integer.
 _K_RATIO = 1.5
 _EXHAUSTIVE = 64
+# Widest bracket of a strategy's plan variable searched integer by integer.
+_PLAN_EXHAUSTIVE = 8
 
 
 def check_scenario(scenario: Any) -> None:
@@ -73,8 +82,27 @@ def check_scenario(scenario: Any) -> None:
         )
 
 
+def refuse_step_plan(plan: dict[str, Any]) -> None:
+    """Raise ``ValueError`` naming the plan variables given for a step-level scenario.
+
+    Examples
+    --------
+    >>> refuse_step_plan({"min_groups": None})
+    >>> refuse_step_plan({"min_groups": 3})
+    Traceback (most recent call last):
+    ...
+    ValueError: min_groups: plan variables are for an hour-level Scenario (not a StepScenario)
+    """
+    given = [name for name, value in plan.items() if value is not None]
+    if given:
+        raise ValueError(
+            f"{', '.join(given)}: plan variables are for an hour-level Scenario "
+            "(not a StepScenario)"
+        )
+
+
 def optimal_interval(
-    scenario: Scenario, strategy: Any, r: int | None, *, microbatches: int = 1
+    scenario: Scenario, strategy: Any, r: int | None, *, microbatches: int = 1, **plan: Any
 ) -> TrainingEstimate:
     """The estimate at the checkpoint interval that minimises the expected hours.
 
@@ -91,6 +119,8 @@ def optimal_interval(
         Redundancy (as for :func:`spare_theory.time_to_train`).
     microbatches : int, default 1
         Folded into the scenario's field (SPARe only).
+    **plan
+        The strategy's plan variables (as for :func:`spare_theory.time_to_train`).
 
     Returns
     -------
@@ -114,7 +144,8 @@ def optimal_interval(
         raise ValueError(f"scenario must be a Scenario, got {type(scenario).__name__}")
     scenario = merge_microbatches(scenario, microbatches)
     r = chosen.check_r(scenario.groups, r)
-    return evaluate_law(scenario, scenario_cycle(scenario, chosen, r), None, chosen.name)
+    variables = chosen.check_plan(scenario.groups, r, plan)
+    return evaluate_law(scenario, scenario_cycle(scenario, chosen, r, variables), None, chosen.name)
 
 
 def optimal_plan(
@@ -218,12 +249,15 @@ def optimal_plan(
             raise ValueError(f"no plan of strategy {chosen.name!r} progresses on this scenario")
         return _plan(curve)
     m = check_split(scenario, chosen)
+    variables: dict[int, dict[str, Any]] = {}
+
+    def plan_at(r: int) -> TrainingEstimate:
+        variables[r], estimate = best_plan_variable(scenario, chosen, r)
+        return estimate
+
     # With repairs hours are nearly flat in r: the walk down may go on to r = 2, so
     # Plan.smallest_r_within can name the small r that cost almost nothing.
-    curve = walk(
-        lambda r: optimal_interval(scenario, chosen, r),
-        chosen.redundancy_legs(N, flat=scenario.repair_minutes is not None),
-    )
+    curve = walk(plan_at, chosen.redundancy_legs(N, flat=scenario.repair_minutes is not None))
     triggers: dict[int, int | None] = {}
     if planned_restarts and m == 1:
         plain = {r: e for r, e in curve.items() if r > 1}
@@ -244,7 +278,12 @@ def optimal_plan(
     cost = None
     if k is not None and chosen.cycle_law(N, plan.r).cost_grows:
         cost = _cost_realising(N, k)
-    return dataclasses.replace(plan, planned_restart_failures=k, planned_restart_cost=cost)
+    return dataclasses.replace(
+        plan,
+        planned_restart_failures=k,
+        planned_restart_cost=cost,
+        **chosen.check_plan(N, plan.r, variables.get(plan.r, {})),
+    )
 
 
 def _hours(estimate: Any) -> float:
@@ -329,6 +368,62 @@ def best_trigger(scenario: Scenario, strategy: Any, r: int) -> tuple[int | None,
     return k_best, est
 
 
+@cached(maxsize=256)
+def best_plan_variable(
+    scenario: Scenario, strategy: Any, r: int
+) -> tuple[dict[str, int], TrainingEstimate]:
+    """The best value of the strategy's searched plan variable at ``r`` (interval optimised).
+
+    The variable and its bracketing grid come from :meth:`Strategy.plan_search
+    <spare_theory.strategies.base.Strategy.plan_search>` (elastic DP: the
+    quorum ``min_groups`` on a grid geometric from both ends of ``[1, N]``);
+    :func:`~spare_theory.planning.search.minimize_integer` narrows the
+    bracket around the best grid point by a ternary search to 8 integers and
+    evaluates those (exact when the hours are unimodal in the variable;
+    ties go to the smaller value).  A strategy with none searched: ``{}``
+    and the estimate at its defaults.
+
+    Parameters
+    ----------
+    scenario : Scenario
+        The run.
+    strategy : str or Strategy
+        A registered strategy.
+    r : int
+        Redundancy (spare groups; 0 for elastic DP).
+
+    Returns
+    -------
+    tuple of (dict, TrainingEstimate)
+        ``{name: best value}`` and the estimate there.
+
+    Examples
+    --------
+    >>> sc = Scenario(gpus=64 * 8, gpus_per_group=8, gpu_mtbf_hours=128.0,
+    ...               restart_minutes=20, checkpoint_minutes=2, work_hours=40,
+    ...               reconfigure_minutes=1)
+    >>> best, est = best_plan_variable(sc, "elastic", 0)
+    >>> best, round(est.hours, 1)
+    ({'min_groups': 48}, 59.3)
+    >>> best_plan_variable(sc, "ckpt", 1)[0]
+    {}
+    """
+    chosen = lookup(strategy)
+    r = chosen.check_r(scenario.groups, r)
+    search = chosen.plan_search(scenario.groups, r)
+    if search is None:
+        return {}, optimal_interval(scenario, chosen, r)
+    name, grid = search
+    estimates: dict[int, TrainingEstimate] = {}
+
+    def hours_at(value: int) -> float:
+        estimates[value] = optimal_interval(scenario, chosen, r, **{name: value})
+        return estimates[value].hours
+
+    best, _ = minimize_integer(hours_at, grid.tolist(), exhaustive=_PLAN_EXHAUSTIVE)
+    return {name: best}, estimates[best]
+
+
 def step_estimate(scenario: StepScenario, strategy: Strategy, r: int, k: int) -> StepEstimate:
     """The step-level estimate of a checked plan ``(strategy, r)``, a checkpoint every ``k`` steps.
 
@@ -339,7 +434,15 @@ def step_estimate(scenario: StepScenario, strategy: Strategy, r: int, k: int) ->
     >>> round(est.total_over_T0, 2)
     6.1
     """
-    return step_time_to_train(scenario, strategy.name, r=r, checkpoint_every_steps=k)
+    strategy.check_step_plan(scenario, r)
+    return estimate_from_cycles(
+        scenario,
+        strategy.step_cycle,
+        strategy.step_repair_cycle,
+        strategy=strategy.name,
+        r=r,
+        checkpoint_every_steps=as_count(k, "checkpoint_every_steps"),
+    )
 
 
 def optimal_checkpoint_steps(scenario: StepScenario, strategy: Any, r: int | None) -> StepEstimate:

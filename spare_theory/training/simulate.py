@@ -6,7 +6,7 @@ the model does (:meth:`Strategy.check_r
 strategy's own simulation rules: the hour-level simulation
 (:func:`spare_theory.hourly.simulation.simulate_runs`) for a
 :class:`~spare_theory.hourly.scenario.Scenario`, the step-level replay of the
-published simulator (:mod:`spare_theory.steps.simulation`) for a
+published simulator (:mod:`spare_theory.steps.runs`) for a
 :class:`~spare_theory.steps.scenario.StepScenario`.  The simulations import
 no model module: they are the independent checks of the closed forms.
 """
@@ -27,12 +27,13 @@ from ..hourly.simulation import (
     TrainingSamples,
     simulate_runs,
 )
+from ..steps.rep_run import REP_RECOVERIES
 from ..steps.scenario import StepScenario
-from ..steps.simulation import StepSimulation, simulate_steps
+from ..steps.trials import StepSimulation, simulate_step_trials
 from ..strategies.registry import strategy as lookup
-from .optimize import check_scenario
+from .optimize import check_scenario, refuse_step_plan
 
-__all__ = ["simulate_time_to_wipeout", "simulate_training"]
+__all__ = ["simulate_steps", "simulate_time_to_wipeout", "simulate_training"]
 
 
 @overload
@@ -50,6 +51,7 @@ def simulate_training(
     microbatches: int = 1,
     executor: cf.Executor | None = None,
     progress: bool = False,
+    **plan: Any,
 ) -> TrainingSamples: ...
 
 
@@ -68,6 +70,7 @@ def simulate_training(
     microbatches: int = 1,
     executor: cf.Executor | None = None,
     progress: bool = False,
+    **plan: Any,
 ) -> StepSimulation: ...
 
 
@@ -85,6 +88,7 @@ def simulate_training(
     microbatches: int = 1,
     executor: cf.Executor | None = None,
     progress: bool = False,
+    **plan: Any,
 ) -> TrainingSamples | StepSimulation:
     """Simulate ``trials`` whole training runs event by event.
 
@@ -95,7 +99,7 @@ def simulate_training(
         (:mod:`spare_theory.hourly.simulation` for the events).  A
         :class:`~spare_theory.steps.scenario.StepScenario` is simulated step
         by step with the published simulator's semantics
-        (:mod:`spare_theory.steps.simulation`; it needs
+        (:func:`simulate_steps`; it needs
         ``checkpoint_every_steps`` and takes no
         ``checkpoint_interval_minutes``, ``overhead_source`` or ``pool_size``).
     strategy : str or Strategy
@@ -134,6 +138,9 @@ def simulate_training(
         Runs blocks of trials in parallel (results identical); ``None``: here.
     progress : bool
         Show a progress bar.
+    **plan
+        The strategy's plan variables, as for :func:`spare_theory.time_to_train`
+        (``min_groups`` for ``"elastic"`` and ``"hot_spares"``).
 
     Returns
     -------
@@ -174,6 +181,7 @@ def simulate_training(
     if trials is None:
         raise ValueError("trials is required")
     if isinstance(scenario, StepScenario):
+        refuse_step_plan(plan)
         if checkpoint_interval_minutes is not None:
             raise ValueError(
                 "checkpoint_interval_minutes is for a Scenario; a StepScenario takes "
@@ -185,7 +193,7 @@ def simulate_training(
             raise ValueError("checkpoint_every_steps is required for a StepScenario")
         return simulate_steps(
             scenario,
-            chosen.name,
+            chosen,
             r=r,
             checkpoint_every_steps=checkpoint_every_steps,
             trials=trials,
@@ -203,6 +211,8 @@ def simulate_training(
     # The same checks as the model it is compared with (strategy, r, ruler at N).
     N = scenario.groups
     r = chosen.check_r(N, r)
+    variables = chosen.check_plan(N, r, plan)
+    chosen.check_scenario(scenario)
     if scenario.domain_size is not None or scenario.lemon_fraction > 0:
         # This simulation draws independent, equal group failures: never ignore the fields.
         raise ValueError(
@@ -240,7 +250,7 @@ def simulate_training(
         else None
     )
     rules = chosen.failure_rules(
-        N, r, microbatches=m, repairs=scenario.repair_minutes is not None, pool=pool
+        N, r, microbatches=m, repairs=scenario.repair_minutes is not None, pool=pool, **variables
     )
     return simulate_runs(
         scenario,
@@ -250,6 +260,7 @@ def simulate_training(
         seed=root,
         executor=executor,
         progress=progress,
+        exact_batch=chosen.batch_is_exact(N, r, variables),
     )
 
 
@@ -323,6 +334,98 @@ def simulate_time_to_wipeout(
         trials,
         seed=seed,
         max_events=max_events,
+        executor=executor,
+        progress=progress,
+    )
+
+
+def simulate_steps(
+    scenario: StepScenario,
+    strategy: Any,
+    *,
+    r: int | None = None,
+    checkpoint_every_steps: int,
+    trials: int,
+    seed: int | np.random.SeedSequence,
+    rep_recovery: str = "published",
+    executor: cf.Executor | None = None,
+    progress: bool = False,
+) -> StepSimulation:
+    """Simulate ``trials`` training runs of ``scenario`` step by step.
+
+    The semantics are those of the SPARe authors' published discrete-event
+    simulator (:mod:`spare_theory.steps.runs`): jittered stacks, failure checks
+    before each stack, at the all-reduce and at checkpoints, partial
+    recoveries, retried steps with reordered stacks (SPARe), replica sets
+    (Rep), rollback to the last checkpoint after a global restart; each
+    strategy plays its own rule
+    (:meth:`Strategy.step_rule <spare_theory.strategies.base.Strategy.step_rule>`).
+    ``simulate_training(scenario, strategy, r, checkpoint_every_steps=k, ...)``
+    is the same.
+
+    Parameters
+    ----------
+    scenario : StepScenario
+        Workload, costs and lifetime law.
+    strategy : str or Strategy
+        A registered strategy: ``"spare"``, ``"rep"`` (``r`` replicas per set,
+        ``r`` times the compute per worker), ``"ckpt"`` (Rep with ``r = 1``),
+        or another.
+    r : int
+        Redundancy, as for :func:`spare_theory.time_to_train` (SPARe needs a
+        cyclic placement at ``N``); omitted or 1 for ``"ckpt"``.
+    checkpoint_every_steps, trials, seed
+        As in :func:`~spare_theory.steps.trials.simulate_step_trials` (trial
+        ``i`` uses the stream ``child_seed(seed, i)``).
+    rep_recovery : {"published", "all"}
+        Rep and ckpt only.  ``"published"`` (default) reproduces the published
+        binary: after a failed step its controller acts on the lowest failed
+        id only (it stops reading failure flags at the first set one), so the
+        other workers that failed in the step stay active, compute nothing,
+        are flagged again in each later step until removed (their clocks
+        expiring meanwhile are renewed but not counted) and count as
+        survivors in the replica-set test; and the checkpoint after a step is
+        checked and written by the leader the step started with.  ``"all"``:
+        every worker that failed in the step is removed at once and the
+        current leader writes the checkpoint.
+    executor, progress
+        As in :func:`~spare_theory.steps.trials.simulate_step_trials`.
+
+    Returns
+    -------
+    StepSimulation
+
+    Raises
+    ------
+    ValueError
+        Naming the argument (``N`` when SPARe has no cyclic placement).
+
+    Examples
+    --------
+    Without failures a step takes the slowest of ``N`` jittered stacks plus
+    the all-reduce:
+
+    >>> from scipy import stats
+    >>> from spare_theory import StepScenario
+    >>> sc = StepScenario(groups=8, steps=50, allreduce_seconds=1.0,
+    ...                   failure_law=stats.expon(scale=1e15))
+    >>> sim = simulate_steps(sc, "spare", r=2, checkpoint_every_steps=10, trials=2, seed=1)
+    >>> int(sim.failures.sum()), round(sim.mean("total_over_T0"), 2)
+    (0, 1.16)
+    """
+    chosen = lookup(strategy)
+    if not isinstance(scenario, StepScenario):
+        raise ValueError(f"scenario must be a StepScenario, got {type(scenario).__name__}")
+    rep_recovery = as_choice(rep_recovery, "rep_recovery", REP_RECOVERIES)
+    r = chosen.check_r(scenario.groups, r)
+    return simulate_step_trials(
+        scenario,
+        chosen.step_rule(scenario, r, rep_recovery=rep_recovery),
+        strategy=chosen.name,
+        r=r,
+        checkpoint_every_steps=checkpoint_every_steps,
+        trials=trials,
+        seed=seed,
         executor=executor,
         progress=progress,
     )

@@ -44,10 +44,11 @@ from typing import Any
 
 import numpy as np
 import numpy.typing as npt
-from scipy.special import gammaln
+from scipy.special import gammaln, logsumexp
 
 from .._validation import as_count, as_real, as_real_array
-from ..placement.placements import cyclic_placement, group_stacks, modular_ruler, validate_hosts
+from ..placement.placements import cyclic_placement, group_stacks, validate_hosts
+from ..placement.rulers import modular_ruler
 from .law import wipeout_law
 
 __all__ = [
@@ -370,13 +371,6 @@ def _log_binomial_weights(n: int, log_q: np.ndarray, log_1mq: np.ndarray) -> np.
     return out
 
 
-def _logsumexp(terms: np.ndarray, axis: int = 0) -> np.ndarray:
-    top = terms.max(axis=axis)
-    safe = np.where(np.isfinite(top), top, 0.0)
-    out = safe + np.log(np.exp(terms - np.expand_dims(safe, axis)).sum(axis=axis))
-    return np.where(np.isfinite(top), out, -np.inf)
-
-
 def _second_order(single: np.ndarray, squares: np.ndarray, pairs: np.ndarray) -> np.ndarray:
     """``-S1 + min(pair term, S1 / 2) - sum P_i^2 / 2``, at most 0.
 
@@ -612,7 +606,10 @@ class DomainWipeoutLaw:
         arr = as_real_array(u, "u", minimum=0.0)
         flat = arr.ravel()
         out = np.concatenate(
-            [_logsumexp(self.joint_logsf(flat[i : i + 256])[2]) for i in range(0, flat.size, 256)]
+            [
+                logsumexp(self.joint_logsf(flat[i : i + 256])[2], axis=0)
+                for i in range(0, flat.size, 256)
+            ]
             or [np.empty(0)]
         ).reshape(arr.shape)
         return float(out) if out.ndim == 0 else out

@@ -10,289 +10,39 @@ groups contains no full row of ``hosts``.
 The law of ``T`` on the cyclic modular-ruler placement is one frozen object,
 :func:`wipeout_law` ``(N, r)`` (a :class:`WipeoutLaw`), in the style of a
 frozen ``scipy.stats`` distribution: ``sf``, ``logsf``, ``cdf``, ``pmf``,
-``mean``, ``var``, ``ppf``, ``support`` and ``rvs``.  The functions below are
-thin wrappers over it or other forms:
+``mean``, ``var``, ``ppf``, ``support`` and ``rvs``.
+:func:`wipeout_survival` and :func:`endurable_failures` are ``sf`` and
+``mean`` broadcast over ``N`` and ``r`` too.  The law is the sharp form: the
+factorial-cumulant expansion of ``log P(T > f)`` to second order with exact
+hypergeometric moments and the pair overlaps the ruler allows (exact for
+``r <= 2``), whose kernels live in :mod:`spare_theory.wipeout.expansion`
+with the first-order (published) form :func:`endurable_failures_gamma`.
+Exact enumeration for any placement with ``N <= 24`` is
+:mod:`spare_theory.wipeout.enumeration`.
 
-* :func:`endurable_failures_gamma` -- the published form
-  ``Gamma(1 + 1/r) N^(1 - 1/r)``, the mean of the first-order (Weibull) law
-  ``P(T > f) ~ exp(-N (f/N)^r)``.
-* :func:`wipeout_survival` / :func:`endurable_failures` -- the sharp form
-  (``WipeoutLaw.sf`` and ``WipeoutLaw.mean``, broadcasting over ``N`` and
-  ``r`` too): the factorial-cumulant expansion of ``log P(T > f)`` to second
-  order with exact hypergeometric moments and the pair overlaps the ruler
-  allows (exact for ``r <= 2``).
-* :func:`exact_wipeout_survival` / :func:`exact_endurable_failures` -- exact
-  enumeration of failure sets for any placement with ``N <= 24``.
+The module is a little over 500 lines because of its docstrings: every
+method of the law states its formula and runs an example.
 """
 
 from __future__ import annotations
 
-import functools
 import math
 from dataclasses import dataclass
 
 import numpy as np
 import numpy.typing as npt
-from scipy import optimize, special
 
-from .._numerics import DIRECT_SUM_TERMS, log_falling_ratio, smooth_sum
 from .._validation import as_count, as_count_array, as_real, as_real_array, as_seed_sequence
-from ..placement.placements import cyclic_placement, min_groups_for_ruler, validate_hosts
+from ..placement.placements import cyclic_placement
+from .expansion import LOG_TAIL, check_ruler_size, log_survival, survival_sum, tail_end
 from .simulation import simulate_wipeout
 
-__all__ = [
-    "EXACT_MAX_GROUPS",
-    "WipeoutLaw",
-    "endurable_failures",
-    "endurable_failures_gamma",
-    "exact_endurable_failures",
-    "exact_wipeout_survival",
-    "wipeout_law",
-    "wipeout_survival",
-]
-
-#: Largest ``N`` that :func:`exact_wipeout_survival` enumerates (``2**N`` sets).
-EXACT_MAX_GROUPS = 24
-
-# Below this log-survival the remaining tail adds less than 1e-20 of mu.
-_LOG_TAIL = -60.0
-# Supports up to this many terms are summed term by term; longer ones by
-# quadrature plus Euler-Maclaurin end corrections (a module attribute so that
-# tests can lower it and compare both paths).
-_DIRECT_TERMS = DIRECT_SUM_TERMS
-# Above this x, differences of lgamma are taken from Stirling's series (the
-# plain difference of ~x log x numbers loses ~x log(x) eps; the series'
-# next term, 1/(1260 x^5), is below 1e-13 here).
-_STIRLING_FROM = 100.0
+__all__ = ["WipeoutLaw", "endurable_failures", "wipeout_law", "wipeout_survival"]
 
 
 def _scalar_or_array(out: npt.ArrayLike) -> float | npt.NDArray[np.float64]:
     arr = np.asarray(out, dtype=np.float64)
     return float(arr) if arr.ndim == 0 else arr
-
-
-def endurable_failures_gamma(N: npt.ArrayLike, r: npt.ArrayLike) -> float | npt.NDArray[np.float64]:
-    """Published closed form ``mu ~ Gamma(1 + 1/r) N^(1 - 1/r)`` (failures).
-
-    The mean of the first-order law ``P(T > f) ~ exp(-N (f/N)^r)``
-    (``sum_f`` replaced by an integral; :mod:`spare_theory.wipeout.symbolic`).
-    Computed in log space, ``exp(gammaln(1 + 1/r) + (1 - 1/r) ln N)``, so it
-    stays finite and accurate to ``N = 1e12`` and beyond.  It needs no
-    modular ruler, so any ``1 <= r`` is accepted.
-
-    Parameters
-    ----------
-    N : int or array_like of int
-        Number of data-parallel groups, ``N >= 1``.
-    r : int or array_like of int
-        Redundancy, ``r >= 1``.  Broadcasts with ``N``.
-
-    Returns
-    -------
-    float or numpy.ndarray
-        Expected number of failures up to and including the wipe-out.
-
-    Examples
-    --------
-    >>> from spare_theory import endurable_failures_gamma
-    >>> print(round(endurable_failures_gamma(1000, 3), 3))  # Gamma(4/3) * 1000**(2/3)
-    89.298
-    >>> endurable_failures_gamma(4096, [1, 2, 8]).round(2).tolist()
-    [1.0, 56.72, 1363.79]
-    """
-    N = as_count_array(N, "N", minimum=1)
-    r = as_count_array(r, "r", minimum=1)
-    N, r = np.broadcast_arrays(N, r)
-    inv = 1.0 / r
-    return _scalar_or_array(np.exp(special.gammaln(1.0 + inv) + (1.0 - inv) * np.log(N)))
-
-
-# ---------------------------------------------------------------------------
-# Sharp form
-# ---------------------------------------------------------------------------
-
-
-def _harmonic(f: np.ndarray, k: int) -> np.ndarray:
-    """``d/df log p_k(f) = sum_{j<k} 1 / (f - j)`` for real ``f > k - 1``."""
-    j = np.arange(k, dtype=np.float64)
-    return (1.0 / (np.asarray(f, dtype=np.float64)[..., None] - j)).sum(axis=-1)
-
-
-def _cumulant_terms(
-    f: np.ndarray, N: int, r: int
-) -> tuple[np.ndarray, np.ndarray, tuple[np.ndarray, np.ndarray]]:
-    """``S1`` and half the second factorial cumulant ``kappa2 / 2`` at ``f`` failures.
-
-    ``S1 = N p_r``; ``kappa2/2 = n1 p_{2r-1} + n0 p_{2r} - S1^2/2`` with
-    ``n1 = N r(r-1)/2`` type pairs sharing one host and ``n0 = C(N,2) - n1``
-    sharing none.  The ``n0`` part is written as
-    ``S1^2/2 * [expm1(l) - e^l (N + 2 n1)/N^2]``, ``l = log p_2r - 2 log p_r``,
-    to avoid cancelling two numbers of size ``S1^2/2``.
-    """
-    lp_r = log_falling_ratio(f, N, r)
-    n1 = N * r * (r - 1) / 2.0
-    S1 = np.exp(math.log(N) + lp_r)
-    with np.errstate(invalid="ignore"):
-        ell = np.where(np.isfinite(lp_r), log_falling_ratio(f, N, 2 * r) - 2.0 * lp_r, 0.0)
-    disjoint = 0.5 * S1**2 * (np.expm1(ell) - np.exp(ell) * (N + 2.0 * n1) / N**2)
-    shared = n1 * np.exp(log_falling_ratio(f, N, 2 * r - 1))
-    return S1, shared + disjoint, (lp_r, shared)
-
-
-def _log_expansion(f: np.ndarray, N: int, r: int) -> np.ndarray:
-    S1, half_k2, _ = _cumulant_terms(f, N, r)
-    return -S1 + half_k2
-
-
-def _log_expansion_slope(f: np.ndarray, N: int, r: int) -> np.ndarray:
-    """``d/df`` of :func:`_log_expansion` (analytic, for locating its turning point)."""
-    S1, _, (_, shared) = _cumulant_terms(f, N, r)
-    n1 = N * r * (r - 1) / 2.0
-    n0_p2r = (N * (N - 1) / 2.0 - n1) * np.exp(log_falling_ratio(f, N, 2 * r))
-    h_r = _harmonic(f, r)
-    return -S1 * h_r + shared * _harmonic(f, 2 * r - 1) + n0_p2r * _harmonic(f, 2 * r) - S1**2 * h_r
-
-
-@functools.lru_cache(maxsize=1024)
-def _turning_point(N: int, r: int) -> float:
-    """First ``f`` where the truncated expansion stops decreasing (``N`` if never).
-
-    Past it the second-order term (pairs sharing a host, which grows like
-    ``S1^2 r^2 / f``) outweighs ``S1`` and the truncated series is no longer a
-    survival function; :func:`_log_survival_sharp` continues it there with
-    the first-order decay.
-    """
-    grid = np.unique(np.concatenate([np.geomspace(r, N, 600), np.linspace(r, N, 600)]))
-    grid = grid[grid > 2 * r]
-    slope = _log_expansion_slope(grid, N, r)
-    rising = np.flatnonzero(slope >= 0)
-    if rising.size == 0:
-        return float(N)
-    i = int(rising[0])
-    if i == 0:
-        return float(grid[0])
-    return float(
-        optimize.brentq(
-            lambda x: float(_log_expansion_slope(np.array(x), N, r)), grid[i - 1], grid[i]
-        )
-    )
-
-
-def _lgamma_second_difference(x: np.ndarray, d: np.ndarray) -> np.ndarray:
-    """``lgamma(x + 2d) - 2 lgamma(x + d) + lgamma(x)``, ``x >= 1``, ``d >= 0``, to ~1e-13 absolute.
-
-    The three terms are ``~x log x`` each (``~3e7`` at ``x = 1e12``) while the
-    result is ``~d^2/x``, so differencing them (even term by term in
-    Stirling's series) loses ``~x log x * eps``.  Around the centre
-    ``z = x + d`` with ``u = d/z``, the second difference of Stirling's
-    ``(z - 1/2) ln z - z`` is exactly
-    ``(z - 1/2) log1p(-u^2) + 2 d atanh(u)``, free of cancellation; the
-    ``1/(12 z) - 1/(360 z^3)`` terms are small and differenced directly.
-    """
-    x = np.asarray(x, dtype=np.float64)
-    d = np.asarray(d, dtype=np.float64)
-    direct = special.gammaln(x + 2 * d) - 2 * special.gammaln(x + d) + special.gammaln(x)
-    xs = np.maximum(x, _STIRLING_FROM)
-    z = xs + d
-    u = d / z
-
-    def small(t: np.ndarray) -> np.ndarray:
-        return 1.0 / (12.0 * t) - 1.0 / (360.0 * t**3)
-
-    stirling = (
-        (z - 0.5) * np.log1p(-u * u)
-        + 2.0 * d * np.arctanh(u)
-        + (small(z + d) - 2 * small(z) + small(xs))
-    )
-    return np.where(x >= _STIRLING_FROM, stirling, direct)
-
-
-def _log_survival_cycle(f: np.ndarray, N: int) -> np.ndarray:
-    """Exact ``log P(T > f)`` for ``r = 2``: types are the edges of the cycle ``C_N``.
-
-    The ruler ``{0, 1}`` puts type ``i`` on groups ``i`` and ``i + 1``.
-
-    ``f`` failed groups wipe nothing iff they form an independent set of
-    ``C_N``; there are ``N/(N-f) C(N-f, f)`` of them (``0 <= f < N``), so
-    ``P = N/(N-f) * (N-f)!^2 / (N! (N-2f)!)``.
-    """
-    f = np.asarray(f, dtype=np.float64)
-    ok = 2 * f <= N
-    g = np.where(ok, f, 0.0)
-    # log N - log(N-f) - [lgamma(N+1) - 2 lgamma(N-f+1) + lgamma(N-2f+1)]
-    out = math.log(N) - np.log(N - g) - _lgamma_second_difference(N - 2.0 * g + 1.0, g)
-    # One failure never wipes a type with two hosts; clip rounding above 1.
-    return np.where(ok & (f < N), np.where(f < 2, 0.0, np.minimum(out, 0.0)), -np.inf)
-
-
-def _log_survival_sharp(f: npt.ArrayLike, N: int, r: int) -> np.ndarray:
-    """``log P(T > f)`` of the sharp form for one ``(N, r)`` (``f`` real, ``0 <= f <= N``)."""
-    f = np.asarray(f, dtype=np.float64)
-    if r == 1:
-        return np.where(f < 1, 0.0, -np.inf)
-    if r == 2:
-        return _log_survival_cycle(f, N)
-    turn = _turning_point(N, r)
-    inside = np.minimum(f, turn)
-    out = _log_expansion(inside, N, r)
-    beyond = f > turn
-    if np.any(beyond):
-        # First-order continuation: keep decaying as exp(-S1) does.
-        s1_turn = N * math.exp(float(log_falling_ratio(np.array(turn), N, r)))
-        s1 = N * np.exp(log_falling_ratio(f, N, r))
-        out = np.where(beyond, out - (s1 - s1_turn), out)
-    return np.minimum(np.where(f >= N, -np.inf, out), 0.0)
-
-
-def _check_ruler_size(N: np.ndarray, r: np.ndarray) -> None:
-    if np.any(r > N):
-        raise ValueError(f"r must be <= N, got r={int(r.max())} with N={int(N[r > N].min())}")
-    small = (r >= 2) & (r * (r - 1) + 1 > N)
-    if np.any(small):
-        bad_N, bad_r = int(N[small][0]), int(r[small][0])
-        raise ValueError(
-            f"N={bad_N} admits no modular ruler with r={bad_r} marks: "
-            f"N must be >= r(r-1)+1 = {min_groups_for_ruler(bad_r)}"
-        )
-
-
-def _tail_end(N: int, r: int, level: float) -> int:
-    """Smallest ``f`` with ``log P(T > f) < level`` (bisection: the form is monotone)."""
-    if float(_log_survival_sharp(np.array(r), N, r)) < level:
-        return r  # P(T > r - 1) = 1, so r is the answer (r = 1, or N = 3 with r = 2)
-    lo, hi = r, N
-    while hi - lo > 1:
-        mid = (lo + hi) // 2
-        if float(_log_survival_sharp(np.array(mid), N, r)) < level:
-            hi = mid
-        else:
-            lo = mid
-    return hi
-
-
-@functools.lru_cache(maxsize=4096)
-def _survival_sum(N: int, r: int, order: int) -> float:
-    """``sum_{f >= 0} w(f) P(T > f)``: ``w = 1`` (order 1: ``E[T]``) or ``2f + 1`` (``E[T^2]``).
-
-    Terms with ``log P(T > f) < -60`` are dropped.  Supports of at most
-    ``_DIRECT_TERMS`` terms are summed term by term; longer ones sum the
-    first ``_DIRECT_TERMS`` terms, then
-    ``sum_{f=a}^{b} w P = int_a^b w P + (w P(a) + w P(b))/2 + ((w P)'(b) - (w P)'(a))/12``
-    with the smooth interpolant of ``P`` (its scale is ``~mu >> 1``, so the
-    next Euler-Maclaurin term is ``~P/mu^3`` and negligible).
-    """
-    if r == 1:
-        return 1.0  # T = 1: the first failure wipes its type
-
-    def terms(f: np.ndarray) -> np.ndarray:
-        p = np.exp(_log_survival_sharp(f, N, r))
-        return p if order == 1 else (2.0 * f + 1.0) * p
-
-    end = _tail_end(N, r, _LOG_TAIL)
-    if end <= _DIRECT_TERMS:
-        return float(terms(np.arange(end + 1, dtype=np.float64)).sum())
-    head = float(terms(np.arange(_DIRECT_TERMS, dtype=np.float64)).sum())
-    return head + smooth_sum(lambda x: float(terms(np.array(x))), _DIRECT_TERMS, end)
 
 
 def _as_size(size: int | tuple[int, ...]) -> tuple[int, ...]:
@@ -361,7 +111,7 @@ class WipeoutLaw:
     def __post_init__(self) -> None:
         N = as_count(self.N, "N")
         r = as_count(self.r, "r")
-        _check_ruler_size(np.array([N]), np.array([r]))
+        check_ruler_size(np.array([N]), np.array([r]))
         object.__setattr__(self, "N", N)
         object.__setattr__(self, "r", r)
 
@@ -392,7 +142,7 @@ class WipeoutLaw:
     def _logsf(self, f: np.ndarray) -> np.ndarray:
         """``log P(T > f)`` for an ``int64`` array of any integers (not validated)."""
         # P(T > f) = 1 for f < 0 and 0 for f >= N, as at f = 0 and f = N.
-        return _log_survival_sharp(np.clip(f, 0, self.N).astype(np.float64), self.N, self.r)
+        return log_survival(np.clip(f, 0, self.N).astype(np.float64), self.N, self.r)
 
     def logsf(self, f: npt.ArrayLike) -> float | npt.NDArray[np.float64]:
         """``log P(T > f)``: natural log of the survival function (see the class formula).
@@ -451,7 +201,7 @@ class WipeoutLaw:
         True
         """
         x_arr = np.clip(as_real_array(x, "x"), 0.0, float(self.N))
-        return _scalar_or_array(_log_survival_sharp(x_arr, self.N, self.r))
+        return _scalar_or_array(log_survival(x_arr, self.N, self.r))
 
     def sf(self, f: npt.ArrayLike) -> float | npt.NDArray[np.float64]:
         """``P(T > f)``, the survival function: no type wiped out after ``f`` failures.
@@ -545,7 +295,7 @@ class WipeoutLaw:
         >>> print(round(wipeout_law(1000, 3).mean(), 4), round(wipeout_law(7, 2).mean(), 4))
         90.2612 2.8667
         """
-        return _survival_sum(self.N, self.r, 1)
+        return survival_sum(self.N, self.r, 1)
 
     def var(self) -> float:
         """``Var T = E[T^2] - E[T]^2`` with ``E[T^2] = sum_{f >= 0} (2f + 1) P(T > f)``.
@@ -566,8 +316,8 @@ class WipeoutLaw:
         >>> print(round(wipeout_law(1000, 3).var(), 3))
         1025.408
         """
-        mean = _survival_sum(self.N, self.r, 1)
-        return max(_survival_sum(self.N, self.r, 2) - mean * mean, 0.0)
+        mean = survival_sum(self.N, self.r, 1)
+        return max(survival_sum(self.N, self.r, 2) - mean * mean, 0.0)
 
     def std(self) -> float:
         """``sqrt(var())`` (failures).
@@ -620,7 +370,7 @@ class WipeoutLaw:
         out = np.where(q_arr == 0.0, a - 1, np.where(q_arr == 1.0, b, hi))
         return int(out) if out.ndim == 0 else out
 
-    def tail_end(self, log_level: float = _LOG_TAIL) -> int:
+    def tail_end(self, log_level: float = LOG_TAIL) -> int:
         """Smallest ``f`` with ``logsf(f) < log_level``: where the sums over the support stop.
 
         Parameters
@@ -641,7 +391,7 @@ class WipeoutLaw:
         (374, 170)
         """
         level = as_real(log_level, "log_level", maximum=0.0)
-        return _tail_end(self.N, self.r, level)
+        return tail_end(self.N, self.r, level)
 
     def rvs(
         self, size: int | tuple[int, ...] = 1, *, seed: int | np.random.SeedSequence
@@ -757,7 +507,7 @@ def wipeout_survival(
         raise ValueError(
             f"failures must be <= N, got failures={int(f[f > N][0])} > N={int(N[f > N][0])}"
         )
-    _check_ruler_size(N, r)
+    check_ruler_size(N, r)
     out = np.empty(N.shape, dtype=np.float64)
     pairs = np.stack([N.ravel(), r.ravel()], axis=1)
     flat_out, flat_f = out.reshape(-1), f.ravel()
@@ -799,80 +549,6 @@ def endurable_failures(N: npt.ArrayLike, r: npt.ArrayLike) -> float | npt.NDArra
     N = as_count_array(N, "N", minimum=1)
     r = as_count_array(r, "r", minimum=1)
     N, r = np.broadcast_arrays(N, r)
-    _check_ruler_size(N, r)
+    check_ruler_size(N, r)
     out = np.array([wipeout_law(int(n), int(k)).mean() for n, k in zip(N.ravel(), r.ravel())])
     return _scalar_or_array(out.reshape(N.shape))
-
-
-# ---------------------------------------------------------------------------
-# Exact enumeration
-# ---------------------------------------------------------------------------
-
-# Subsets are enumerated in blocks of 2**_BLOCK_BITS to bound memory (~100 MB).
-_BLOCK_BITS = 20
-
-
-def exact_wipeout_survival(hosts: npt.ArrayLike) -> npt.NDArray[np.float64]:
-    """Exact ``P(T > f)`` for ``f = 0..N`` by enumerating all ``2**N`` failure sets.
-
-    A set of failed groups (an ``N``-bit mask ``S``) has wiped a type ``i``
-    iff ``S`` contains its host mask ``R_i``; the survivors of size ``f``
-    are counted for every ``f`` and divided by ``C(N, f)``.
-
-    Parameters
-    ----------
-    hosts : array_like of int, shape (N, r)
-        Any valid placement (see :func:`spare_theory.placement.placements.validate_hosts`)
-        with ``N <= 24``.
-
-    Returns
-    -------
-    numpy.ndarray
-        ``float64`` array of length ``N + 1``.
-
-    Examples
-    --------
-    >>> from spare_theory import cyclic_placement, exact_wipeout_survival
-    >>> exact_wipeout_survival(cyclic_placement(7, 3, marks=(0, 1, 3))).round(4).tolist()
-    [1.0, 1.0, 1.0, 0.8, 0.2, 0.0, 0.0, 0.0]
-    """
-    hosts = validate_hosts(hosts)
-    N = hosts.shape[0]
-    if N > EXACT_MAX_GROUPS:
-        raise ValueError(f"hosts has N={N} groups; exact enumeration needs N <= {EXACT_MAX_GROUPS}")
-    rows = np.unique((np.uint64(1) << hosts.astype(np.uint64)).sum(axis=1, dtype=np.uint64))
-    rows = rows.astype(np.uint32)
-    survivors = np.zeros(N + 1, dtype=np.int64)
-    block = 1 << min(N, _BLOCK_BITS)
-    for start in range(0, 1 << N, block):
-        S = np.arange(start, start + block, dtype=np.uint32)
-        wiped = np.zeros(block, dtype=bool)
-        for row in rows:
-            wiped |= (S & row) == row
-        survivors += np.bincount(np.bitwise_count(S[~wiped]), minlength=N + 1)
-    total = np.array([math.comb(N, f) for f in range(N + 1)], dtype=np.float64)
-    return survivors / total
-
-
-def exact_endurable_failures(hosts: npt.ArrayLike) -> float:
-    """Exact ``E[T] = sum_f P(T > f)`` for a placement with ``N <= 24`` (failures).
-
-    See :func:`exact_wipeout_survival`.
-
-    Parameters
-    ----------
-    hosts : array_like of int, shape (N, r)
-        Any valid placement with ``N <= 24``.
-
-    Returns
-    -------
-    float
-        Expected failures up to and including the wipe-out.
-
-    Examples
-    --------
-    >>> from spare_theory import cyclic_placement, exact_endurable_failures
-    >>> print(round(exact_endurable_failures(cyclic_placement(7, 3, marks=(0, 1, 3))), 12))
-    4.0
-    """
-    return float(exact_wipeout_survival(hosts).sum())

@@ -27,6 +27,7 @@ depend on ``memory_limit_bytes``.
 
 from __future__ import annotations
 
+import concurrent.futures as cf
 import math
 from dataclasses import dataclass
 
@@ -34,10 +35,11 @@ import numpy as np
 import numpy.typing as npt
 
 from .._numerics import log_falling_ratio
+from .._parallel import map_tasks
 from .._validation import as_count, as_seed_sequence, child_seed
 from ..placement.placements import group_stacks, validate_hosts
 
-__all__ = ["SamplingPlan", "sampling_plan", "simulate_wipeout"]
+__all__ = ["SamplingPlan", "sampling_plan", "simulate_wipeout", "split_tasks"]
 
 # Survival probability at the end of the sparse prefix: the fraction of
 # trials that need the (slower, exact) continuation.
@@ -50,6 +52,9 @@ _DENSE_BLOCK_ELEMENTS = 1 << 16
 # Working set per chunk, bytes: larger chunks stop paying once arrays leave the
 # cache and the allocator hands out fresh (page-faulting) memory each time.
 _CHUNK_TARGET_BYTES = 1 << 22
+# Tasks a simulation is spread over (at most): enough to keep a few workers
+# busy, few enough that shipping the placement to each stays cheap.
+_TASKS = 16
 # Measured cost (this machine, numpy 2.4) of one sparse key (draw x host: sort
 # and bookkeeping), per log2(keys), relative to one dense element (double x pass).
 _SPARSE_KEY_COST = 3.1
@@ -149,6 +154,34 @@ def sampling_plan(N: int, r: int) -> SamplingPlan:
     return SamplingPlan("dense", block, 0, 0, block * 48 * N)
 
 
+def split_tasks(units: int) -> list[range]:
+    """Units ``0 .. units - 1`` (seeded blocks or trials) as at most 16 contiguous tasks.
+
+    The simulations of layers 2 and 3 hand these to
+    :func:`spare_theory._parallel.map_tasks`; each unit carries its own seed,
+    so the split changes where units run, never what they draw.
+
+    Parameters
+    ----------
+    units : int
+        Number of units, ``>= 1``.
+
+    Returns
+    -------
+    list of range
+        ``min(units, 16)`` ranges of nearly equal length, in order.
+
+    Examples
+    --------
+    >>> from spare_theory.wipeout.simulation import split_tasks
+    >>> split_tasks(5), len(split_tasks(1000))
+    ([range(0, 1), range(1, 2), range(2, 3), range(3, 4), range(4, 5)], 16)
+    """
+    units = as_count(units, "units")
+    parts = np.array_split(np.arange(units), min(units, _TASKS))
+    return [range(int(part[0]), int(part[-1]) + 1) for part in parts]
+
+
 def _cyclic_offsets(hosts: np.ndarray) -> np.ndarray | None:
     """``c`` with ``hosts[i, k] = (i + c_k) mod N`` if ``hosts`` is cyclic, else ``None``."""
     N = hosts.shape[0]
@@ -236,12 +269,53 @@ def _sparse_counts(draws: np.ndarray, type_keys: np.ndarray) -> tuple[np.ndarray
     return T, prefixes
 
 
+def _sample_blocks(task: tuple) -> npt.NDArray[np.int64]:
+    """``T`` for the trials of the task's blocks (block ``b`` from ``child_seed(seed, b)``).
+
+    The blocks are drawn in memory chunks of ``per_chunk`` blocks; the dense
+    sampler's buffers are reused across the chunks of a task.
+    """
+    hosts, plan, offsets, type_keys, seed, task_blocks, sizes, per_chunk = task
+    N = hosts.shape[0]
+    out = []
+    U_buf = work = np.empty((0, N))  # dense: reused across chunks of equal size
+    for first_block in task_blocks[::per_chunk]:
+        blocks = range(first_block, min(task_blocks.stop, first_block + per_chunk))
+        rngs = [np.random.default_rng(child_seed(seed, b)) for b in blocks]
+        if plan.method == "dense":
+            rows = sum(sizes[b] for b in blocks)
+            if U_buf.shape[0] != rows:
+                U_buf, work = np.empty((rows, N)), np.empty((rows, N))
+            filled = 0
+            for rng, b in zip(rngs, blocks):
+                # Filled in place: the same doubles as rng.random((sizes[b], N)).
+                rng.random(out=U_buf[filled : filled + sizes[b]])
+                filled += sizes[b]
+            out.append(_dense_counts(U_buf, hosts, offsets, work))
+            continue
+        draws = np.concatenate(
+            [rng.integers(0, N, size=(sizes[b], plan.prefix_draws)) for rng, b in zip(rngs, blocks)]
+        )
+        T, prefixes = _sparse_counts(draws, type_keys)
+        # Survivors of the prefix continue, block by block in trial order, with
+        # a random order of the groups not yet failed drawn from their block's stream.
+        block_of = np.repeat(np.arange(len(rngs)), [sizes[b] for b in blocks])
+        for row, prefix in zip(np.flatnonzero(T == 0), prefixes):
+            rest = np.setdiff1d(np.arange(N), prefix, assume_unique=False)
+            order = np.concatenate([prefix, rngs[block_of[row]].permutation(rest)])
+            T[row] = _order_count(order, hosts)
+        out.append(T)
+    return np.concatenate(out).astype(np.int64)
+
+
 def simulate_wipeout(
     hosts: npt.ArrayLike,
     trials: int,
     *,
     seed: int | np.random.SeedSequence,
     memory_limit_bytes: int = 2**30,
+    executor: cf.Executor | None = None,
+    progress: bool = False,
 ) -> npt.NDArray[np.int64]:
     """Monte Carlo samples of the wipe-out count ``T``.
 
@@ -259,9 +333,14 @@ def simulate_wipeout(
     seed : int or numpy.random.SeedSequence
         Block ``b`` of trials uses ``child_seed(seed, b)``.
     memory_limit_bytes : int, optional
-        Cap on the working memory (default 1 GiB); must hold one block
-        (:func:`sampling_plan` ``.block_bytes``).  The samples do not depend
-        on it.
+        Cap on the working memory of each task (default 1 GiB); must hold one
+        block (:func:`sampling_plan` ``.block_bytes``).  The samples do not
+        depend on it.
+    executor : concurrent.futures.Executor, optional
+        Runs the blocks in up to 16 tasks there (each carries the placement);
+        ``None`` runs them here.  The samples do not depend on it.
+    progress : bool
+        Show a progress bar over the tasks.
 
     Returns
     -------
@@ -293,35 +372,13 @@ def simulate_wipeout(
     n_blocks = -(-trials // plan.block_trials)
     sizes = [min(plan.block_trials, trials - b * plan.block_trials) for b in range(n_blocks)]
     offsets = _cyclic_offsets(hosts)
+    type_keys = None
     if plan.method == "sparse":
         dtype = _key_dtype(N, plan.prefix_draws)
         type_keys = group_stacks(hosts).astype(dtype) * dtype(plan.prefix_draws + 1)
-    out = []
-    U_buf = work = np.empty((0, N))  # dense: reused across chunks of equal size
-    for first_block in range(0, n_blocks, per_chunk):
-        blocks = range(first_block, min(n_blocks, first_block + per_chunk))
-        rngs = [np.random.default_rng(child_seed(seed, b)) for b in blocks]
-        if plan.method == "dense":
-            rows = sum(sizes[b] for b in blocks)
-            if U_buf.shape[0] != rows:
-                U_buf, work = np.empty((rows, N)), np.empty((rows, N))
-            filled = 0
-            for rng, b in zip(rngs, blocks):
-                # Filled in place: the same doubles as rng.random((sizes[b], N)).
-                rng.random(out=U_buf[filled : filled + sizes[b]])
-                filled += sizes[b]
-            out.append(_dense_counts(U_buf, hosts, offsets, work))
-            continue
-        draws = np.concatenate(
-            [rng.integers(0, N, size=(sizes[b], plan.prefix_draws)) for rng, b in zip(rngs, blocks)]
-        )
-        T, prefixes = _sparse_counts(draws, type_keys)
-        # Survivors of the prefix continue, block by block in trial order, with
-        # a random order of the groups not yet failed drawn from their block's stream.
-        block_of = np.repeat(np.arange(len(rngs)), [sizes[b] for b in blocks])
-        for row, prefix in zip(np.flatnonzero(T == 0), prefixes):
-            rest = np.setdiff1d(np.arange(N), prefix, assume_unique=False)
-            order = np.concatenate([prefix, rngs[block_of[row]].permutation(rest)])
-            T[row] = _order_count(order, hosts)
-        out.append(T)
-    return np.concatenate(out).astype(np.int64)
+    tasks = [
+        (hosts, plan, offsets, type_keys, seed, blocks, sizes, per_chunk)
+        for blocks in split_tasks(n_blocks)
+    ]
+    out = map_tasks(_sample_blocks, tasks, executor=executor, desc="blocks", progress=progress)
+    return np.concatenate(out)

@@ -1,0 +1,334 @@
+"""Restart cycles of the published simulator as tables on a time grid; Rep and CKPT-only.
+
+A cycle is a restart plus the computation until the wipe-out is detected
+(``docs/step_model.md``).  ``t`` counts time from the resume; each worker's
+first failure has law ``p(t) = F_e(t)`` (equilibrium clocks; exact for the
+exponential law, an approximation for Weibull), independently, shifted by
+the resume burst: given the restart length ``D`` each worker has failed at
+``t = 0`` with ``pi(D)`` (:mod:`spare_theory.steps.restarts`), so
+``p(t) = pi + (1 - pi) F_e(t)``, and every table is a mixture over the
+equal-probability classes of ``D``.  Failures arrive at ``(N - f) h(t)``
+(``h`` the hazard of ``F_e``); an attempt of length ``tau`` sees
+``mu = (N - f) h tau`` of them, Poisson, and per noticed failure
+``(1 - e^{-mu})/mu`` attempts carry a failure, each costing
+``pr - (1 - s_a) a`` (partial recovery ``pr``, all-reduce ``a`` shortened
+by the factor ``s_a``).
+
+A :class:`StepCycle` holds a strategy's expectations on that grid; the
+estimate (:mod:`spare_theory.steps.estimate`) needs nothing else.  This
+module builds the Rep table (CKPT-only is Rep with ``r = 1``); SPARe's is
+:mod:`spare_theory.steps.spare_cycle`.
+
+Rep: consecutive replica sets ``id // r`` (the last one smaller),
+``Q(t) = prod_sets (1 - p^{|set|})``, except that the published controller
+removes only the lowest flagged id per step: the flagged rest compute
+nothing, count as survivors and wait.  Fluid model: the removed count
+``Rm`` grows by one per step while ``Rm < F = N p``, the removed workers
+are the failed ones below an id threshold ``x = Rm / p``, and only sets
+below ``x`` can be seen wiped out.  Rep never retries (a failure leaves the
+step done).  Only the leader writes a checkpoint while the others start the
+next step, so a checkpoint costs ``E[max(delta + C_L, M_{n-1})] - E[M_n]``
+(``C`` a worker's compute, ``M`` maxima), by quadrature.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+from scipy import integrate, special
+
+from .._caching import cached
+from ..placement.replicas import replica_set_sizes
+from .extremes import expected_max_shifted, tabulated_max_normal
+from .restarts import equilibrium_cdf, equilibrium_hazard, restart_windows
+from .scenario import StepScenario
+
+__all__ = [
+    "CYCLE_POINTS",
+    "StepCycle",
+    "cycle_bound_seconds",
+    "first_failure_grid",
+    "rep_step_cycle",
+    "time_to_failure_share",
+]
+
+#: Time points of every cycle table.
+CYCLE_POINTS = 1000
+
+
+@dataclass(frozen=True, eq=False)
+class StepCycle:
+    """A strategy's restart cycle: its expectations on a time grid, seconds since the resume.
+
+    Attributes
+    ----------
+    t : numpy.ndarray
+        The grid, seconds since the resume (increasing, from 0).
+    log_q : numpy.ndarray
+        ``log Q(t)``: log of the chance of no wipe-out by ``t``.
+    tau : numpy.ndarray
+        Harmonic-mean attempt given no wipe-out, seconds.
+    phi : numpy.ndarray
+        Share of time in failure handling (retries and partial recoveries,
+        less the shortened all-reduces, plus rejoin stalls).
+    partial : numpy.ndarray
+        Attempts with a noticed (non-wiping) failure, per second.
+    noticed : numpy.ndarray
+        Failures noticed, per second.
+    failed : numpy.ndarray
+        Expected failed workers.
+    post : numpy.ndarray
+        ``b``: the tail of an attempt whose failures are noticed only in the
+        next one, seconds.
+    tau0 : float
+        The first attempt after a resume, seconds.
+    ckpt : float
+        Cost of one checkpoint, seconds.
+    useful : float
+        The failure-free step ``c + a``, seconds.
+    burst_handling : float
+        Expected handling of the failures noticed at the resume, seconds
+        per cycle (unconditional).
+    burst_failures : float
+        Their expected number.
+
+    Examples
+    --------
+    >>> from spare_theory.steps.scenario import paper_scenario
+    >>> cyc = rep_step_cycle(paper_scenario(200), 3)
+    >>> cyc.t.size, float(cyc.t[0]), round(cyc.useful, 1)
+    (1000, 0.0, 66.0)
+    """
+
+    t: np.ndarray
+    log_q: np.ndarray
+    tau: np.ndarray
+    phi: np.ndarray
+    partial: np.ndarray
+    noticed: np.ndarray
+    failed: np.ndarray
+    post: np.ndarray
+    tau0: float
+    ckpt: float
+    useful: float
+    burst_handling: float
+    burst_failures: float
+
+
+def first_failure_grid(law: Any, t: np.ndarray, burst: Any) -> tuple[np.ndarray, np.ndarray]:
+    """``(p, h)``: a worker's first-failure CDF in the cycle per burst class, and the hazard.
+
+    ``p(t) = pi + (1 - pi) F_e(t)``: failed at the resume with probability
+    ``pi`` (its clock expired while it waited for the slowest restart
+    window), else at its equilibrium residual life; ``h`` is the hazard of
+    ``F_e`` (per second).  No argument checks.
+
+    Parameters
+    ----------
+    law : frozen scipy.stats distribution
+        Lifetime law, seconds.
+    t : numpy.ndarray
+        Time grid, seconds.
+    burst : array_like
+        ``pi`` per burst class.
+
+    Returns
+    -------
+    tuple of numpy.ndarray
+        ``p`` (one row per class) and ``h``.
+
+    Examples
+    --------
+    >>> from scipy import stats
+    >>> p, h = first_failure_grid(stats.expon(scale=10.0), np.array([0.0, 10.0]), [0.5])
+    >>> np.round(p, 4).tolist(), h.tolist()
+    ([[0.5, 0.8161]], [0.1, 0.1])
+    """
+    p_e = equilibrium_cdf(law, t)
+    pi = np.asarray(burst, dtype=float)[:, None]
+    return pi + (1.0 - pi) * p_e[None, :], equilibrium_hazard(law, t, p_e)
+
+
+def time_to_failure_share(law: Any, p_end: float, burst: float = 0.0) -> float:
+    """Smallest ``t`` with ``burst + (1 - burst) F_e(t) >= p_end``, seconds.
+
+    By doubling from the mean lifetime (up to ``1e6`` means), then the first
+    of 4097 grid points.  No argument checks.
+
+    Parameters
+    ----------
+    law : frozen scipy.stats distribution
+        Lifetime law, seconds.
+    p_end : float
+        Target share of failed workers, in ``(burst, 1)``.
+    burst : float
+        Share failed at the resume.
+
+    Returns
+    -------
+    float
+        Seconds.
+
+    Examples
+    --------
+    >>> from scipy import stats
+    >>> print(round(time_to_failure_share(stats.expon(scale=1.0), 0.5), 2))
+    0.69
+    """
+    mean = float(law.mean())
+    p_end = (p_end - burst) / (1.0 - burst)
+    hi = mean
+    while float(equilibrium_cdf(law, np.array([hi]))[0]) < p_end and hi < 1e6 * mean:
+        hi *= 2.0
+    grid = np.linspace(0.0, hi, 4097)
+    cdf = equilibrium_cdf(law, grid)
+    return float(grid[min(int(np.searchsorted(cdf, p_end)), grid.size - 1)])
+
+
+def cycle_bound_seconds(scenario: StepScenario, r: int) -> float:
+    """Seconds beyond which a cycle need not be followed: five runs at the slowest step.
+
+    ``5 n (c r (1 + 10 v) + a + delta)``.  A cycle longer than the run ends
+    with the run; the estimate's horizon is four runs' worth of steps,
+    always inside this bound.
+
+    Parameters
+    ----------
+    scenario : StepScenario
+        The workload.
+    r : int
+        Redundancy (stacks a worker may compute in a step).
+
+    Returns
+    -------
+    float
+        Seconds.
+
+    Examples
+    --------
+    >>> from spare_theory.steps.scenario import paper_scenario
+    >>> print(round(cycle_bound_seconds(paper_scenario(200, steps=10), 1)))
+    7840
+    """
+    sc = scenario
+    step = sc.stack_seconds * r * (1.0 + 10.0 * sc.stack_jitter_cv) + sc.allreduce_seconds
+    return 5.0 * sc.steps * (step + sc.checkpoint_seconds)
+
+
+@cached(maxsize=256)
+def rep_step_cycle(scenario: StepScenario, r: int) -> StepCycle:
+    """Rep's cycle table at redundancy ``r`` (CKPT-only: ``r = 1``), cached by value.
+
+    Consecutive replica sets, the published controller's one removal per
+    step, ``r``-fold compute with one jitter draw
+    (``tau = c r (1 + v e_n) + a`` on the ``n`` working workers), the
+    leader's overlapped checkpoint (module docstring).  No argument checks;
+    ``1 <= r <= N``.  Repairs are ignored
+    (:func:`spare_theory.steps.repairs.rep_repair_step_cycle`).
+
+    Parameters
+    ----------
+    scenario : StepScenario
+        The workload and failure law.
+    r : int
+        Replicas per set.
+
+    Returns
+    -------
+    StepCycle
+
+    Examples
+    --------
+    >>> from spare_theory.steps.scenario import paper_scenario
+    >>> cyc = rep_step_cycle(paper_scenario(200), 3)
+    >>> print(round(cyc.tau0, 1), round(cyc.ckpt, 1))  # the checkpoint overlaps the next step
+    220.4 32.4
+    """
+    sc = scenario
+    N, law = sc.groups, sc.failure_law
+    c, v, a = sc.stack_seconds, sc.stack_jitter_cv, sc.allreduce_seconds
+    sizes = replica_set_sizes(N, r, layout="consecutive").astype(float)
+    starts = np.arange(sizes.size) * r
+    # Time grid up to where even the removal-limited cycle is surely over.
+    pis = restart_windows(sc).burst
+    burst = float(pis.mean())
+    t_hi = min(time_to_failure_share(law, 1.0 - 1e-6, float(pis.max())), cycle_bound_seconds(sc, r))
+    t = np.linspace(0.0, t_hi, CYCLE_POINTS)
+    p_nodes, hz = first_failure_grid(law, t, pis)
+    parts = [_rep_node(sc, r, t, p, hz, sizes, starts) for p in p_nodes]
+    log_qs = np.array([part[0] for part in parts])
+    log_q = special.logsumexp(log_qs, axis=0) - math.log(pis.size)
+    share = np.exp(log_qs - log_q[None, :]) / pis.size  # class weights given survival
+    tau, phi, partial, noticed, failed, post = (
+        (share * np.array([part[i] for part in parts])).sum(axis=0) for i in range(1, 7)
+    )
+    # Checkpoint: the leader writes while the others compute the next step.
+    sd = c * r * v
+    if sd > 0:
+        shifted = float(
+            expected_max_shifted(np.array([max(N - 1, 0)]), sc.checkpoint_seconds / sd)[0]
+        )
+        ckpt = sd * (shifted - float(tabulated_max_normal(N, N)))
+    else:
+        ckpt = sc.checkpoint_seconds
+    tau0 = float(c * r * (1.0 + v * tabulated_max_normal(N, N)) + a)
+    return StepCycle(
+        t=t,
+        log_q=log_q,
+        tau=tau,
+        phi=phi,
+        partial=partial,
+        noticed=noticed,
+        failed=failed,
+        post=post,
+        tau0=tau0,
+        ckpt=max(ckpt, 0.0),
+        useful=c + a,
+        burst_handling=0.0,  # the flagged burst is in the queue model's flagged attempts
+        burst_failures=N * burst,
+    )
+
+
+def _rep_node(sc: StepScenario, r: int, t, p, hz, sizes, starts) -> tuple:
+    """Rep's cycle quantities for one burst class.
+
+    Returns ``(log Q, tau, phi, partial, noticed, failed, post)`` on ``t``.
+    """
+    N = sc.groups
+    c, v, a = sc.stack_seconds, sc.stack_jitter_cv, sc.allreduce_seconds
+    failed = N * p
+    working = np.maximum(N - failed, 1.0)
+    sd = c * r * v
+    e = tabulated_max_normal(N, working)
+    tau = c * r * (1.0 + v * e) + a
+    # Removal: one flagged worker (the lowest id) per step, never more than
+    # have failed: removed_i = min(F_i, removed_{i-1} + dt/tau), removed_0 = 0,
+    # solved as removed_i = D_i + min(0, min_{1<=j<=i} (F_j - D_j)), D = int dt/tau.
+    D = integrate.cumulative_trapezoid(1.0 / tau, t, initial=0.0)
+    slack = np.minimum.accumulate(np.concatenate([[0.0], (failed - D)[1:]]))
+    removed = np.minimum(D + slack, failed)
+    removed[0] = 0.0
+    with np.errstate(divide="ignore", invalid="ignore"):
+        x = np.where(removed >= failed - 1e-9, float(N), removed / np.maximum(p, 1e-300))
+    x = np.minimum(x, float(N))
+    eligible = np.clip((x[:, None] - starts[None, :]) / sizes[None, :], 0.0, 1.0)
+    log_p = np.log(np.maximum(p, 1e-300))
+    with np.errstate(divide="ignore"):
+        log_alive = np.log(-np.expm1(sizes[None, :] * log_p[:, None]))
+    log_q = (eligible * log_alive).sum(axis=1)
+    mu = working * hz * tau
+    queue = np.maximum(failed - removed, 0.0)
+    flagged = -np.expm1(-(mu + queue))  # attempts with a flag
+    cost = sc.partial_recovery_seconds - (1 - sc.allreduce_failure_scale) * a
+    return (
+        log_q,
+        tau,
+        np.clip(flagged * cost / tau, -1.0, 0.95),
+        flagged / tau,
+        working * hz,
+        failed,
+        sd * e + a,
+    )

@@ -1,0 +1,243 @@
+"""The run machinery of the step-level event simulation, shared by every strategy's rules.
+
+The simulation replays, step by step, the discrete-event simulation behind
+the SPARe paper's time-to-train and availability figures (the authors'
+SimGrid simulator, public repository tsinghua-fib-lab/AutoSOTA, folder
+``ICML-2026/paper-3612-SPARe/best_code``, BSD).  It imports no model module:
+it is the independent check of the closed forms.  A strategy's rules
+(:mod:`spare_theory.steps.rep_run`, :mod:`spare_theory.steps.spare_run`)
+drive a :class:`StepRun`; :func:`spare_theory.steps.trials.simulate_step_trials`
+runs the trials.
+
+Workers and failures
+--------------------
+``N`` workers (one per data-parallel group) each keep a renewal failure
+clock (:class:`~spare_theory.lifetimes.clocks.RenewalClocks`, fresh at
+time 0, lifetimes floored at ``1e-9`` s): the next failure time is drawn
+from ``scenario.failure_law`` when the previous failure is noticed, and
+clocks are never reset at a global restart.  A failure is only noticed at a
+check: before each stack's compute, at the all-reduce and (the leader, the
+lowest active worker id, only) at a checkpoint.  A failed worker stays out
+until the next global restart, or, with repairs
+(``StepScenario.repair_seconds``), until it rejoins at a step boundary
+after its repair (:class:`RepairTimes`).
+
+Checkpoints, restarts, accounting
+---------------------------------
+After step ``j`` (0-based) with ``(j + 1) % k == 0`` or ``j + 1 == steps``
+the leader checks its clock: if it failed the checkpoint is lost and the
+leader counts as failed in the next attempt; otherwise the checkpoint
+(``checkpoint_seconds``) records step ``j``.  A global restart rolls back to
+the last checkpointed step (that step is redone; step 0 before any
+checkpoint).  With ``restart_semantics="window"`` every worker must complete
+an uninterrupted window of ``restart_seconds``: a worker whose clock expires
+during its window (or had already expired) counts a failure, renews its clock
+from the expiry time and starts its window again; the restart ends when the
+last window ends.  With ``"fixed"`` it lasts ``restart_seconds`` exactly and
+expired clocks renew silently.  ``down`` is the time in global restarts plus
+``partial_recovery_seconds`` times the largest number of partial recoveries a
+single worker took part in (each worker sleeps through the recoveries it is
+active for; the run's figure is the per-worker maximum); ``up = total - down``
+(rework and checkpoint writes count as up).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ..lifetimes.clocks import RenewalClocks
+from .scenario import StepScenario
+
+__all__ = ["RUN_FIELDS", "RepairTimes", "StepRun"]
+
+#: What a run reports, in the order of :meth:`StepRun.result`.
+RUN_FIELDS = ("total_seconds", "up_seconds", "failures", "global_restarts", "recomputed_stacks")
+
+# Lifetimes drawn at once by the failure clocks.
+_LIFETIME_BATCH = 4096
+# A zero lifetime would fail again at the same check: floor it as the
+# published simulator does.
+_LIFETIME_FLOOR = 1e-9
+
+
+class RepairTimes:
+    """When each removed worker is ready to rejoin (``StepScenario.repair_seconds``).
+
+    A repair starts when the controller removes the worker (the end of the
+    attempt in which it acts on the failure) and lasts a draw of
+    ``scenario.repair_law`` (seconds); the draws come from their own stream,
+    so the failure and jitter streams are those of the run without repairs
+    until the first rejoin.
+
+    Parameters
+    ----------
+    scenario : StepScenario
+        ``groups``, ``repair_seconds``, ``repair_law``.
+    seed : int or numpy.random.SeedSequence
+        The repair stream.
+
+    Examples
+    --------
+    >>> from dataclasses import replace
+    >>> from spare_theory.steps.scenario import paper_scenario
+    >>> rep = RepairTimes(replace(paper_scenario(4), repair_seconds=60.0, repair_law="fixed"), 0)
+    >>> rep.start(np.array([2]), 10.0)
+    >>> rep.due(69.0).tolist(), rep.due(70.0).tolist()
+    ([], [2])
+    """
+
+    def __init__(self, scenario: StepScenario, seed: Any) -> None:
+        self._sc = scenario
+        self._rng = np.random.default_rng(seed)
+        self.ready = np.full(scenario.groups, np.inf)
+
+    def start(self, idx: np.ndarray, at: float) -> None:
+        """Start the repairs of workers ``idx`` at time ``at``."""
+        idx = np.asarray(idx, dtype=np.int64)
+        if not idx.size:
+            return
+        law, mean = self._sc.repair_law, float(self._sc.repair_seconds or 0.0)
+        if law == "exponential":
+            draws = self._rng.exponential(mean, idx.size)
+        elif law == "fixed":
+            draws = np.full(idx.size, mean)
+        else:
+            draws = np.asarray(law.rvs(size=idx.size, random_state=self._rng), dtype=float)
+        self.ready[idx] = at + np.maximum(draws, 0.0)
+
+    def due(self, t: float) -> np.ndarray:
+        """Workers whose repair is done by ``t`` (removed from the pending repairs)."""
+        back = np.flatnonzero(self.ready <= t)
+        self.ready[back] = np.inf
+        return back
+
+    def clear(self) -> None:
+        """A global restart restores every worker: pending repairs are dropped."""
+        self.ready[:] = np.inf
+
+
+class StepRun:
+    """One simulated run's shared state: clocks, time, counters, restarts, repairs.
+
+    Parameters
+    ----------
+    scenario : StepScenario
+        Workload, costs and lifetime law.
+    rng : numpy.random.Generator
+        The run's failure and jitter stream.
+    repairs : RepairTimes, optional
+        Repairs of removed workers; ``None``: none (out until the next
+        global restart).
+
+    Examples
+    --------
+    >>> from spare_theory.steps.scenario import paper_scenario
+    >>> run = StepRun(paper_scenario(20), np.random.default_rng(0))
+    >>> run.global_restart()
+    >>> run.restarts, run.t >= 3600.0, len(run.result()) == len(RUN_FIELDS)
+    (1, True, True)
+    """
+
+    def __init__(
+        self,
+        scenario: StepScenario,
+        rng: np.random.Generator,
+        repairs: RepairTimes | None = None,
+    ) -> None:
+        self.sc = scenario
+        self.N = scenario.groups
+        self.rng = rng
+        # The first check happens at time 0: every clock starts there.
+        self.clocks = RenewalClocks(
+            scenario.failure_law, self.N, rng, batch=_LIFETIME_BATCH, floor=_LIFETIME_FLOOR
+        )
+        self.repairs = repairs
+        self.t = 0.0
+        self.failures = 0
+        self.restarts = 0
+        self.recomputed = 0
+        self.restart_seconds = 0.0
+        self.partial_count = np.zeros(self.N, dtype=np.int64)
+
+    def jitter(self, shape: tuple[int, ...]) -> np.ndarray:
+        """``max(0.1, Normal(1, cv))`` factors."""
+        z = self.rng.standard_normal(shape)
+        return np.maximum(0.1, 1.0 + self.sc.stack_jitter_cv * z)
+
+    def fail(self, w: int, at: float) -> None:
+        """Count worker ``w``'s failure, noticed at ``at``, and renew its clock from there."""
+        self.failures += 1
+        self.clocks.renew(int(w), at)
+
+    def fails(self, w: int, at: float) -> bool:
+        """A clock check of worker ``w`` at ``at``: a failure is counted and renewed."""
+        if self.clocks.next[w] <= at:
+            self.fail(w, at)
+            return True
+        return False
+
+    def check(self, workers: np.ndarray, at: float) -> np.ndarray:
+        """Clock checks of ``workers`` at ``at``; the failed ones, counted and renewed."""
+        failed = workers[self.clocks.next[workers] <= at]
+        for w in failed:
+            self.fail(int(w), at)
+        return failed
+
+    def checkpoint_due(self, step: int, k: int) -> bool:
+        """Whether a checkpoint follows step ``step`` (0-based): every ``k``-th and the last."""
+        return (step + 1) % k == 0 or step + 1 == self.sc.steps
+
+    def rejoin(self) -> np.ndarray:
+        """Workers rejoining at this step boundary: each stalls every worker ``rejoin_seconds``.
+
+        A rejoining worker starts a fresh lifetime when its stall ends.
+        """
+        if self.repairs is None:
+            return np.zeros(0, dtype=np.int64)
+        back = self.repairs.due(self.t)
+        if back.size:
+            self.t += self.sc.rejoin_seconds * back.size
+            self.clocks.renew(back, self.t)
+        return back
+
+    def start_repairs(self, idx: np.ndarray, at: float) -> None:
+        """Removed workers ``idx`` start their repairs at ``at`` (nothing without repairs)."""
+        if self.repairs is not None:
+            self.repairs.start(idx, at)
+
+    def global_restart(self) -> None:
+        """Run a global restart starting at ``self.t``; advance ``self.t`` past it.
+
+        Every worker is back afterwards: pending repairs are dropped.
+        """
+        sc, nxt, start = self.sc, self.clocks.next, self.t
+        R = sc.restart_seconds
+        if sc.restart_semantics == "fixed":
+            end = start + R
+            due = np.flatnonzero(nxt < end)
+            while due.size:
+                self.clocks.renew(due, nxt[due])  # renew from the expiry, silently
+                due = due[nxt[due] < end]
+        else:
+            window = np.full(self.N, start)
+            due = np.flatnonzero(nxt < window + R)
+            while due.size:
+                self.failures += due.size
+                window[due] = np.maximum(window[due], nxt[due])
+                self.clocks.renew(due, nxt[due])  # renewal from the expiry time
+                due = due[nxt[due] < window[due] + R]
+            end = float((window + R).max())
+        self.restart_seconds += end - start
+        self.restarts += 1
+        self.t = end
+        if self.repairs is not None:
+            self.repairs.clear()
+
+    def result(self) -> tuple[float, float, int, int, int]:
+        """``(total, up, failures, restarts, recomputed)``: :data:`RUN_FIELDS`."""
+        down = self.restart_seconds + self.sc.partial_recovery_seconds * int(
+            self.partial_count.max()
+        )
+        return (self.t, self.t - down, self.failures, self.restarts, self.recomputed)

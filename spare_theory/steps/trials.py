@@ -1,0 +1,211 @@
+"""Trials of the step-level event simulation: the loop over seeds and its result.
+
+:func:`simulate_step_trials` runs a strategy's rule (``trial``, e.g.
+:func:`spare_theory.steps.spare_run.run_spare`) once per trial, each on its
+own stream ``child_seed(seed, i)``, serially or on an executor, and gathers
+the per-trial figures in a :class:`StepSimulation`.  Semantics of a run:
+:mod:`spare_theory.steps.runs`.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures as cf
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import ClassVar
+
+import numpy as np
+
+from .._parallel import map_tasks
+from .._samples import TrialSamples
+from .._validation import as_count, as_seed_sequence, child_seed
+from .runs import RUN_FIELDS, RepairTimes
+from .scenario import StepScenario
+
+__all__ = ["StepSimulation", "StepTrial", "simulate_step_trials"]
+
+#: A strategy's rule for one run: ``trial(scenario, r, k, rng, *, repairs) -> RUN_FIELDS tuple``.
+StepTrial = Callable[..., tuple]
+
+_COUNTS = {"failures", "global_restarts", "recomputed_stacks"}
+
+
+@dataclass(frozen=True)
+class StepSimulation(TrialSamples):
+    """Per-trial results of a step-level simulation (one entry per trial).
+
+    Attributes
+    ----------
+    scenario : StepScenario
+        The simulated scenario.
+    strategy : str
+        The strategy's name (a label: ``"ckpt"``, ``"rep"``, ``"spare"``).
+    r : int
+        Redundancy (1 for ``"ckpt"``).
+    checkpoint_every_steps : int
+        Checkpoint interval ``k``, steps.
+    total_seconds : numpy.ndarray
+        Wall time to complete the steps, seconds.
+    up_seconds : numpy.ndarray
+        ``total - down``: wall time outside global and partial recoveries, seconds.
+    failures : numpy.ndarray
+        Failures noticed (at compute, all-reduce, checkpoint and restart checks).
+    global_restarts : numpy.ndarray
+        Global restarts.
+    recomputed_stacks : numpy.ndarray
+        Stacks (pieces, with micro-batches) computed in retried attempts of a
+        step, summed over workers (SPARe only; 0 for Rep).
+
+    Examples
+    --------
+    >>> from spare_theory.steps.rep_run import run_rep
+    >>> from spare_theory.steps.scenario import paper_scenario
+    >>> sim = simulate_step_trials(paper_scenario(50, steps=200), run_rep, strategy="rep",
+    ...                            r=3, checkpoint_every_steps=5, trials=3, seed=0)
+    >>> sim.trials, sim.total_seconds.shape, bool((sim.uptime <= 1.0).all())
+    (3, (3,), True)
+    >>> sim.mean("total_over_T0") > 1.0, sim.standard_error("failures") >= 0.0
+    (True, True)
+    >>> sim.to_frame().columns.tolist()[:3]
+    ['trial', 'total_seconds', 'up_seconds']
+    """
+
+    #: Per-trial quantities beside the array fields.
+    derived: ClassVar[tuple[str, ...]] = (
+        "restarts",
+        "down_seconds",
+        "hours",
+        "uptime",
+        "total_over_T0",
+    )
+
+    scenario: StepScenario
+    strategy: str
+    r: int
+    checkpoint_every_steps: int
+    total_seconds: np.ndarray
+    up_seconds: np.ndarray
+    failures: np.ndarray
+    global_restarts: np.ndarray
+    recomputed_stacks: np.ndarray
+
+    @property
+    def restarts(self) -> np.ndarray:
+        """Global restarts per trial (``global_restarts``; the name the other results use)."""
+        return self.global_restarts
+
+    @property
+    def down_seconds(self) -> np.ndarray:
+        """``total - up``: time in global and partial recoveries, seconds."""
+        return self.total_seconds - self.up_seconds
+
+    @property
+    def hours(self) -> np.ndarray:
+        """``total_seconds / 3600``, hours."""
+        return self.total_seconds / 3600.0
+
+    @property
+    def uptime(self) -> np.ndarray:
+        """``up / total`` per trial (the paper's "availability")."""
+        return self.up_seconds / self.total_seconds
+
+    @property
+    def total_over_T0(self) -> np.ndarray:
+        """``total / T0`` per trial, ``T0 = scenario.failure_free_seconds``."""
+        return self.total_seconds / self.scenario.failure_free_seconds
+
+
+def _run_trial(task: tuple) -> tuple:
+    scenario, trial, r, k, seed = task
+    rng = np.random.default_rng(seed)
+    # Repairs draw from their own child stream: without them nothing changes.
+    repairs = RepairTimes(scenario, child_seed(seed, 0)) if scenario.repairs else None
+    return trial(scenario, r, k, rng, repairs=repairs)
+
+
+def simulate_step_trials(
+    scenario: StepScenario,
+    trial: StepTrial,
+    *,
+    strategy: str,
+    r: int,
+    checkpoint_every_steps: int,
+    trials: int,
+    seed: int | np.random.SeedSequence,
+    executor: cf.Executor | None = None,
+    progress: bool = False,
+) -> StepSimulation:
+    """Run ``trials`` simulated training runs of ``scenario`` under a strategy's rule ``trial``.
+
+    Trial ``i`` runs ``trial(scenario, r, k, rng, repairs=repairs)`` with
+    ``rng = numpy.random.default_rng(child_seed(seed, i))`` and, when the
+    scenario has repairs, ``repairs`` a
+    :class:`~spare_theory.steps.runs.RepairTimes` on the stream
+    ``child_seed(child_seed(seed, i), 0)`` (else ``None``): results do not
+    depend on the executor or on how many trials are run.
+
+    Parameters
+    ----------
+    scenario : StepScenario
+        Workload, costs and lifetime law.
+    trial : callable
+        A picklable rule ``(scenario, r, k, rng, *, repairs) -> tuple`` of
+        :data:`~spare_theory.steps.runs.RUN_FIELDS` (e.g.
+        :func:`~spare_theory.steps.spare_run.run_spare`, or a bound method of
+        a strategy object); it is trusted with ``r``.
+    strategy : str
+        The strategy's name, stored in the result (a label only).
+    r : int
+        Redundancy, ``>= 1``.
+    checkpoint_every_steps : int
+        Checkpoint interval ``k >= 1``, steps (a checkpoint also follows the
+        last step).
+    trials : int
+        Independent runs, ``>= 1``.
+    seed : int or numpy.random.SeedSequence
+        Root of the trials' streams.
+    executor : concurrent.futures.Executor, optional
+        Runs trials in parallel; ``None`` runs them here.
+    progress : bool
+        Show a progress bar over trials.
+
+    Returns
+    -------
+    StepSimulation
+
+    Raises
+    ------
+    ValueError
+        Naming the argument.
+
+    Examples
+    --------
+    The first trials do not depend on how many are run:
+
+    >>> from spare_theory.steps.rep_run import run_rep
+    >>> from spare_theory.steps.scenario import paper_scenario
+    >>> sc = paper_scenario(20, steps=100)
+    >>> three, two = (simulate_step_trials(sc, run_rep, strategy="rep", r=4,
+    ...                                    checkpoint_every_steps=5, trials=n, seed=4)
+    ...               for n in (3, 2))
+    >>> bool((three.total_seconds[:2] == two.total_seconds).all())
+    True
+    """
+    if not isinstance(scenario, StepScenario):
+        raise ValueError(f"scenario must be a StepScenario, got {type(scenario).__name__}")
+    if not callable(trial):
+        raise ValueError(f"trial must be callable, got {type(trial).__name__}")
+    r = as_count(r, "r")
+    k = as_count(checkpoint_every_steps, "checkpoint_every_steps")
+    n = as_count(trials, "trials")
+    root = as_seed_sequence(seed)
+    tasks = [(scenario, trial, r, k, child_seed(root, i)) for i in range(n)]
+    rows = map_tasks(_run_trial, tasks, executor=executor, desc="trials", progress=progress)
+    columns = np.array(rows, dtype=np.float64).reshape(n, len(RUN_FIELDS)).T
+    values = {
+        name: (col.astype(np.int64) if name in _COUNTS else col)
+        for name, col in zip(RUN_FIELDS, columns)
+    }
+    return StepSimulation(
+        scenario=scenario, strategy=strategy, r=r, checkpoint_every_steps=k, **values
+    )

@@ -1,0 +1,313 @@
+"""Elastic data parallelism and hot spares: groups drop out and rejoin without a global restart.
+
+The contract of issue 21 (the model and the simulation both implement it,
+and the checks compare them on it) is quoted in :class:`ElasticStrategy`;
+hot spares are the same law with ``A = N - r`` active groups.
+
+Where the issue is silent this package does what the systems do:
+
+- **Quorum and spares** (torchft, ``torchft/manager.py``): ``Manager(
+  min_replica_size=q)`` never lets the world shrink below ``q`` replica
+  groups; ``WorldSizeMode.DYNAMIC`` uses every live group (elastic DP),
+  ``WorldSizeMode.FIXED_WITH_SPARES`` keeps ``min_replica_size`` groups
+  active and the others as spares contributing zero gradients.  So a hot
+  spares plan's quorum defaults to its ``A = N - r`` active groups: it never
+  computes on fewer than ``A`` and its batch is always exact; a smaller
+  ``min_groups`` rides out exhausted spares on a shrinking batch (NVIDIA's
+  resiliency extension does the same with its ``ActiveWorldSizeDivisibleBy``
+  rank assignment: the healthy ranks beyond the active world size wait as
+  reserve, and the active world shrinks once they are gone).
+- **Spares are groups**: a spare fails like any group, and its failure
+  changes the quorum's membership (torchft's spares take part in every
+  quorum), so it stalls the job too; which group computes does not matter.
+- **Heal** (torchft): a recovering group fetches the state of a live peer
+  at the max step (``checkpoint_transport``) while the others train; it
+  joins the next quorum, so its heal time adds to its time out and its
+  rejoin is one membership change.
+- **Compute time** ``tau`` is wall time in the compute phase, stalls
+  included (as the published strategies' rejoin stalls): a checkpoint due
+  during a stall starts on time and the stall runs on through it.
+- **Wipe-out**: torchft's lighthouse issues no quorum below
+  ``min_replicas``; the job then restarts from the last checkpoint (a
+  global restart of ``R``).
+
+``exact_batch``: elastic DP's is ``False`` (its default quorum
+``ceil(N/2)`` lets the batch shrink to half); hot spares' is ``True``: the
+default plan (quorum ``A``) keeps the whole global batch at every step, and
+a plan with a smaller quorum reports ``exact_batch=False`` and its samples
+skipped (:meth:`ElasticStrategy.batch_is_exact`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
+
+from .._validation import as_count
+from ..cycles.base import EXPONENTIAL, CycleLaw
+from ..cycles.elastic import ElasticCycle, elastic_cycle
+from ..hourly.rules import QuorumRules
+from ..planning.search import Leg
+from .base import PATIENCE, Strategy
+
+__all__ = ["ElasticStrategy", "HotSparesStrategy"]
+
+# Points of the grid over q (geometric from both ends) that brackets the best quorum.
+_QUORUM_GRID = 8
+
+
+class ElasticStrategy(Strategy):
+    """Elastic DP (``"elastic"``, torchft's fault-tolerant HSDP): ``r = 0``, quorum ``min_groups``.
+
+    Failed groups drop out at the next quorum, the others go on with a
+    smaller global batch.  Its plan variable is the quorum ``min_groups``
+    (default ``ceil(N/2)``), which :func:`spare_theory.optimal_plan`
+    chooses.  The contract (issue 21), with ``A`` computing groups (``A = N``
+    here, ``N - r`` for :class:`HotSparesStrategy`) and quorum ``q``:
+
+    - ``N`` groups fail independently whenever they are up (also while stalled,
+      checkpointing or restarting).
+    - While computing with ``f`` groups down, work accrues at
+      ``min(A, N - f) / N`` per wall hour (``A = N``: plain elastic;
+      ``work_hours`` stays the failure-free time on all ``N`` groups, so skipped
+      samples count as work not done).
+    - A failure that leaves at least ``q`` groups up starts a stall of
+      ``reconfigure_minutes`` (no progress); a failure or a rejoin during a
+      stall starts the stall over.
+    - Fewer than ``q`` groups up is a wipe-out: a global restart of ``R``,
+      rollback to the last completed checkpoint, all groups up when it ends; a
+      restart starts over only if fewer than ``q`` groups are up during it;
+      groups that failed during a restart are down when it ends, and no stall
+      follows a restart.
+    - Checkpoints after every ``tau`` of compute time, cost ``delta``; kept iff
+      complete before a wipe-out; failures and rejoins during a checkpoint do
+      not interrupt it, and one stall follows it if any happened.
+    - With repairs, a down group comes back after its repair time (plus
+      ``heal_minutes``, the live recovery from a peer) and its rejoin starts a
+      stall.
+    - The run ends when the checkpoint that saves the last of ``W`` completes.
+
+    What the issue leaves open is decided as the module docstring says.
+
+    Examples
+    --------
+    >>> from spare_theory import strategy
+    >>> s = strategy("elastic")
+    >>> s.check_r(64, None), s.check_plan(64, 0, {}), s.exact_batch
+    (0, {'min_groups': 32}, False)
+    >>> s.cycle_law(64, 0)
+    ElasticCycle(N=64, active=64, quorum=32)
+    """
+
+    name = "elastic"
+    label = "Elastic DP"
+    exact_batch = False
+    plan_variables = ("min_groups",)
+
+    # -- what a plan is -----------------------------------------------------------
+
+    def check_r(self, N: int, r: Any) -> int:
+        """``r`` must be ``None`` or 0: elastic DP holds no spare groups."""
+        if r is not None and as_count(r, "r", minimum=0) != 0:
+            raise ValueError(
+                f"r must be 0 (or None) for strategy {self.name!r}: it holds no spares "
+                f"(use 'hot_spares' for r spare groups), got {r}"
+            )
+        return 0
+
+    def accepts(self, N: int, r: int) -> bool:
+        return r == 0
+
+    def redundancy_legs(self, N: int, *, flat: bool = False) -> list[Leg]:
+        return [Leg(0, 0)]
+
+    def default_quorum(self, N: int, r: int) -> int:
+        """``ceil(N/2)`` (the issue's default)."""
+        return -(-N // 2)
+
+    def check_plan(self, N: int, r: int, plan: Mapping[str, Any]) -> dict[str, Any]:
+        """``min_groups``: the quorum ``q``, an integer ``1 <= q <= A = N - r``.
+
+        Default :meth:`default_quorum` (``ceil(N/2)``; ``A`` for hot spares).
+
+        Raises
+        ------
+        ValueError
+            Naming ``min_groups`` (``q > N``, ``q`` above the ``A`` active
+            groups, not a positive integer) or an unknown variable.
+
+        Examples
+        --------
+        >>> from spare_theory import strategy
+        >>> strategy("hot_spares").check_plan(64, 4, {"min_groups": None})
+        {'min_groups': 60}
+        >>> strategy("elastic").check_plan(64, 0, {"min_groups": 65})
+        Traceback (most recent call last):
+        ...
+        ValueError: min_groups must be <= N = 64 groups, got 65
+        """
+        super().check_plan(N, r, plan)
+        q = plan.get("min_groups")
+        if q is None:
+            return {"min_groups": self.default_quorum(N, r)}
+        q = as_count(q, "min_groups")
+        if q > N:
+            raise ValueError(f"min_groups must be <= N = {N} groups, got {q}")
+        if q > N - r:
+            raise ValueError(
+                f"min_groups = {q} is above the A = N - r = {N - r} active groups "
+                f"(A < q: the job could never compute), with r = {r}"
+            )
+        return {"min_groups": q}
+
+    def plan_search(self, N: int, r: int) -> tuple[str, np.ndarray] | None:
+        """The quorum, on a grid geometric from both ends of ``[1, N - r]``."""
+        A = N - r
+        ends = np.geomspace(1, A, _QUORUM_GRID)
+        grid = np.unique(np.round(np.concatenate([ends, A + 1 - ends])).astype(np.int64))
+        return "min_groups", grid[(grid >= 1) & (grid <= A)]
+
+    def batch_is_exact(self, N: int, r: int, plan: Mapping[str, Any]) -> bool:
+        """``q >= A``: the job never computes on fewer than its ``A`` active groups."""
+        return int(self.check_plan(N, r, plan)["min_groups"]) >= N - r
+
+    # -- hour-level model -----------------------------------------------------------
+
+    def cycle_law(self, N: int, r: int, lifetimes: Any = EXPONENTIAL) -> CycleLaw:
+        """The law at the default quorum, without stalls or repairs (exponential lifetimes)."""
+        if lifetimes is not EXPONENTIAL:
+            raise ValueError(
+                f"strategy {self.name!r} is modelled with exponential lifetimes only "
+                "(failure_law='exponential')"
+            )
+        return elastic_cycle(N, N - r, self.default_quorum(N, r))
+
+    def check_scenario(self, scenario: Any) -> None:
+        """Refuse what the elastic law has no model for (failure laws, domains, lemons, ...).
+
+        Raises
+        ------
+        ValueError
+            Naming the fields: ``failure_law`` other than exponential,
+            ``domain_size``, ``lemon_fraction``, ``planned_restart_failures``
+            or ``planned_restart_cost``, a ``rejoin_minutes`` (an elastic job
+            stalls ``reconfigure_minutes`` per rejoin and heals in
+            ``heal_minutes``), a ``repair_law`` other than exponential (the
+            down-count chain needs memoryless repairs: fixed 1 h repairs are
+            8.7 % off, ``docs/theory.md`` section 8).
+        """
+        fields = {
+            "failure_law": not scenario.exponential,
+            "domain_size": scenario.domain_size is not None,
+            "lemon_fraction": scenario.lemon_fraction > 0,
+            "planned_restart_failures": scenario.planned_restart_failures is not None,
+            "planned_restart_cost": scenario.planned_restart_cost is not None,
+            "rejoin_minutes": scenario.rejoin_minutes > 0,
+            "repair_law": scenario.repair_minutes is not None
+            and not (isinstance(scenario.repair_law, str) and scenario.repair_law == "exponential"),
+        }
+        clashes = [name for name, on in fields.items() if on]
+        if clashes:
+            raise ValueError(
+                f"strategy {self.name!r} is not modelled with {', '.join(clashes)} set "
+                "(an elastic job stalls reconfigure_minutes per membership change and "
+                "heals a rejoining group in heal_minutes; exponential lifetimes and "
+                "repairs, no domains, lemons or planned restarts)"
+            )
+
+    def hourly_law(self, scenario: Any, r: int, **plan: Any) -> ElasticCycle:
+        """:class:`~spare_theory.cycles.elastic.ElasticCycle` on the scenario's costs.
+
+        ``rho = lambda R``, ``s = lambda * reconfigure_minutes``, ``mu = 1 /
+        (lambda (repair_minutes + heal_minutes))`` (0 without repairs).
+        """
+        self.check_scenario(scenario)
+        N, lam = scenario.groups, scenario.group_failure_rate_per_hour
+        q = int(self.check_plan(N, r, plan)["min_groups"])
+        out = None if scenario.repair_minutes is None else scenario.repair_minutes
+        mu = 0.0 if out is None else 60.0 / (lam * (out + scenario.heal_minutes))
+        return elastic_cycle(
+            N,
+            N - r,
+            q,
+            rho=lam * scenario.restart_minutes / 60,
+            stall=lam * scenario.reconfigure_minutes / 60,
+            mu=mu,
+        )
+
+    # -- step level: not built yet ---------------------------------------------------
+
+    def step_cycle(self, scenario: Any, r: int) -> Any:
+        """Refused: the step-level model of the elastic strategies is not built yet."""
+        raise ValueError(
+            f"strategy {self.name!r} has no step-level model yet: price it on an hour-level "
+            "Scenario"
+        )
+
+    def step_rule(self, scenario: Any, r: int, *, rep_recovery: str) -> Any:
+        """Refused: the step-level simulation of the elastic strategies is not built yet."""
+        return self.step_cycle(scenario, r)
+
+    # -- event simulation -------------------------------------------------------------
+
+    def failure_rules(
+        self,
+        N: int,
+        r: int,
+        *,
+        microbatches: int,
+        repairs: bool,
+        pool: Any,
+        min_groups: int | None = None,
+    ) -> QuorumRules:
+        q = int(self.check_plan(N, r, {"min_groups": min_groups})["min_groups"])
+        return QuorumRules(N, N - r, q)
+
+
+class HotSparesStrategy(ElasticStrategy):
+    """Hot spares (``"hot_spares"``): ``r`` spare groups, ``A = N - r`` compute, quorum ``A``.
+
+    torchft's ``WorldSizeMode.FIXED_WITH_SPARES`` and NVIDIA's warm spares: a
+    spare takes a failed group's place after the same stall, so the global
+    batch stays exact while spares last; with the default quorum ``q = A``
+    the failure of a group with no spare left is a wipe-out.  The planner
+    walks ``r`` like a redundancy, from 1 up.  The contract is
+    :class:`ElasticStrategy`'s with ``A = N - r`` computing groups: the
+    global batch stays exact while spares last (``exact_batch``: always, at
+    the default quorum ``A``).
+
+    Examples
+    --------
+    >>> from spare_theory import strategy
+    >>> s = strategy("hot_spares")
+    >>> s.check_r(64, 4), s.exact_batch, s.cycle_law(64, 4)
+    (4, True, ElasticCycle(N=64, active=60, quorum=60))
+    """
+
+    name = "hot_spares"
+    label = "Hot spares"
+    exact_batch = True
+
+    def check_r(self, N: int, r: Any) -> int:
+        """``r`` spare groups, ``1 <= r <= N - 1`` (required)."""
+        if r is None:
+            raise ValueError(f"r is required for strategy {self.name!r} (spare groups, >= 1)")
+        if N < 2:
+            raise ValueError(f"strategy {self.name!r} needs N >= 2 groups, got N={N}")
+        return as_count(r, "r", maximum=N - 1)
+
+    def accepts(self, N: int, r: int) -> bool:
+        return 1 <= r <= N - 1
+
+    def redundancy_legs(self, N: int, *, flat: bool = False) -> list[Leg]:
+        return [Leg(1, N - 1, PATIENCE)] if N >= 2 else []
+
+    def default_quorum(self, N: int, r: int) -> int:
+        """``A = N - r``: the world never shrinks below the active groups (FIXED_WITH_SPARES)."""
+        return N - r
+
+    def plan_search(self, N: int, r: int) -> tuple[str, np.ndarray] | None:
+        """None: the quorum stays ``A`` (the exact-batch plan); the planner walks ``r``."""
+        return None

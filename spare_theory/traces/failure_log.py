@@ -1,0 +1,595 @@
+"""A cluster's failure log: outages per node, uptimes and repairs, fitted laws.
+
+:class:`FailureLog` holds one row per fault (which node went down when, and
+when it came back) and the window it was observed in, and derives what the
+models need in hours: the uptimes and repair times with their censoring,
+the fitted lifetime and repair laws
+(:func:`~spare_theory.lifetimes.fitting.fit_lifetime_law`), the per-node
+counts behind lemons and the bursts behind failure domains
+(:mod:`~spare_theory.traces.patterns`).  :func:`load_failure_log` reads
+files (:mod:`~spare_theory.traces.formats`), and
+:func:`infinitehbd_failure_log` the public StepFun trace shipped with the
+package (``traces/data/infinitehbd``, Apache-2.0).
+
+Long (about 600 lines) for one class: its semantics are a contract, stated
+in full in the docstrings (about half the module).
+"""
+
+from __future__ import annotations
+
+import functools
+import importlib.resources
+import warnings
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from .._caching import cached
+from .._validation import as_count, as_real
+from ..lifetimes.fitting import LifetimeFit, fit_lifetime_law
+from .formats import hours_per, is_stepfun, read_log_file, show, stepfun_faults, times_in_hours
+from .patterns import Bursts, Heterogeneity, count_heterogeneity, failure_bursts
+
+__all__ = ["FailureLog", "infinitehbd_failure_log", "infinitehbd_trace_path", "load_failure_log"]
+
+#: Nodes observed in the shipped StepFun trace (231 of them fail).
+INFINITEHBD_NODES = 400
+_INFINITEHBD = "data/infinitehbd/fault_trace.json"
+
+
+class FailureLog:
+    """Faults of a cluster's nodes over an observation window, in hours.
+
+    Build it with :meth:`from_frame` or :func:`load_failure_log`.
+
+    **Semantics** (the contract).  One row per fault: the node, when it went
+    down (``start``), when it came back (``end``; missing: still down at the
+    end of the log).  ``nodes`` is the number of nodes observed, including
+    those that never failed (default: the distinct nodes of the log, with a
+    warning that nodes without faults are then missing, which overstates the
+    failure rate).  The window runs from ``observed_from`` to
+    ``observed_until`` (default: the first and the last time in the log);
+    a fault starting outside it is an error, and one ending after it counts
+    as still down at its end.  Times are numbers in ``time_unit`` or dates;
+    everything derived is in hours from the window's start.
+
+    - Per node, faults that overlap or touch (the next start at or before
+      the previous end) are one **outage**, from its first start to its last
+      end.
+    - **Uptimes** run from the window's start or an outage's end to the next
+      outage's start (observed); the last one is censored at the window's end
+      (none if the node is down then); a node without faults gives one
+      censored uptime of the whole window.  An outage that starts at the
+      window's start has no uptime before it.
+    - **Failures** (:attr:`failures`) are the outages that end an observed
+      uptime: all outages but those starting at the window's start.  The
+      exposure is the sum of all uptimes, so :attr:`failure_rate` is the
+      exponential fit's rate exactly.
+    - **Repairs** are the outages' lengths: observed when the node came back
+      within the window, else censored at the window's end (none for an
+      outage starting at the window's very end).  A zero length (start and
+      end recorded at one time) lasted less than
+      :attr:`time_resolution_hours` and is fitted as left-censored there.
+
+    Nothing is dropped: a row that cannot be used is a ``ValueError`` naming
+    the row (from 0) and the column.
+
+    Examples
+    --------
+    >>> frame = pd.DataFrame({"node": ["a", "a", "b"], "start": [10.0, 30.0, 50.0],
+    ...                       "end": [12.0, None, 55.0]})
+    >>> log = FailureLog.from_frame(frame, nodes=3, observed_from=0.0, observed_until=100.0)
+    >>> log.failures, log.exposure_hours, log.failure_rate == 3 / 223.0
+    (3, 223.0, True)
+    >>> durations, observed = log.uptimes()
+    >>> durations.tolist(), observed.tolist()
+    ([10.0, 18.0, 50.0, 45.0, 100.0], [True, True, True, False, False])
+    >>> log.repairs()[0].tolist(), log.repairs()[1].tolist()
+    ([2.0, 70.0, 5.0], [True, False, True])
+    """
+
+    def __init__(
+        self,
+        *,
+        labels: np.ndarray,
+        node: np.ndarray,
+        start: np.ndarray,
+        end: np.ndarray,
+        repaired: np.ndarray,
+        node_count: int,
+        window_hours: float,
+        time_unit: str,
+        faults: int,
+    ) -> None:
+        # Built by from_frame: outages sorted by (node, start), node codes index labels.
+        self._labels, self._node, self._start, self._end = labels, node, start, end
+        self._repaired = repaired
+        self._node_count, self._window = node_count, window_hours
+        self._time_unit, self._faults = time_unit, faults
+
+    @classmethod
+    def from_frame(
+        cls,
+        frame: pd.DataFrame,
+        *,
+        node: str = "node",
+        start: str = "start",
+        end: str = "end",
+        nodes: int | None = None,
+        observed_from: Any = None,
+        observed_until: Any = None,
+        time_unit: str = "hours",
+    ) -> FailureLog:
+        """The log of a frame with one row per fault (class docstring for the semantics).
+
+        Parameters
+        ----------
+        frame : pandas.DataFrame
+            One row per fault, any order.
+        node, start, end : str
+            Column names of the node (any labels), the time it went down and
+            the time it came back (missing: still down).
+        nodes : int, optional
+            Nodes observed, ``>=`` the distinct nodes of the log (default
+            them, with a warning).
+        observed_from, observed_until : float or date, optional
+            The window, in ``time_unit`` (or dates if the times are dates);
+            default the first and last time of the log.
+        time_unit : {"hours", "seconds", "minutes", "days", "weeks"}
+            Unit of numeric times.
+
+        Returns
+        -------
+        FailureLog
+
+        Raises
+        ------
+        ValueError
+            Naming the row and column or the argument: a missing column, a
+            missing node or start, unreadable or infinite times, an end before
+            its start, a start outside the window, an empty window, ``nodes``
+            below the distinct nodes, an unknown ``time_unit``, an empty log
+            without ``nodes`` and a window.
+
+        Examples
+        --------
+        >>> frame = pd.DataFrame({"host": [7, 7], "down": [1.0, 2.0], "up": [3.0, 2.5]})
+        >>> log = FailureLog.from_frame(frame, node="host", start="down", end="up", nodes=1,
+        ...                             observed_from=0, time_unit="days")
+        >>> log.outages().to_dict("records")  # the two faults overlap: one outage
+        [{'node': 7, 'start_hours': 24.0, 'end_hours': 72.0, 'repaired': True}]
+        """
+        unit_hours = hours_per(time_unit)
+        if not isinstance(frame, pd.DataFrame):
+            raise ValueError(f"frame must be a pandas.DataFrame, got {type(frame).__name__}")
+        for name, column in (("node", node), ("start", start), ("end", end)):
+            if column not in frame.columns:
+                raise ValueError(
+                    f"{name}: the log has no column {column!r} (columns: {list(frame.columns)})"
+                )
+        rows = frame.index.to_numpy()
+        labels_in = frame[node]
+        if labels_in.isna().any():
+            raise ValueError(
+                f"row {rows[np.flatnonzero(labels_in.isna())[0]]}, column {node!r}: missing"
+            )
+        s, s_dates = times_in_hours(frame[start], start, time_unit, missing_ok=False, labels=rows)
+        e, e_dates = times_in_hours(frame[end], end, time_unit, missing_ok=True, labels=rows)
+        if s_dates != e_dates and not np.isnan(e).all():
+            raise ValueError(f"columns {start!r} and {end!r} must both be numbers or both dates")
+        dates = s_dates
+        early = e < s
+        if early.any():
+            i = int(np.flatnonzero(early)[0])
+            raise ValueError(
+                f"row {rows[i]}, column {end!r}: end {show(frame[end].iloc[i])} is before its "
+                f"start {show(frame[start].iloc[i])}"
+            )
+        low = _bound(observed_from, "observed_from", dates, unit_hours)
+        high = _bound(observed_until, "observed_until", dates, unit_hours)
+        if len(frame) == 0 and (nodes is None or low is None or high is None):
+            raise ValueError(
+                "the log is empty: give nodes, observed_from and observed_until to say how many "
+                "nodes were watched for how long (then nothing failed)"
+            )
+        low = float(np.min(s)) if low is None else low
+        high = float(np.nanmax(np.concatenate([s, e]))) if high is None else high
+        if not high > low:
+            raise ValueError("the window is empty: observed_until must be after observed_from")
+        outside = (s < low) | (s > high)
+        if outside.any():
+            i = int(np.flatnonzero(outside)[0])
+            raise ValueError(
+                f"row {rows[i]}, column {start!r}: start {show(frame[start].iloc[i])} is outside "
+                "the window [observed_from, observed_until]"
+            )
+        codes, labels = pd.factorize(labels_in, sort=True)
+        distinct = len(labels)
+        if nodes is None:
+            warnings.warn(
+                f"nodes not given: taking the {distinct} nodes of the log as all the nodes "
+                "observed; nodes that never failed are then missing (the failure rate is "
+                "overstated)",
+                UserWarning,
+                stacklevel=2,
+            )
+            count = distinct
+        else:
+            count = as_count(nodes, "nodes", minimum=max(distinct, 1))
+        window = high - low
+        s, e = s - low, e - low
+        # A fault not over inside the window is still down at its end.
+        until = np.where(np.isnan(e) | (e > window), np.inf, e)
+        # Sort by node then start: one integer key (node, rank of start); np.lexsort is 6x slower.
+        rank = np.empty(s.size, dtype=np.int64)
+        rank[np.argsort(s)] = np.arange(s.size)
+        order = np.argsort(codes.astype(np.int64) * s.size + rank)
+        codes, s, until = codes[order], s[order], until[order]
+        reach = pd.Series(until).groupby(codes).cummax().to_numpy()
+        first = np.ones(s.size, dtype=bool)
+        first[1:] = (codes[1:] != codes[:-1]) | (s[1:] > reach[:-1])
+        heads = np.flatnonzero(first)
+        ends = np.maximum.reduceat(until, heads) if heads.size else until[:0]
+        return cls(
+            labels=np.asarray(labels),
+            node=codes[heads],
+            start=s[heads],
+            end=np.minimum(ends, window),
+            repaired=np.isfinite(ends),
+            node_count=count,
+            window_hours=float(window),
+            time_unit=time_unit,
+            faults=len(frame),
+        )
+
+    # -- sizes and rates ------------------------------------------------------
+
+    @property
+    def node_count(self) -> int:
+        """Nodes observed, those that never failed included."""
+        return self._node_count
+
+    @property
+    def faults(self) -> int:
+        """Rows of the log (faults before merging)."""
+        return self._faults
+
+    @property
+    def outage_count(self) -> int:
+        """Outages after merging the faults of a node that overlap or touch."""
+        return int(self._start.size)
+
+    @property
+    def failures(self) -> int:
+        """Outages that end an observed uptime (all but those at the window's start)."""
+        return int((self._start > 0).sum())
+
+    @property
+    def window_hours(self) -> float:
+        """Length of the observation window, hours."""
+        return self._window
+
+    @property
+    def time_unit(self) -> str:
+        """Unit of the log's numeric times."""
+        return self._time_unit
+
+    @property
+    def exposure_hours(self) -> float:
+        """Node-hours up in the window (the sum of all uptimes)."""
+        return float(self._uptimes()[0].sum())
+
+    @property
+    def failure_rate(self) -> float:
+        """Failures per node-hour up, ``failures / exposure_hours`` (0 if nothing failed)."""
+        return self.failures / self.exposure_hours
+
+    @property
+    def node_mtbf_hours(self) -> float:
+        """Mean hours up between a node's failures, ``exposure / failures`` (``inf``: none)."""
+        return self.exposure_hours / self.failures if self.failures else float("inf")
+
+    @functools.cached_property
+    def time_resolution_hours(self) -> float:
+        """The log's time step: the smallest gap between two distinct recorded times, hours."""
+        times = np.unique(np.concatenate([self._start, self._end[self._repaired]]))
+        gaps = np.diff(times)
+        return float(gaps.min()) if gaps.size else self._window
+
+    # -- durations --------------------------------------------------------------
+
+    def outages(self) -> pd.DataFrame:
+        """One row per outage: ``node``, ``start_hours``, ``end_hours``, ``repaired``.
+
+        Hours from the window's start, sorted by node then start;
+        ``end_hours`` is the window's end when ``repaired`` is False.
+        """
+        return pd.DataFrame(
+            {
+                "node": self._labels[self._node],
+                "start_hours": self._start,
+                "end_hours": self._end,
+                "repaired": self._repaired,
+            }
+        )
+
+    def failure_times_hours(self) -> np.ndarray:
+        """Start of every failure (:attr:`failures`), hours, in time order."""
+        return np.sort(self._start[self._start > 0])
+
+    @functools.cached_property
+    def _uptime_table(self) -> tuple[np.ndarray, ...]:
+        """``(durations, observed, censor_at, node)``; nodes without faults last."""
+        node, start, end, window = self._node, self._start, self._end, self._window
+        first = np.ones(node.size, dtype=bool)
+        first[1:] = node[1:] != node[:-1]
+        previous = np.where(first, 0.0, np.roll(end, 1))
+        seen = start > 0  # an outage at the window's start has no uptime before it
+        last = np.ones(node.size, dtype=bool)
+        last[:-1] = node[1:] != node[:-1]
+        tail = last & self._repaired & (end < window)
+        quiet = self._node_count - self._labels.size
+        durations = np.concatenate(
+            [(start - previous)[seen], window - end[tail], np.full(quiet, window)]
+        )
+        observed = np.concatenate(
+            [np.ones(int(seen.sum()), bool), np.zeros(int(tail.sum()) + quiet, bool)]
+        )
+        censor_at = np.concatenate(
+            [(window - previous)[seen], window - end[tail], np.full(quiet, window)]
+        )
+        owner = np.concatenate(
+            [node[seen], node[tail], np.arange(self._labels.size, self._node_count)]
+        )
+        return durations, observed, censor_at, owner
+
+    def _uptimes(self) -> tuple[np.ndarray, np.ndarray]:
+        durations, observed, _, _ = self._uptime_table
+        return durations, observed
+
+    def uptimes(self) -> tuple[np.ndarray, np.ndarray]:
+        """``(durations_hours, observed)`` of every uptime (class docstring).
+
+        Returns
+        -------
+        (numpy.ndarray, numpy.ndarray)
+            Hours, and ``False`` where censored at the window's end.
+        """
+        durations, observed = self._uptimes()
+        return durations.copy(), observed.copy()
+
+    def _repair_table(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        keep = self._repaired | (self._start < self._window)
+        durations = (self._end - self._start)[keep]
+        return durations, self._repaired[keep], (self._window - self._start)[keep]
+
+    def repairs(self) -> tuple[np.ndarray, np.ndarray]:
+        """``(durations_hours, observed)`` of every outage (class docstring).
+
+        Returns
+        -------
+        (numpy.ndarray, numpy.ndarray)
+            Hours, and ``False`` where still down at the window's end.
+        """
+        durations, observed, _ = self._repair_table()
+        return durations, observed
+
+    # -- fits and patterns ---------------------------------------------------
+
+    def fit_lifetime(
+        self, law: str = "weibull", *, bootstraps: int = 0, seed: Any = None
+    ) -> LifetimeFit:
+        """The law of a node's time between failures, fitted to :meth:`uptimes`.
+
+        :func:`~spare_theory.lifetimes.fitting.fit_lifetime_law` with each
+        uptime's censoring time (the window's end) for the bootstrap.
+
+        Parameters
+        ----------
+        law : {"weibull", "exponential", "gamma", "lognormal", "best"}
+        bootstraps : int
+            Goodness-of-fit bootstrap samples (0: none).
+        seed : int or numpy.random.SeedSequence, optional
+            Required with bootstraps.
+
+        Returns
+        -------
+        LifetimeFit
+        """
+        durations, observed, censor_at, _ = self._uptime_table
+        return fit_lifetime_law(
+            durations, observed, law=law, censor_at=censor_at, bootstraps=bootstraps, seed=seed
+        )
+
+    def fit_repair(
+        self, law: str = "lognormal", *, bootstraps: int = 0, seed: Any = None
+    ) -> LifetimeFit:
+        """The law of repair times, fitted to :meth:`repairs` (as :meth:`fit_lifetime`).
+
+        Zero lengths are left-censored at :attr:`time_resolution_hours`.
+        """
+        durations, observed, censor_at = self._repair_table()
+        if durations.size == 0:
+            raise ValueError("fit_repair: the log has no outages, so no repair times")
+        resolution = self.time_resolution_hours if (durations == 0).any() else None
+        return fit_lifetime_law(
+            durations,
+            observed,
+            law=law,
+            censor_at=censor_at,
+            resolution=resolution,
+            bootstraps=bootstraps,
+            seed=seed,
+        )
+
+    def node_table(self) -> pd.DataFrame:
+        """Per node: ``node`` (missing if it never failed), ``failures``, ``exposure_hours``."""
+        durations, observed, _, owner = self._uptime_table
+        size = self._node_count
+        names = np.full(size, None, dtype=object)
+        names[: self._labels.size] = self._labels
+        return pd.DataFrame(
+            {
+                "node": names,
+                "failures": np.bincount(owner[observed], minlength=size),
+                "exposure_hours": np.bincount(owner, weights=durations, minlength=size),
+            }
+        )
+
+    def heterogeneity(self) -> Heterogeneity:
+        """Per-node counts against one rate, and the two-class (lemon) fit.
+
+        :func:`~spare_theory.traces.patterns.count_heterogeneity` of
+        :meth:`node_table`.
+        """
+        table = self.node_table()
+        return count_heterogeneity(table["failures"], table["exposure_hours"])
+
+    def bursts(self, window_minutes: float = 5.0) -> Bursts:
+        """Failures within ``window_minutes`` of each other, chained into bursts.
+
+        :func:`~spare_theory.traces.patterns.failure_bursts` of
+        :meth:`failure_times_hours` over the window.
+        """
+        return failure_bursts(
+            self.failure_times_hours(), window_minutes=window_minutes, span_hours=self._window
+        )
+
+    def summary(self) -> str:
+        """Sizes, rates and repairs as text."""
+        lines = [
+            f"failure log: {self.node_count} nodes over {self.window_hours:.6g} h "
+            f"({self.window_hours / 24:.4g} days), {self.faults} faults, "
+            f"{self.outage_count} outages after merging, {self.failures} failures",
+            f"  exposure {self.exposure_hours:.6g} node-hours, rate {self.failure_rate:.4g} per "
+            f"node-hour, node MTBF {self.node_mtbf_hours:.6g} h",
+        ]
+        durations, observed = self.repairs()
+        if observed.any():
+            done = durations[observed]
+            lines.append(
+                f"  repairs: {observed.sum()} done, {(~observed).sum()} still down; "
+                f"median {np.median(done):.4g} h, mean {done.mean():.4g} h, max {done.max():.4g} h"
+            )
+        return "\n".join(lines)
+
+    def __repr__(self) -> str:
+        return (
+            f"FailureLog(nodes={self.node_count}, window_hours={self.window_hours:.6g}, "
+            f"faults={self.faults}, failures={self.failures})"
+        )
+
+
+def _bound(value: Any, name: str, dates: bool, unit_hours: float) -> float | None:
+    """A window bound in hours (as the log's times: numbers in the unit, or dates)."""
+    if value is None:
+        return None
+    if dates:
+        try:
+            stamp = pd.Timestamp(value)
+        except (ValueError, TypeError) as exc:
+            raise ValueError(f"{name} must be a date like the log's times, got {value!r}") from exc
+        stamp = stamp.tz_localize("UTC") if stamp.tzinfo is None else stamp.tz_convert("UTC")
+        return float((stamp - pd.Timestamp(0, tz="UTC")) / pd.Timedelta(hours=1))
+    return as_real(value, name) * unit_hours
+
+
+def load_failure_log(
+    path: str | Path,
+    *,
+    node: str = "node",
+    start: str = "start",
+    end: str = "end",
+    nodes: int | None = None,
+    observed_from: Any = None,
+    observed_until: Any = None,
+    time_unit: str = "hours",
+) -> FailureLog:
+    """Read a failure log file: CSV, JSON lines, JSON, Parquet, or StepFun events.
+
+    The format comes from the suffix (:func:`~spare_theory.traces.formats.read_log_file`);
+    a table with StepFun's ``node_id``, ``event_time``, ``event_type`` is
+    paired into faults (:func:`~spare_theory.traces.formats.stepfun_faults`)
+    and its columns replace ``node``, ``start``, ``end``.  Then
+    :meth:`FailureLog.from_frame` with the keywords.
+
+    Parameters
+    ----------
+    path : str or pathlib.Path
+        The file.
+    node, start, end, nodes, observed_from, observed_until, time_unit
+        As :meth:`FailureLog.from_frame` (StepFun times are days: pass
+        ``time_unit="days"``).
+
+    Returns
+    -------
+    FailureLog
+
+    Raises
+    ------
+    ValueError
+        As :meth:`FailureLog.from_frame` and for unreadable files.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> path = pathlib.Path(tempfile.mkdtemp()) / "faults.csv"
+    >>> _ = path.write_text("node,start,end\\nn1,2.0,3.0\\nn2,5.0,\\n")
+    >>> log = load_failure_log(path, nodes=4, observed_from=0.0, observed_until=10.0)
+    >>> log.failures, log.exposure_hours
+    (2, 34.0)
+    """
+    frame = read_log_file(path)
+    if is_stepfun(frame):
+        frame = stepfun_faults(frame).set_index("event")
+        node, start, end = "node", "start", "end"
+    return FailureLog.from_frame(
+        frame,
+        node=node,
+        start=start,
+        end=end,
+        nodes=nodes,
+        observed_from=observed_from,
+        observed_until=observed_until,
+        time_unit=time_unit,
+    )
+
+
+@cached(maxsize=1)
+def infinitehbd_failure_log() -> FailureLog:
+    """The public StepFun trace shipped with the package: 400 GPU servers, 348 days.
+
+    stepfun-ai/InfiniteHBD-Trace (commit 7aacdc8, Apache-2.0), the trace of
+    the InfiniteHBD paper (SIGCOMM 2025, arXiv 2502.03885): 584 faults of
+    231 of 400 servers of an LLM pre-training cluster from 2024-03-30.  Read
+    with ``nodes=400``, times in days from the start of the observation, the
+    window from day 0 to the last event (day 348.98).
+
+    Returns
+    -------
+    FailureLog
+
+    Examples
+    --------
+    >>> log = infinitehbd_failure_log()
+    >>> log.node_count, log.faults, log.outage_count, round(log.window_hours / 24, 2)
+    (400, 584, 582, 348.98)
+    >>> round(log.fit_lifetime("weibull").parameters["shape"], 2)
+    0.39
+    """
+    return load_failure_log(
+        infinitehbd_trace_path(), nodes=INFINITEHBD_NODES, observed_from=0.0, time_unit="days"
+    )
+
+
+def infinitehbd_trace_path() -> Path:
+    """Where the shipped StepFun ``fault_trace.json`` is (with its LICENSE and README).
+
+    Examples
+    --------
+    >>> sorted(p.name for p in infinitehbd_trace_path().parent.iterdir() if p.suffix != ".py")
+    ['LICENSE', 'README.md', 'fault_statistics.json', 'fault_trace.json']
+    """
+    return Path(str(importlib.resources.files("spare_theory.traces") / _INFINITEHBD))
