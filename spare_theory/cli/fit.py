@@ -6,7 +6,7 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-from ._common import Output, Subparsers, add_json, add_seed
+from ._common import Output, Subparsers, add_json, add_seed, integral
 
 _LAWS = ("exponential", "weibull", "gamma", "lognormal")
 
@@ -56,7 +56,7 @@ def register(commands: Subparsers, tables: Subparsers) -> None:
     parser.add_argument("--end", default="end", help="column of the fault end (empty: still down)")
     parser.add_argument(
         "--nodes",
-        type=int,
+        type=integral,
         default=None,
         help="nodes observed, those that never failed included (default: the log's)",
     )
@@ -80,7 +80,7 @@ def register(commands: Subparsers, tables: Subparsers) -> None:
     )
     parser.add_argument(
         "--bootstraps",
-        type=int,
+        type=integral,
         default=50,
         help="bootstrap samples of the goodness-of-fit p-value, for the AIC-best law of "
         "uptimes and of repairs (or the one --law); 0: none (default 50)",

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import math
+import textwrap
 from typing import Any
 
 from ._common import (
@@ -73,8 +74,9 @@ def _run_mu(args: argparse.Namespace) -> Output:
         "gamma": float(endurable_failures_gamma(args.N, args.r)),
         "sharp": float(endurable_failures(args.N, args.r)),
     }
+    head = f"mu(N={args.N}, r={args.r}), cyclic placement on marks {' '.join(map(str, marks))}"
     lines = [
-        f"mu(N={args.N}, r={args.r}), cyclic placement on marks {' '.join(map(str, marks))}",
+        *textwrap.wrap(head, 100, subsequent_indent="    "),
         f"  Gamma form  Gamma(1+1/r) N^(1-1/r) = {data['gamma']:.6g}",
         f"  sharp form  sum_f P(T > f)         = {data['sharp']:.6g}",
     ]

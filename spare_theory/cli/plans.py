@@ -32,6 +32,7 @@ __all__ = [
     "caveats",
     "hours_text",
     "left_out_warning",
+    "minutes_text",
     "plan_record",
     "plans_text",
     "reductions",
@@ -187,7 +188,10 @@ def plan_record(scenario: Any, name: str, *, planned_restarts: bool = False) -> 
         ``availability`` (hour level) or ``total_over_T0`` and ``uptime``,
         ``restarts``, ``feasible``, ``reason``, ``microbatches`` (those it
         was planned with), ``curve`` (hours against every ``r`` scanned),
-        the planned-restart trigger and, at hour level, ``breakdown_hours``.
+        the planned-restart trigger, ``plan_variables`` (the strategy's own,
+        such as an elastic quorum), ``exact_batch`` and ``samples_skipped``
+        (the share of the global batch not trained) and, at hour level,
+        ``breakdown_hours``.
 
     Examples
     --------
@@ -228,6 +232,11 @@ def plan_record(scenario: Any, name: str, *, planned_restarts: bool = False) -> 
         "curve": {"r": plan.r_values.tolist(), "hours": plan.hours_by_r.tolist()},
         "planned_restart_failures": plan.planned_restart_failures,
         "planned_restart_cost": plan.planned_restart_cost,
+        # The strategy's own plan variables (an elastic quorum), chosen with r.
+        "plan_variables": {name: getattr(plan, name) for name in chosen.plan_variables},
+        # Whether every step trains the whole global batch; if not, the share skipped.
+        "exact_batch": bool(getattr(est, "exact_batch", True)),
+        "samples_skipped": float(getattr(est, "samples_skipped", 0.0)),
     }
     if plan.checkpoint_every_steps is not None:
         feasible = math.isfinite(est.seconds)
@@ -330,6 +339,11 @@ def hours_text(hours: float) -> str:
     return f"{hours:,.4g}"
 
 
+def minutes_text(minutes: float) -> str:
+    """A checkpoint interval in minutes: three significant digits, whole minutes from 1,000."""
+    return f"{minutes:,.0f}" if minutes >= 1000 else f"{minutes:.3g}"
+
+
 def _row(record: dict[str, Any]) -> list[str]:
     if not record["modelled"] or not record["feasible"]:
         return [record["label"], "-", "-", "-", "-", "-", "-"]
@@ -342,7 +356,7 @@ def _row(record: dict[str, Any]) -> list[str]:
         every = f"{k} step{'s' if k > 1 else ''}"
         share = f"{record['total_over_T0']:.3f}"
     else:
-        every = f"{record['checkpoint_interval_minutes']:.3g} min"
+        every = f"{minutes_text(record['checkpoint_interval_minutes'])} min"
         share = f"{record['availability']:.3f}"
     if record["no_periodic_checkpoint"]:
         every = "none pays"
@@ -402,7 +416,7 @@ def plans_text(plans: dict[str, dict[str, Any]], scenario: Any) -> list[str]:
     for p in plans.values():
         label = p["label"]
         if not p["modelled"]:
-            notes.append(f"{label}: not modelled on this scenario: {p['reason']}")
+            notes.append(f"{label}: no plan from the model on this scenario: {p['reason']}")
         elif not p["feasible"]:
             notes.append(f"{label}: does not finish: {p['reason']}")
         elif p["no_periodic_checkpoint"]:
@@ -423,6 +437,15 @@ def plans_text(plans: dict[str, dict[str, Any]], scenario: Any) -> list[str]:
                 f"{label}: planned restart (no rollback) once {p['planned_restart_failures']} "
                 "groups are down" + ("" if cost is None else f" (step cost {cost:g})")
             )
+        if p["modelled"] and p["plan_variables"]:
+            chosen = ", ".join(f"{k} = {v}" for k, v in p["plan_variables"].items())
+            notes.append(f"{label}: {chosen} (chosen with r)")
+        if p["modelled"] and not p["exact_batch"]:
+            notes.append(
+                f"{label}: trains only part of the global batch, {100 * p['samples_skipped']:.3g} "
+                "% of the samples skipped (samples_skipped): its hours are for less training "
+                "than an exact-batch plan's, and the reductions compare unlike runs"
+            )
         if p["modelled"] and p["microbatches"] != scenario.microbatches:
             notes.append(f"{label}: does not split shards, planned with microbatches = 1")
     modelled = [name for name, p in plans.items() if p["modelled"]]
@@ -437,6 +460,7 @@ def _why_no_checkpoint(plan: dict[str, Any]) -> str:
         return "the best interval is the whole run (one checkpoint, at the end)"
     return (
         f"the hours fall as the interval grows up to the search's limit "
-        f"({plan['checkpoint_interval_minutes']:,.0f} min, 600 x the work hours), longer than "
+        f"({minutes_text(plan['checkpoint_interval_minutes'])} min, 600 x the work hours), "
+        "longer than "
         f"the run ({hours_text(plan['hours'])} h); expected restarts {plan['restarts']:.3g}"
     )

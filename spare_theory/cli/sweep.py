@@ -141,7 +141,9 @@ def _rows(scenario: Any, model: str, plans: dict[str, dict[str, Any]]) -> list[d
     base = scenario_record(scenario) | {"restart_model": model}
     rows = []
     for name, plan in plans.items():
-        row = base | {k: v for k, v in plan.items() if k not in ("curve", "breakdown_hours")}
+        nested = ("curve", "breakdown_hours", "plan_variables")
+        row = base | {k: v for k, v in plan.items() if k not in nested}
+        row |= plan.get("plan_variables", {})
         low, high = row.pop("r_within_1pct", (None, None))
         row |= {"r_within_1pct_low": low, "r_within_1pct_high": high}
         row |= {f"{part}_hours": h for part, h in plan.get("breakdown_hours", {}).items()}
