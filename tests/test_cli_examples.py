@@ -23,8 +23,8 @@ from spare_theory.cli import main
 ROOT = Path(__file__).resolve().parents[1]
 DOCUMENTS = [ROOT / "README.md", ROOT / "CONTRIBUTING.md", *sorted((ROOT / "docs").glob("*.md"))]
 _BLOCK = re.compile(r"^```(\w*)\n(.*?)^```", re.M | re.S)
-# Subcommands that run reports or grids of plans: minutes, not seconds.
-_SLOW = {"reproduce", "table", "headline", "sweep"}
+# Subcommands that run reports, grids of plans or bootstraps: minutes, not seconds.
+_SLOW = {"reproduce", "table", "headline", "sweep", "fit"}
 
 
 def _blocks(kinds: set[str]) -> list[tuple[Path, str]]:

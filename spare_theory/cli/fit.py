@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import textwrap
 from pathlib import Path
 from typing import Any
 
@@ -185,7 +186,12 @@ def _run_fit(args: argparse.Namespace) -> Output:
         if repair_durations.size
         else []
     )
-    lines = [log.summary()]
+    # The summary is one long sentence per line: wrapped to the terminal's 100 columns.
+    lines = [
+        wrapped
+        for line in log.summary().splitlines()
+        for wrapped in textwrap.wrap(line, 100, subsequent_indent="  ") or [""]
+    ]
     best: dict[str, str | None] = {}
     part, best["uptimes"] = _section("uptimes (time between a node's failures)", uptime_fits)
     lines += part
