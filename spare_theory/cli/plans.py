@@ -8,7 +8,8 @@ model does not cover on this scenario is reported as such instead of
 failing the command.  Beside each plan the text gives the range of ``r``
 within 1 % of the best, says when the checkpoint interval is a limit of the
 search rather than advice, adds the documented biases that apply
-(:data:`CAVEATS`) and warns when GPUs are left out of the groups.
+(each strategy's :meth:`~spare_theory.strategies.base.Strategy.caveats`) and
+warns when GPUs are left out of the groups.
 """
 
 from __future__ import annotations
@@ -17,17 +18,14 @@ import argparse
 import dataclasses
 import math
 import textwrap
-from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 from .points import iter_fields
 
 __all__ = [
-    "CAVEATS",
     "LEFT_OUT_SHARE",
     "R_TOLERANCE",
-    "Caveat",
     "add_strategy_option",
     "caveats",
     "hours_text",
@@ -47,57 +45,8 @@ LEFT_OUT_SHARE = 0.01
 _WIDTH = 100
 
 
-@dataclass(frozen=True)
-class Caveat:
-    """A documented bias of a model, and where it applies.
-
-    Attributes
-    ----------
-    strategy : str
-        The registered strategy whose model has the bias.
-    applies : callable
-        ``applies(scenario) -> bool``.
-    text : str
-        The bias, measured, with the section of the docs that measures it.
-    """
-
-    strategy: str
-    applies: Callable[[Any], bool]
-    text: str
-
-
 def _hour(scenario: Any) -> bool:
     return hasattr(scenario, "gpus_per_group")
-
-
-#: The biases the docs measure, by strategy and scenario.
-CAVEATS = (
-    Caveat(
-        "spare",
-        lambda sc: _hour(sc) and not sc.exponential,
-        "under non-exponential GPU lifetimes the model runs high against simulation for "
-        "SPARe (+3.2 % and +4.1 % at r = 4 and 6, Weibull shape 0.78: groups that just failed "
-        "restart with young clocks; docs/theory.md section 4, non-exponential failure laws)",
-    ),
-    Caveat(
-        "spare",
-        lambda sc: _hour(sc) and (sc.domain_size is not None or sc.lemon_fraction > 0),
-        "with failure domains or lemons the model runs +0.2 to +0.5 % above simulation "
-        "(docs/theory.md section 5, time to train)",
-    ),
-    Caveat(
-        "spare",
-        lambda sc: _hour(sc) and sc.repair_minutes is not None and sc.repair_minutes > 360,
-        "with repairs slower than 6 h the model runs high (+8 % at 1 day, r = 4; "
-        "docs/theory.md section 6)",
-    ),
-    Caveat(
-        "spare",
-        lambda sc: not _hour(sc) and sc.microbatches > 1,
-        "with micro-batches the step-level model runs 1-1.6 % high at r = 9, m = 16 and "
-        "3-4 % high at r = 5, m = 4 (docs/step_model.md section 10)",
-    ),
-)
 
 
 def add_strategy_option(parser: argparse.ArgumentParser) -> None:
@@ -117,7 +66,10 @@ def add_strategy_option(parser: argparse.ArgumentParser) -> None:
 
 
 def caveats(scenario: Any, strategies: Iterable[str]) -> list[str]:
-    """The :data:`CAVEATS` that apply to ``scenario`` for the strategies planned.
+    """The documented biases that apply to ``scenario`` for the strategies planned.
+
+    Each strategy names its own (:meth:`Strategy.caveats
+    <spare_theory.strategies.base.Strategy.caveats>`).
 
     Examples
     --------
@@ -129,11 +81,10 @@ def caveats(scenario: Any, strategies: Iterable[str]) -> list[str]:
     """
     from ..strategies.registry import strategy
 
-    chosen = set(strategies)
     return [
-        f"{strategy(c.strategy).label}: {c.text}"
-        for c in CAVEATS
-        if c.strategy in chosen and c.applies(scenario)
+        f"{chosen.label}: {text}"
+        for chosen in map(strategy, dict.fromkeys(strategies))
+        for text in chosen.caveats(scenario)
     ]
 
 
