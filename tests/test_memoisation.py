@@ -23,7 +23,7 @@ from spare_theory.wipeout import expansion
         (rulers._constructed_ruler, lambda: spare_theory.golomb_ruler(31)),
         (expansion.survival_sum, lambda: spare_theory.wipeout_law(1000, 3).mean()),
         (expansion._turning_point, lambda: spare_theory.wipeout_law(1000, 3).sf(500)),
-        (load.load_table, lambda: spare_theory.expected_load(292, 8, 40, microbatches=8)),
+        (load.load_table, lambda: spare_theory.expected_load(100, 4, 10, microbatches=4)),
     ],
     ids=["modular_ruler", "constructed_ruler", "survival_sum", "turning_point", "load_table"],
 )
