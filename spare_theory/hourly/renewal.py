@@ -27,6 +27,10 @@ exactly to Daly's higher-order formula
 interval in, a :class:`TrainingEstimate` out.  :func:`renewal_terms` is its
 vectorised core, which the interval search of :mod:`spare_theory.training.optimize`
 evaluates on whole grids of intervals.
+
+This module is long (about 570 lines, half of them docstrings and Examples)
+because the estimate type and the sums that fill it are one model: every field
+of :class:`TrainingEstimate` is defined by a term of :func:`renewal_terms`.
 """
 
 from __future__ import annotations
