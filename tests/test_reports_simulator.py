@@ -7,7 +7,7 @@ import pandas as pd
 import pytest
 
 from spare_theory.cli import main
-from spare_theory.reports import simulator
+from spare_theory.reports import paper, simulator
 from spare_theory.reports.reproduce import REPORTS
 
 
@@ -51,13 +51,13 @@ def test_table_errors_are_computed_from_the_columns():
 
 
 def test_paper_table_has_every_published_cell():
-    frame = simulator.paper_table(optimise=False)
+    frame = paper.paper_table(optimise=False)
     assert list(frame["N"]) == [200, 600, 1000]
     for _, row in frame.iterrows():
-        ref = simulator.PAPER_TABLE[row["N"]]
+        ref = paper.PAPER_TABLE[row["N"]]
         assert row["rep_published"] == ref["rep"] and row["spare_published"] == ref["spare"]
-        assert (row["spare_r"], row["spare_k"]) == simulator.PAPER_PLANS[row["N"]]["spare"]
-    assert "gain" in simulator.paper_table_text(frame)
+        assert (row["spare_r"], row["spare_k"]) == paper.PAPER_PLANS[row["N"]]["spare"]
+    assert "gain" in paper.paper_table_text(frame)
 
 
 def test_bad_size_raises():
@@ -76,7 +76,7 @@ def test_headline_prints_the_paper_table_first(capsys):
     assert main(["headline"]) == 0
     out = capsys.readouterr().out
     assert out.index("The SPARe paper's table") < out.index("600,000 GPUs (")
-    for N in simulator.PAPER_TABLE:
+    for N in paper.PAPER_TABLE:
         assert f"{N:>5} paper" in out and f"{N:>5} optimiser" in out
     assert out.index("micro-batch splitting") < out.index("600,000 GPUs (")
     assert "spare m=16" in out and "m=16" in out.split("600,000 GPUs (")[1]
@@ -86,7 +86,7 @@ def test_headline_prints_the_paper_table_first(capsys):
 def test_split_plans_on_the_paper_scenario_are_ordered_and_checked():
     # A load with m pieces never exceeds S* (min_load <= min_stacks) and m = 4 -> 16 refines
     # it, so the best plans must be ordered; the simulated split plan agrees with its model.
-    t = simulator.paper_split_table(N=[200], simulate=[(200, 16)], trials=2)
+    t = paper.paper_split_table(N=[200], simulate=[(200, 16)], trials=2)
     total = dict(zip(t["plan"], t["total_over_T0"]))
     assert total["spare m=16"] <= total["spare m=4"] < total["spare"] < total["rep"]
     np.testing.assert_allclose(t["reduction_vs_spare"], 1 - t["total_over_T0"] / total["spare"])
@@ -96,4 +96,4 @@ def test_split_plans_on_the_paper_scenario_are_ordered_and_checked():
     )
     assert t["sim_total_over_T0"].notna().sum() == 1
     with pytest.raises(ValueError, match="microbatches"):
-        simulator.paper_split_table(N=[200], microbatches=[1])
+        paper.paper_split_table(N=[200], microbatches=[1])

@@ -218,7 +218,7 @@ def _why_nothing_finishes(sc: Any) -> str:
 
 
 def _headline(args: argparse.Namespace) -> Output:
-    from ..reports.simulator import paper_split_table, paper_table, paper_table_text
+    from ..reports.paper import paper_split_table, paper_table, paper_table_text
     from ..reports.training import HEADLINE_MICROBATCHES, headline_table, headline_verdict
 
     paper = paper_table()
