@@ -2,6 +2,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from spare_theory.reports import headline
 from spare_theory.reports import training as rt
 
 
@@ -21,7 +22,7 @@ def test_quick_reproduce_writes_tables_and_figures(tmp_path):
     assert set(err.strategy) == {"ckpt", "rep", "spare"}
     assert err["in_band"].all()
     head = pd.read_csv(tmp_path / "tables" / "headline.csv")
-    assert list(head.columns) == list(rt.HEADLINE_COLUMNS)
+    assert list(head.columns) == list(headline.HEADLINE_COLUMNS)
     # SPARe beats the best Rep+CKPT and CKPT-only at every group size.
     assert (head.hours_spare < head.hours_rep).all() and (head.hours_rep < head.hours_ckpt).all()
     # Ratios are fractions, not percentages. The CSV keeps 10 significant digits, so
@@ -38,7 +39,7 @@ def test_quick_reproduce_writes_tables_and_figures(tmp_path):
     assert (head.uptime_spare <= 1).all() and (head.availability_spare < head.uptime_spare).all()
     # Splitting never raises the load (min_load <= min_stacks; m = 4 -> 16 refines), so the
     # split plans are ordered; their reductions are fractions of the right baselines.
-    for m in rt.HEADLINE_MICROBATCHES:
+    for m in headline.HEADLINE_MICROBATCHES:
         np.testing.assert_allclose(
             head[f"reduction_vs_spare_spare_m{m}"],
             1 - head[f"hours_spare_m{m}"] / head.hours_spare,
@@ -62,12 +63,12 @@ def test_error_table_is_seeded():
 
 def test_table_functions_take_keyword_arguments_only():
     with pytest.raises(TypeError):
-        rt.headline_table((2048,))
+        headline.headline_table((2048,))
     with pytest.raises(TypeError):
         rt.r_star_table(True)
     with pytest.raises(TypeError):
-        rt.sensitivity_table(2048)
+        headline.sensitivity_table(2048)
     with pytest.raises(ValueError, match="N"):
         rt.r_star_table(N=[0])
     with pytest.raises(ValueError, match="microbatches"):
-        rt.headline_table(gpus_per_group=[2048], microbatches=[1])
+        headline.headline_table(gpus_per_group=[2048], microbatches=[1])

@@ -218,8 +218,8 @@ def _why_nothing_finishes(sc: Any) -> str:
 
 
 def _headline(args: argparse.Namespace) -> Output:
+    from ..reports.headline import HEADLINE_MICROBATCHES, headline_table, headline_verdict
     from ..reports.paper import paper_split_table, paper_table, paper_table_text
-    from ..reports.training import HEADLINE_MICROBATCHES, headline_table, headline_verdict
 
     paper = paper_table()
     splits = paper_split_table().drop(columns=["sim_total_over_T0", "sim_se"])
