@@ -22,6 +22,7 @@ __all__ = [
     "as_choice",
     "as_count",
     "as_count_array",
+    "as_count_list",
     "as_real",
     "as_real_array",
     "as_seed_sequence",
@@ -89,6 +90,37 @@ def as_count(value: object, name: str, *, minimum: int = 1, maximum: int | None 
         upper = "" if maximum is None else f" and <= {maximum}"
         raise ValueError(f"{name} must be >= {minimum}{upper}, got {out}")
     return out
+
+
+def as_count_list(values: object, name: str) -> list[int]:
+    """Return a scalar or a sequence of counts as a list of Python ``int`` (each ``>= 1``).
+
+    :func:`as_count` on every element of ``numpy.atleast_1d(values)``, for
+    the grid arguments of tables (``N=``, ``r=``: one value or several).
+
+    Parameters
+    ----------
+    values : int or sequence of int
+        The user's value(s).
+    name : str
+        Argument name for the error message.
+
+    Returns
+    -------
+    list of int
+
+    Raises
+    ------
+    ValueError
+        Naming ``name``, as :func:`as_count` does.
+
+    Examples
+    --------
+    >>> from spare_theory._validation import as_count_list
+    >>> as_count_list(4, "r"), as_count_list((2, 8.0), "r")
+    ([4], [2, 8])
+    """
+    return [as_count(v, name) for v in np.atleast_1d(np.asarray(values, dtype=object))]
 
 
 def as_count_array(

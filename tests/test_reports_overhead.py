@@ -5,12 +5,8 @@ import pandas as pd
 import pytest
 
 from spare_theory import cyclic_placement, simulate_overhead
-from spare_theory.reports.overhead import (
-    ABLATION_COLUMNS,
-    COLUMNS,
-    overhead_error_table,
-    placement_ablation_table,
-)
+from spare_theory.reports.overhead import COLUMNS, overhead_error_table
+from spare_theory.reports.placement_ablation import ABLATION_COLUMNS, placement_ablation_table
 
 
 def test_error_table_marks_cells_and_is_seeded():

@@ -2,7 +2,9 @@
 
 Writes ``tables/overhead_error`` (Monte Carlo mean and SE of both weightings
 against the closed forms on the mu grid), ``tables/placement_ablation`` and
-the figures ``overhead``, ``overhead_trajectory`` and ``placement_ablation``.
+the figures ``overhead``, ``overhead_trajectory`` and ``placement_ablation``
+(the ablation's table and figure are built in
+:mod:`spare_theory.reports.placement_ablation`).
 Every cell with a modular ruler, up to ``N = 75,000`` and ``r = 20``, is
 simulated with exact ``S*`` (compiled trajectories,
 :mod:`spare_theory.stacking._trajectory`) to a relative standard error of 0.25 %
@@ -28,23 +30,17 @@ import numpy.typing as npt
 import pandas as pd
 
 from .._parallel import map_tasks
-from .._validation import as_count, as_real, as_seed_sequence, child_seed
-from ..placement.placements import contiguous_placement, cyclic_placement, random_placement
+from .._validation import as_count, as_count_list, as_real, as_seed_sequence, child_seed
+from ..placement.placements import cyclic_placement
 from ..placement.rulers import modular_ruler
 from ..stacking.overhead import overhead, simulate_overhead, stacks_trajectory
 from ..stacking.stacks import stacks_lower_bound
 from ..wipeout.simulation import simulate_wipeout
 from ._io import save_figure, write_table
 from .mu import DEFAULT_N, DEFAULT_R
+from .placement_ablation import placement_ablation_figure, placement_ablation_table
 
-__all__ = [
-    "ABLATION_COLUMNS",
-    "COLUMNS",
-    "PUBLISHED_MAE_OVERHEAD",
-    "overhead_error_table",
-    "placement_ablation_table",
-    "reproduce",
-]
+__all__ = ["COLUMNS", "PUBLISHED_MAE_OVERHEAD", "overhead_error_table", "reproduce"]
 
 #: Mean absolute relative error of the published overhead closed form against
 #: simulation, as published in the SPARe paper (a fraction: 0.60 %).
@@ -84,18 +80,6 @@ COLUMNS = (
             "excess",
         )
     ),
-)
-#: Columns of :func:`placement_ablation_table`, in order.
-ABLATION_COLUMNS = (
-    "N",
-    "r",
-    "placement",
-    "trials",
-    "mc_mean_T",
-    "mc_mean_failure",
-    "mc_mean_time",
-    "max_S_star",
-    "mean_max_S_star",
 )
 
 
@@ -188,10 +172,6 @@ def _cell(
     return row
 
 
-def _counts(values: Iterable[int] | npt.ArrayLike, name: str) -> list[int]:
-    return [as_count(v, name) for v in np.atleast_1d(np.asarray(values, dtype=object))]
-
-
 def overhead_error_table(
     *,
     N: Iterable[int] | npt.ArrayLike = DEFAULT_N,
@@ -281,7 +261,7 @@ def overhead_error_table(
     >>> bool(table["mc_rel_se_failure"].iloc[0] <= 0.0025)
     True
     """
-    N_list, r_list = _counts(N, "N"), _counts(r, "r")
+    N_list, r_list = as_count_list(N, "N"), as_count_list(r, "r")
     trials = as_count(trials, "trials", minimum=2)
     target = (
         None
@@ -306,86 +286,6 @@ def overhead_error_table(
     for i, result in zip(order, done):
         rows[i] = result
     return pd.DataFrame(rows, columns=list(COLUMNS))
-
-
-def _ablation_cell(task: tuple[int, int, str, int, np.random.SeedSequence]) -> dict[str, Any]:
-    N, r, kind, trials, seed = task
-    if kind == "golomb":
-        hosts = cyclic_placement(N, r)
-    elif kind == "contiguous":
-        hosts = contiguous_placement(N, r)
-    else:
-        hosts = random_placement(N, r, seed=child_seed(seed, 1))
-    s = simulate_overhead(hosts, trials, seed=child_seed(seed, 0))
-    return {
-        "N": N,
-        "r": r,
-        "placement": kind,
-        "trials": trials,
-        "mc_mean_T": float(s.T.mean()),
-        "mc_mean_failure": float(s.per_failure.mean()),
-        "mc_mean_time": float(s.time_weighted.mean()),
-        "max_S_star": int(s.max_stacks.max()),
-        "mean_max_S_star": float(s.max_stacks.mean()),
-    }
-
-
-def placement_ablation_table(
-    *,
-    N: int = 1024,
-    r: Iterable[int] | npt.ArrayLike = (4, 8, 12),
-    trials: int = 40,
-    executor: concurrent.futures.Executor | None = None,
-    seed: int | np.random.SeedSequence = 0,
-    progress: bool = True,
-) -> pd.DataFrame:
-    """Golomb versus contiguous versus random placement at equal ``N, r``.
-
-    Parameters
-    ----------
-    N : int
-        Groups (keyword-only, like every argument).
-    r : sequence of int
-        Redundancies; one row per ``r`` and placement.
-    trials : int
-        Simulated failure sequences per row.
-    executor : concurrent.futures.Executor, optional
-        Where cells run (``None``: serially).
-    seed : int or numpy.random.SeedSequence
-        Seed of the table.
-    progress : bool
-        Show a progress bar.
-
-    Returns
-    -------
-    pandas.DataFrame
-        Columns :data:`ABLATION_COLUMNS`: ``N``, ``r``, ``placement``
-        (``golomb``, ``contiguous``, ``random``), ``trials``, ``mc_mean_T``
-        (mean wipe-out count ``mu``, failures), ``mc_mean_failure`` and
-        ``mc_mean_time`` (both overhead averages, times a failure-free step),
-        ``max_S_star`` (the largest ``S*`` over all trials) and
-        ``mean_max_S_star`` (the mean over trials of each trial's largest
-        ``S*``).
-
-    Examples
-    --------
-    >>> table = placement_ablation_table(N=64, r=[3], trials=10, progress=False)
-    >>> table[["placement", "max_S_star", "mean_max_S_star"]]
-        placement  max_S_star  mean_max_S_star
-    0      golomb           2              2.0
-    1  contiguous           3              2.2
-    2      random           2              2.0
-    """
-    N = as_count(N, "N")
-    r_list = _counts(r, "r")
-    trials = as_count(trials, "trials")
-    seed = as_seed_sequence(seed)
-    cells = [(N, k, kind) for k in r_list for kind in ("golomb", "contiguous", "random")]
-    tasks = [(*cell, trials, child_seed(seed, i)) for i, cell in enumerate(cells)]
-    return pd.DataFrame(
-        map_tasks(_ablation_cell, tasks, executor=executor, desc="ablation", progress=progress),
-        columns=list(ABLATION_COLUMNS),
-    )
 
 
 def _plot_overhead(table: pd.DataFrame, outdir: Path) -> Path:
@@ -475,29 +375,6 @@ def _plot_trajectories(
     ax.yaxis.set_major_locator(MaxNLocator(integer=True))
     ax.legend(fontsize=7, loc="upper left")
     return save_figure(fig, outdir, "overhead_trajectory")
-
-
-def _plot_ablation(ablation: pd.DataFrame, outdir: Path) -> Path:
-    import matplotlib.pyplot as plt
-
-    fig, axes = plt.subplots(1, 3, figsize=(11, 3.8), layout="constrained")
-    kinds = ("golomb", "contiguous", "random")
-    width = 0.25
-    for ax, column, label, ylabel in zip(
-        axes,
-        ("mc_mean_T", "mc_mean_time", "max_S_star"),
-        ("endured failures mu = E[T]", "average overhead S (time weighted)", "largest S*"),
-        ("failures up to the wipe-out", "step cost (x a failure-free step)", "stack layers"),
-    ):
-        for j, kind in enumerate(kinds):
-            rows = ablation[ablation["placement"] == kind]
-            ax.bar(np.arange(len(rows)) + (j - 1) * width, rows[column], width, label=kind)
-        ax.set_xticks(np.arange(len(rows)), [f"r={k}" for k in rows["r"]])
-        ax.set_title(label, fontsize=10)
-        ax.set_ylabel(ylabel)
-    axes[0].legend(fontsize=8)
-    fig.suptitle(f"Placement ablation at N={ablation['N'].iloc[0]}")
-    return save_figure(fig, outdir, "placement_ablation")
 
 
 def _summary(table: pd.DataFrame) -> str:
@@ -627,5 +504,5 @@ def reproduce(
         ),
         _plot_overhead(table, figures),
         _plot_trajectories(figures, child_seed(seed, 2)),
-        _plot_ablation(ablation, figures),
+        placement_ablation_figure(ablation, figures),
     ]
