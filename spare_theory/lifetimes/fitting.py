@@ -46,8 +46,10 @@ calls it and adds what a plan needs:
 
 The module is long (about 680 lines) because it is one idea: the fit, its
 intervals, its goodness of fit and its bootstrap share the checked
-durations, the optimiser hook and the observed information; about 40 % is
-docstrings.
+durations, the optimiser hook and the observed information (the bootstrap
+refits with the MLE's internals, so a Kaplan-Meier / goodness-of-fit module
+would have to import them, or make them public, across modules); about 40 %
+is docstrings.
 """
 
 from __future__ import annotations
