@@ -70,7 +70,8 @@ def test_table_commands_print_their_verdict(tmp_path, capsys):
     verdict = (tmp_path / "tables" / "mu_error.md").read_text().rstrip().splitlines()[-1]
     assert " ".join(verdict.split()[:6]) in " ".join(text.split())
     assert "Mean absolute error" in text and "wrote" in text
-    assert max(len(line) for line in text.splitlines()) <= 100
+    # 100 columns, but for the paths written (as long as the temporary directory's).
+    assert max(len(line) for line in text.splitlines() if str(tmp_path) not in line) <= 100
 
 
 def test_mu_refuses_a_huge_simulation_before_allocating(capsys):
