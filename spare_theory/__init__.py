@@ -24,6 +24,7 @@ use.  Layers, lowest first (a lower layer never imports a higher one):
 from __future__ import annotations
 
 from ._lazy import attach
+from ._legacy import install as _install_legacy_paths
 
 __version__ = "0.1.0"
 
@@ -46,9 +47,9 @@ _API = {
     "simulate_wipeout": "wipeout.simulation",
     "wipeout_law": "wipeout.law",
     # failure domains and lemons
-    "domain_aware_placement": "wipeout.domains",
+    "domain_aware_placement": "placement.domains",
     "domain_wipeout_law": "wipeout.domains",
-    "failure_domains": "wipeout.domains",
+    "failure_domains": "placement.domains",
     "simulate_domain_wipeout": "stacking.domains_sim",
     "simulate_domain_overhead": "stacking.domains_sim",
     "WipeoutLaw": "wipeout.law",
@@ -118,4 +119,6 @@ _API = {
 }
 
 __getattr__, __dir__, _names = attach(__name__, _API)
+# The flat package's module paths (spare_theory.optimize, ...) as deprecated aliases.
+_install_legacy_paths()
 __all__ = [*_names, "__version__"]

@@ -171,6 +171,7 @@ def test_linear_restart_never_slower_than_constant_below_the_anchor(small):
     )
 
 
+@pytest.mark.slow
 @settings(max_examples=15, deadline=None)
 @given(
     gpus=st.sampled_from([12_000, 65_536, 250_000, 900_000]),
@@ -208,6 +209,8 @@ def test_cli_sweep_json_and_tables(tmp_path, capsys):
         "50000",
         "--restart-model",
         "linear",
+        "--strategy",
+        *STRATEGIES,
         "--no-progress",
         "--json",
         "--outdir",

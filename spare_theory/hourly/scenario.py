@@ -17,6 +17,10 @@ the first of its ``M`` GPU failures (:attr:`Scenario.group_lifetime_law`) and
 The interval check shared by the model and the independent simulation
 (:func:`check_checkpoint_interval`) lives here too; which redundancies a
 strategy accepts is the strategy's own (:mod:`spare_theory.strategies`).
+
+This module is long (about 500 lines, half of them docstrings) because it is
+one dataclass whose field documentation is the contract the CLI, the model and
+the simulation read (``spare-theory optimize --help`` is generated from it).
 """
 
 from __future__ import annotations

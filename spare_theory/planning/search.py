@@ -35,6 +35,7 @@ import numpy as np
 from scipy.optimize import minimize_scalar
 
 __all__ = [
+    "REFUSED",
     "Bracket",
     "Leg",
     "minimize_integer",
@@ -51,7 +52,10 @@ _COARSE_STEP = 0.25
 _ZOOM_POINTS = 11
 _ZOOM_MINIMA = 3
 _LAST_STEP = 0.01
-# Brent's tolerance in x = log tau inside the last zoom step.
+# The ripple scan around the best zoomed point: half-width and step in x.
+_RIPPLE_HALF_WIDTH = 0.05
+_RIPPLE_STEP = 0.0005
+# Brent's tolerance in x = log tau inside the last step.
 _POLISH_XATOL = 1e-5
 
 
@@ -138,7 +142,14 @@ def minimize_log_interval(
     best_x, best = float(zoom[i]), float(objective[i])
     if not math.isfinite(best):
         return best_x, data, i
-    a, b = max(best_x - float(steps[0]), lo), min(best_x + float(steps[0]), hi)
+    scan = _grid(
+        max(best_x - _RIPPLE_HALF_WIDTH, lo), min(best_x + _RIPPLE_HALF_WIDTH, hi), _RIPPLE_STEP
+    )
+    scan_data, scan_objective = values(scan)
+    j = int(np.argmin(scan_objective))
+    if scan_objective[j] < best:
+        best_x, best, data, i = float(scan[j]), float(scan_objective[j]), scan_data, j
+    a, b = max(best_x - _RIPPLE_STEP, lo), min(best_x + _RIPPLE_STEP, hi)
     if b > a:
         polish = minimize_scalar(
             lambda y: float(values(np.array([y]))[1][0]),
@@ -216,6 +227,11 @@ def minimize_integer(
     return min(sorted(seen), key=lambda n: seen[n]), seen
 
 
+#: What ``evaluate`` returns in :func:`walk_redundancy` when the model refuses an ``r``
+#: outright (a larger ``r`` is refused too: more hosts than failure domains, say).
+REFUSED: Any = type("Refused", (), {"__repr__": lambda self: "REFUSED"})()
+
+
 @dataclass(frozen=True)
 class Leg:
     """One leg of a walk over ``r``: from ``start`` towards ``stop`` (either way).
@@ -278,7 +294,9 @@ def walk_redundancy(
     or once ``patience`` consecutive ``r`` have not beaten the best value of
     the whole curve so far (counted only once some value is finite).
     ``evaluate`` may return ``None`` (no plan progresses at that ``r``): it
-    counts as not beating the best and is left out of the curve.
+    counts as not beating the best and is left out of the curve.  It may
+    return :data:`REFUSED` (the model refuses that ``r``, and every larger
+    one): a leg walking up ends there, a leg walking down skips it.
 
     Parameters
     ----------
@@ -315,6 +333,10 @@ def walk_redundancy(
             if not accepts(r):
                 break
             plan = evaluate(r)
+            if plan is REFUSED:
+                if step > 0:
+                    break
+                continue
             if plan is not None:
                 curve[r] = plan
             current = math.inf if plan is None else value(plan)
@@ -338,10 +360,12 @@ def _search_bracket(
     best, worse = min((value(p) for p in curve.values()), default=math.inf), 0
 
     def score(r: int) -> float:
+        # A refused r is no plan here (a search has no direction to end in).
         plan = evaluate(r) if accepts(r) else None
-        if plan is not None:
-            curve[r] = plan
-        return math.inf if plan is None else value(plan)
+        if plan is None or plan is REFUSED:
+            return math.inf
+        curve[r] = plan
+        return value(plan)
 
     def stop(r: int) -> bool:
         nonlocal best, worse

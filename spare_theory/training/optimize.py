@@ -40,7 +40,7 @@ from ..hourly.model import check_split, evaluate_law, scenario_cycle
 from ..hourly.renewal import TrainingEstimate
 from ..hourly.scenario import Scenario
 from ..planning.plan import Plan
-from ..planning.search import Bracket, Leg, minimize_integer, walk_redundancy
+from ..planning.search import REFUSED, Bracket, Leg, minimize_integer, walk_redundancy
 from ..steps.estimate import StepEstimate
 from ..steps.estimate import step_estimate as estimate_from_cycles
 from ..steps.scenario import StepScenario
@@ -196,7 +196,7 @@ def optimal_plan(
     >>> plan.r, round(plan.hours, 1), plan.r_values.tolist()
     (9, 1922.9, [1, 5, 6, 7, 8, 9, 10, 11])
     >>> round(plan.checkpoint_interval_minutes, 2), round(plan.estimate.restarts)
-    (82.18, 190)
+    (82.75, 190)
 
     The SPARe paper's simulated scenario (step level, 2,000 of its 10,000 steps):
 
@@ -223,20 +223,34 @@ def optimal_plan(
         if r_values is None:
             return walk_redundancy(evaluate, _hours, legs, accepts)
         given = sorted({chosen.check_r(N, r) for r in np.atleast_1d(r_values).tolist()})
-        return {r: plan for r in given if (plan := evaluate(r)) is not None}
+        plans = {r: evaluate(r) for r in given}
+        return {r: plan for r, plan in plans.items() if plan is not None and plan is not REFUSED}
 
     hourly = scenario if isinstance(scenario, Scenario) else None
     m = 1 if hourly is None else check_split(hourly, chosen)
     variables: dict[int, dict[str, Any]] = {}
 
+    refused: list[ValueError] = []
+
     def plan_at(r: int) -> Any:
-        variables[r], estimate = best_plan_variable(scenario, chosen, r)
+        # A model may refuse some r (with failure domains, more hosts per type than
+        # domains): no plan there.  A refusal at the walk's first r is about the
+        # scenario, not r, and is raised.
+        try:
+            variables[r], estimate = best_plan_variable(scenario, chosen, r)
+        except ValueError as exc:
+            if not variables and not refused:
+                raise
+            refused.append(exc)
+            return REFUSED
         return estimate
 
     # With repairs hours are nearly flat in r: the walk down may go on to r = 2, so
     # Plan.smallest_r_within can name the small r that cost almost nothing.
     flat = hourly is not None and hourly.repair_minutes is not None
     curve = walk(plan_at, chosen.redundancy_legs(N, flat=flat))
+    if refused and not any(r > 1 for r in curve):
+        raise refused[0]  # no redundancy is modelled here: say why, not a plan of r = 1
     if not curve:
         raise ValueError(f"no plan of strategy {chosen.name!r} progresses on this scenario")
     triggers: dict[int, int | None] = {}
