@@ -98,10 +98,12 @@ def _wrap(text: str) -> list[str]:
 
 
 def _table_text(plans: Any) -> list[str]:
+    from ..reports.alternatives import plan_name
+
     headers = ["plan", "r", "quorum", "interval", "hours", "uptime", "skipped", "exact", ""]
     body = []
     for row in plans.sort_values("hours", kind="stable").itertuples(index=False):
-        name = f"{row.strategy} ({row.preset})" if row.preset else str(row.strategy)
+        name = plan_name(row)
         q = row.min_groups
         body.append(
             [
