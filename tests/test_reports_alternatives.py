@@ -15,7 +15,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from spare_theory import Scenario, optimal_plan, time_to_train
+from spare_theory import Scenario, optimal_plan, paper_scenario, time_to_train
 from spare_theory.cli import main
 from spare_theory.hourly.scenario import PRESETS
 from spare_theory.reports import alternatives as alt
@@ -191,5 +191,32 @@ def test_table_alternatives_quick_writes_its_files(tmp_path, capsys):
         "alternatives.png",
         "alternatives_crossover.csv",
         "alternatives_crossover.md",
+        "alternatives_paper.csv",
+        "alternatives_paper.md",
     ]
     assert "SPARe" in capsys.readouterr().out
+
+
+@pytest.mark.slow
+def test_paper_rows_are_their_plans_priced_by_time_to_train():
+    frame = alt.paper_table(progress=False)
+    sc = paper_scenario(200)
+    assert sorted(frame.loc[frame["microbatches"] == 1, "strategy"]) == sorted(
+        registered_strategies()
+    )
+    for row in frame.itertuples(index=False):
+        plan = {} if pd.isna(row.min_groups) else {"min_groups": int(row.min_groups)}
+        est = time_to_train(
+            sc,
+            row.strategy,
+            row.r or None,
+            checkpoint_every_steps=int(row.checkpoint_every_steps),
+            microbatches=int(row.microbatches),
+            **plan,
+        )
+        assert est.total_over_T0 == pytest.approx(row.total_over_T0, rel=1e-9)
+        assert est.samples_skipped == pytest.approx(row.samples_skipped, abs=1e-12)
+    best = frame.loc[frame["hours"].idxmin()]
+    assert bool(frame.loc[frame["hours"].idxmin(), "winner"])
+    verdict = alt.verdicts(frame)["paper's scenario, N = 200"]
+    assert f"needs {best['hours']:,.0f} h" in verdict

@@ -54,8 +54,8 @@ def register(commands: Subparsers, tables: Subparsers) -> None:
         help="SPARe beside elastic DP, hot spares and fast restarts at 600k and 100k GPUs",
         description="Writes OUTDIR/tables/alternatives (every strategy's best plan at 600k "
         "GPUs in groups of 8 to 4096 and at 100k GPUs, the fast-restart presets, verdicts), "
-        "alternatives_crossover (where each alternative overtakes SPARe) and the figure "
-        "alternatives.",
+        "alternatives_crossover (where each alternative overtakes SPARe), alternatives_paper "
+        "(the paper's step-level scenario, N = 200) and the figure alternatives.",
     )
 
 

@@ -19,6 +19,9 @@ Writes
   reconfiguration stall below which elastic DP and hot spares have fewer
   hours (:data:`STALL_SCENARIOS`): a root of the difference of best hours
   found with :func:`scipy.optimize.brentq`, or "never in [a, b]";
+* ``tables/alternatives_paper.csv|md``: the same plans on the SPARe paper's
+  step-level scenario (:func:`~spare_theory.steps.scenario.paper_scenario`,
+  ``N`` in :data:`PAPER_GROUPS`; no presets, they are ``Scenario``'s);
 * ``figures/alternatives.png``: best hours against group size at 600k GPUs,
   one line per strategy, exact-batch plans solid, elastic (batch not exact)
   dashed.
@@ -44,6 +47,7 @@ from scipy.optimize import brentq
 
 from .._parallel import map_tasks
 from ..hourly.scenario import PRESETS, Scenario
+from ..steps.scenario import paper_scenario
 from ..strategies.registry import registered_strategies
 from ..training.optimize import optimal_plan
 from ._io import save_figure, write_table
@@ -53,11 +57,13 @@ if TYPE_CHECKING:  # matplotlib is imported only when a figure is drawn
 
 __all__ = [
     "GROUP_SIZES",
+    "PAPER_GROUPS",
     "RESTART_RANGE",
     "STALL_RANGE",
     "STALL_SCENARIOS",
     "compare",
     "crossover_table",
+    "paper_table",
     "plan_name",
     "plans_table",
     "reproduce",
@@ -292,6 +298,54 @@ def _both(
     return _mark(plan_frame.reset_index(drop=True)), cross_frame.reset_index(drop=True)
 
 
+#: Group counts of the SPARe paper's step-level scenario in ``alternatives_paper``.
+PAPER_GROUPS: tuple[int, ...] = (200,)
+
+
+def _paper_row(task: tuple[int, str, int]) -> dict[str, Any]:
+    N, strategy, microbatches = task
+    sc = paper_scenario(N)
+    plan = optimal_plan(sc, strategy, microbatches=microbatches)
+    est = plan.estimate
+    return {
+        "scenario": f"paper's scenario, N = {N}",
+        "groups": N,
+        "strategy": strategy,
+        "preset": "",
+        "microbatches": microbatches,
+        "r": plan.r,
+        "min_groups": plan.min_groups,
+        "checkpoint_every_steps": plan.checkpoint_every_steps,
+        "total_over_T0": est.total_over_T0,
+        "hours": est.hours,
+        "uptime": est.uptime,
+        "samples_skipped": est.samples_skipped,
+        "exact_batch": bool(est.exact_batch),
+    }
+
+
+def paper_table(
+    groups: tuple[int, ...] = PAPER_GROUPS,
+    *,
+    executor: concurrent.futures.Executor | None = None,
+    progress: bool = True,
+) -> pd.DataFrame:
+    """Every registered strategy's best plan (and SPARe with 16 micro-batches) on the paper's
+    step-level scenario (:func:`~spare_theory.steps.scenario.paper_scenario`, default 3 min
+    stalls and 1 min heal): ``r``, quorum, interval in steps, time over ``T0``, hours.
+
+    Examples
+    --------
+    >>> t = paper_table(progress=False)
+    >>> t.loc[t["winner"], ["strategy", "microbatches", "r"]].values.tolist()
+    [['spare', 16, 8]]
+    """
+    tasks = [(N, s, 1) for N in groups for s in registered_strategies()]
+    tasks += [(N, REFERENCE, MICROBATCHES) for N in groups]
+    rows = map_tasks(_paper_row, tasks, executor=executor, desc="paper", progress=progress)
+    return _mark(pd.DataFrame(rows))
+
+
 def compare(
     scenario: Scenario, *, label: str | None = None, stall_crossovers: bool = False
 ) -> tuple[pd.DataFrame, pd.DataFrame, str]:
@@ -470,7 +524,8 @@ def reproduce(
         Folder that receives ``tables/`` and ``figures/`` (created if needed).
     quick : bool
         600k GPUs in groups of 4096 and 100k GPUs; no stall crossovers
-        (each is about ten best plans of elastic DP or hot spares).
+        (each is about ten best plans of elastic DP or hot spares); the
+        paper's scenario as at default sizes (N = 200).
     executor : concurrent.futures.Executor, optional
         Where the cells run (``None``: serially).
     seed : int or numpy.random.SeedSequence
@@ -489,7 +544,8 @@ def reproduce(
 
     >>> [p.name for p in reproduce("out", quick=True, progress=False)]  # doctest: +SKIP
     ['alternatives.csv', 'alternatives.md', 'alternatives_crossover.csv',
-     'alternatives_crossover.md', 'alternatives.png']
+     'alternatives_crossover.md', 'alternatives_paper.csv', 'alternatives_paper.md',
+     'alternatives.png']
     """
     del seed
     outdir = Path(outdir)
@@ -497,6 +553,8 @@ def reproduce(
     stalls = _QUICK_STALL_SCENARIOS if quick else STALL_SCENARIOS
     table, cross = _both(chosen, stalls, executor, progress)
     said = verdicts(table, cross)
+    paper = paper_table(executor=executor, progress=progress)
+    paper_said = verdicts(paper)
     work = float(next(iter(chosen.values())).work_hours)
     notes = (
         "Scenario.published_600k (Llama 3 GPU MTBF, R = 60 min, delta = 5 min, 720 h of "
@@ -533,6 +591,20 @@ def reproduce(
             f"(searched at: {', '.join(stalls) or 'none, --quick'}). A root of the difference "
             f"of best hours (scipy.optimize.brentq, xtol {_XTOL} min), or 'never in [a, b]' / "
             "'everywhere in [a, b]' when the difference keeps its sign on the range.",
+        ),
+        *write_table(
+            paper,
+            outdir / "tables",
+            "alternatives_paper",
+            title="The SPARe paper's step-level scenario: best plan of every strategy",
+            notes="paper_scenario(N) (10,000 steps of 64 s stacks, cluster MTBF 300 s, "
+            "exponential lifetimes, 1 h restart windows, 58.8 s checkpoints, no repairs; "
+            "reconfigure_seconds = 180, heal_seconds = 60) with the step-level model "
+            "(docs/theory.md section 8, the step level), each strategy at its best plan "
+            "(r, quorum, interval in steps). total_over_T0: time to train over the "
+            "failure-free T0; hours: the same in hours. No fast-restart presets here (they "
+            "are Scenario's). winner and best_exact as in tables/alternatives."
+            "\n\n" + "\n\n".join(paper_said.values()),
         ),
         save_figure(_figure(table, work), outdir / "figures", "alternatives"),
     ]
