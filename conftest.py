@@ -10,6 +10,9 @@ from __future__ import annotations
 import pytest
 
 SLOW_DOCTESTS = {
+    "spare_theory.reports.alternatives.compare",
+    "spare_theory.reports.alternatives.paper_table",
+    "spare_theory.reports.alternatives.plans_table",
     "spare_theory.reports.repairs.paper_plans_table",
     "spare_theory.reports.repairs.plans_table",
     "spare_theory.reports.simulator.paper_split_table",

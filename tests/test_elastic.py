@@ -216,7 +216,7 @@ def test_published_strategies_report_exact_batches():
             ),
             "planned_restart_failures",
         ),
-        (lambda: st.time_to_train(st.paper_scenario(50), "elastic", min_groups=3), "min_groups"),
+        (lambda: st.time_to_train(st.paper_scenario(50), "elastic", min_groups=51), "min_groups"),
     ],
 )
 def test_bad_input_names_the_field(call, match):

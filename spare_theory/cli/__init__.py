@@ -34,6 +34,7 @@ _COMMAND_MODULES = (
     "microbatch",
     "repairs",
     "fit",
+    "compare",
     "simulator",
     "reproduce",
 )

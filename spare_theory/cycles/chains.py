@@ -179,12 +179,13 @@ def _propagate(
 
 
 def chain_states(
-    G: np.ndarray, h: float, steps: int, lag: float = 0.0
+    G: np.ndarray, h: float, steps: int, lag: float = 0.0, start: np.ndarray | None = None
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The survival, the states and the lagged masses of sub-generator ``G`` from state 0.
 
-    Returns ``(log S, V, L)`` on the grid ``j h``, ``j = 0..steps``:
-    ``log S_j = log P(not lost by j h)`` (as :func:`chain_log_survival`
+    Or from the law ``start`` over its states (normalised here; the survival
+    is then relative to its mass).  Returns ``(log S, V, L)`` on the grid
+    ``j h``, ``j = 0..steps``: ``log S_j = log P(not lost by j h)`` (as :func:`chain_log_survival`
     without its fast-mixing shortcut), ``V_j`` the state law given not lost,
     and ``L_j`` the mass not lost by ``j h - lag`` in each state there,
     divided by ``S_j`` (so ``L_j @ x`` over ``S``'s ratio; rows before
@@ -208,8 +209,11 @@ def chain_states(
     log_s = np.full(steps + 1, -np.inf)
     log_s[0] = 0.0
     V = np.zeros((steps + 1, k))
-    V[0, 0] = 1.0
-    for i, (total, v) in enumerate(_propagate(G, h, steps, None), start=1):
+    if start is None:
+        V[0, 0] = 1.0
+    else:
+        V[0] = np.asarray(start, dtype=float) / float(np.sum(start))
+    for i, (total, v) in enumerate(_propagate(G, h, steps, start), start=1):
         log_s[i], V[i] = total, v
     L = np.zeros((steps + 1, k))
     m = math.ceil(lag / h) if lag > 0 else 0

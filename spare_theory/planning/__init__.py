@@ -5,6 +5,7 @@ from .._lazy import attach
 __getattr__, __dir__, __all__ = attach(
     __name__,
     {
+        "Bracket": "search",
         "Leg": "search",
         "Plan": "plan",
         "R_STAR_CONSTANT": "redundancy",

@@ -17,7 +17,9 @@ Three searches, none of which knows what it is minimising:
 - :func:`walk_redundancy`: the walk over ``r``, in legs from a start towards a
   stop, each leg ending after ``patience`` consecutive ``r`` that do not beat
   the best value so far (the curve is unimodal in practice: more redundancy
-  first buys longer cycles, then only costs overhead).
+  first buys longer cycles, then only costs overhead); a leg may instead be a
+  :class:`Bracket`, a geometric grid searched by :func:`minimize_integer`,
+  for strategies whose best ``r`` can be in the thousands (hot spares).
 
 Ties go to the smaller argument everywhere.
 """
@@ -34,6 +36,7 @@ from scipy.optimize import minimize_scalar
 
 __all__ = [
     "REFUSED",
+    "Bracket",
     "Leg",
     "minimize_integer",
     "minimize_log_interval",
@@ -247,10 +250,40 @@ class Leg:
     patience: float = 3
 
 
+@dataclass(frozen=True)
+class Bracket:
+    """A leg searched rather than walked: an ascending grid of ``r`` that brackets the best.
+
+    :func:`minimize_integer` evaluates the grid, stopping once ``patience``
+    consecutive grid points have not beaten the best, then narrows the
+    bracket around the best point by an integer ternary search to
+    ``exhaustive`` integers and evaluates those: the best ``r`` of a curve
+    unimodal on the bracket, in ``O(log r)`` evaluations instead of ``r``.
+
+    Examples
+    --------
+    >>> Bracket.geometric(1, 1000).grid[:10]
+    (1, 2, 3, 4, 5, 7, 10, 14, 19, 27)
+    """
+
+    grid: tuple[int, ...]
+    patience: float = 3
+    exhaustive: int = 8
+
+    @classmethod
+    def geometric(
+        cls, lo: int, hi: int, ratio: float = 1.4, *, patience: float = 3, exhaustive: int = 8
+    ) -> Bracket:
+        """The integers of ``[lo, hi]`` nearest a geometric sequence of ``ratio`` (both ends in)."""
+        count = max(math.ceil(math.log(max(hi, 1) / max(lo, 1)) / math.log(ratio)), 1) + 1
+        grid = np.unique(np.clip(np.round(np.geomspace(max(lo, 1), max(hi, 1), count)), lo, hi))
+        return cls(tuple(int(r) for r in grid), patience, exhaustive)
+
+
 def walk_redundancy(
     evaluate: Callable[[int], T | None],
     value: Callable[[T], float],
-    legs: Sequence[Leg],
+    legs: Sequence[Leg | Bracket],
     accepts: Callable[[int], bool],
     curve: dict[int, T] | None = None,
 ) -> dict[int, T]:
@@ -290,6 +323,9 @@ def walk_redundancy(
     """
     curve = {} if curve is None else curve
     for leg in legs:
+        if isinstance(leg, Bracket):
+            _search_bracket(evaluate, value, leg, accepts, curve)
+            continue
         step = 1 if leg.stop >= leg.start else -1
         best = min((value(p) for p in curve.values()), default=math.inf)
         worse = 0
@@ -311,3 +347,33 @@ def walk_redundancy(
             if worse >= leg.patience and math.isfinite(best):
                 break
     return curve
+
+
+def _search_bracket(
+    evaluate: Callable[[int], T | None],
+    value: Callable[[T], float],
+    leg: Bracket,
+    accepts: Callable[[int], bool],
+    curve: dict[int, T],
+) -> None:
+    """Search ``leg`` with :func:`minimize_integer`, adding every plan evaluated to ``curve``."""
+    best, worse = min((value(p) for p in curve.values()), default=math.inf), 0
+
+    def score(r: int) -> float:
+        # A refused r is no plan here (a search has no direction to end in).
+        plan = evaluate(r) if accepts(r) else None
+        if plan is None or plan is REFUSED:
+            return math.inf
+        curve[r] = plan
+        return value(plan)
+
+    def stop(r: int) -> bool:
+        nonlocal best, worse
+        current = value(curve[r]) if r in curve else math.inf
+        if current < best:
+            best, worse = current, 0
+        else:
+            worse += 1
+        return worse >= leg.patience and math.isfinite(best)
+
+    minimize_integer(score, leg.grid, exhaustive=leg.exhaustive, stop=stop)

@@ -7,6 +7,7 @@ __getattr__, __dir__, __all__ = attach(
     {
         "CYCLE_POINTS": "cycles",
         "CycleBuilder": "estimate",
+        "MembershipTerms": "cycles",
         "REP_RECOVERIES": "rep_run",
         "RESTART_SEMANTICS": "scenario",
         "RUN_FIELDS": "runs",
@@ -23,6 +24,7 @@ __getattr__, __dir__, __all__ = attach(
         "check_spare_run": "spare_run",
         "check_step_repairs": "scenario",
         "cycle_bound_seconds": "cycles",
+        "elastic_step_cycle": "elastic_cycle",
         "equilibrium_cdf": "restarts",
         "equilibrium_hazard": "restarts",
         "estimate_steps": "estimate",
@@ -37,6 +39,7 @@ __getattr__, __dir__, __all__ = attach(
         "rep_repair_step_cycle": "repairs",
         "rep_step_cycle": "cycles",
         "restart_windows": "restarts",
+        "run_elastic": "elastic_run",
         "run_rep": "rep_run",
         "run_spare": "spare_run",
         "simulate_step_trials": "trials",

@@ -48,6 +48,7 @@ from .scenario import StepScenario
 
 __all__ = [
     "CYCLE_POINTS",
+    "MembershipTerms",
     "StepCycle",
     "cycle_bound_seconds",
     "first_failure_grid",
@@ -57,6 +58,41 @@ __all__ = [
 
 #: Time points of every cycle table.
 CYCLE_POINTS = 1000
+
+
+@dataclass(frozen=True, eq=False)
+class MembershipTerms:
+    """What an elastic job (elastic DP, hot spares) adds to its cycle table, on the same grid.
+
+    Such a job trains a shrinking batch, stalls at every membership change
+    (a rejoin too, so repairs can lengthen a run even without
+    ``rejoin_seconds``), and any live group writes its checkpoints: one is
+    kept iff it completes before the wipe-out, and no leader's check loses
+    it (:func:`~spare_theory.steps.estimate.estimate_steps`, item 5).
+
+    Attributes
+    ----------
+    batch : numpy.ndarray
+        Share of the global batch (``N`` shards) a step trains, given no
+        wipe-out (``min(A, n) / N`` with ``n`` up).
+    full_batch : float
+        The share a step of the plan's whole batch trains (``A / N``).
+    exact_batch : bool
+        Whether every step trains the plan's whole batch (no sample skipped).
+    stalled : numpy.ndarray
+        Share of the compute phase's time stalled, given no wipe-out (down time).
+    ckpt_wall : numpy.ndarray
+        Wall time of one checkpoint with the stall that follows it, seconds.
+    ckpt_stall : numpy.ndarray
+        That stall alone, seconds.
+    """
+
+    batch: np.ndarray
+    full_batch: float
+    exact_batch: bool
+    stalled: np.ndarray
+    ckpt_wall: np.ndarray
+    ckpt_stall: np.ndarray
 
 
 @dataclass(frozen=True, eq=False)
@@ -94,6 +130,9 @@ class StepCycle:
         per cycle (unconditional).
     burst_failures : float
         Their expected number.
+    membership : MembershipTerms or None
+        What a job whose membership changes (elastic DP, hot spares) adds;
+        ``None`` (the published strategies): none.
 
     Examples
     --------
@@ -116,6 +155,7 @@ class StepCycle:
     useful: float
     burst_handling: float
     burst_failures: float
+    membership: MembershipTerms | None = None
 
 
 def first_failure_grid(law: Any, t: np.ndarray, burst: Any) -> tuple[np.ndarray, np.ndarray]:

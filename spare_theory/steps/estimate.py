@@ -31,6 +31,15 @@ every strategy.  Notation as in :mod:`spare_theory.steps.cycles` (seconds);
    without repairs; where the repaired table's stationary up-times
    (non-exponential laws, slow repairs) would say otherwise, the estimate
    without repairs stands.
+5. Elastic jobs (a table with ``membership``): a step trains ``batch(t)`` of the
+   global batch, so checkpoint ``j`` keeps the work ``w_j = int rate batch
+   dt`` since the last one and ``E[P] = sum_j Q_j w_j`` full steps (the
+   checkpoints still come every ``k`` steps);
+   ``samples_skipped = 1 - E[P] / (full_batch k sum_j Q_j)``.  Any live
+   group writes: checkpoint ``j`` is kept iff the wipe-out comes after it
+   completes, ``Q_j = Q(c_j)``, and no leader check loses it.  A checkpoint
+   costs its own wall time (the stall after it included) instead of the
+   handling share; stalls count as down.
 
 A cycle table costs tens of milliseconds; an estimate for another ``k``
 well under a millisecond.
@@ -94,7 +103,7 @@ class StepEstimate:
     mean_restart_seconds : float
         ``E[D]``, one global restart.
     cycle_steps : float
-        ``E[P]``: net steps gained per cycle.
+        ``E[P]``: net steps gained per cycle (full steps of work for an elastic job).
     useful_seconds : float
         ``steps * (stack + all-reduce)`` worth of kept steps (``T0``).
     redundancy_seconds : float
@@ -110,7 +119,13 @@ class StepEstimate:
         Steps lost at wipe-outs, the redone step after each resume, the
         detection delay.
     down_seconds : float
-        Global restarts plus partial recoveries.
+        Global restarts plus partial recoveries (and an elastic job's stalls).
+    samples_skipped : float
+        Share of the global batch not trained over the steps kept: 0 for the
+        exact-batch plans; an elastic job's steps train ``min(A, n)`` of its
+        ``A`` shards with ``n`` workers up.
+    exact_batch : bool
+        Whether every step of the plan trains its whole batch.
     availability, breakdown_hours, feasible, reason : float, dict, bool, str
         Properties: the useful share of wall time ``useful_seconds /
         seconds`` (``1 / total_over_T0``); ``hours`` by part (``useful``,
@@ -153,6 +168,8 @@ class StepEstimate:
     handling_seconds: float
     rework_seconds: float
     down_seconds: float
+    samples_skipped: float = 0.0
+    exact_batch: bool = True
 
     #: Smallest availability of a plan said to finish (shared with the hour-level estimate).
     MIN_FEASIBLE_AVAILABILITY = TrainingEstimate.MIN_FEASIBLE_AVAILABILITY
@@ -200,7 +217,7 @@ def estimate_steps(
     strategy : str
         The strategy's name, stored in the estimate (a label only).
     r : int
-        Redundancy, stored in the estimate, ``>= 1``.
+        Redundancy, stored in the estimate, ``>= 0`` (0: elastic DP).
     checkpoint_every_steps : int
         ``k >= 1``: a checkpoint after every ``k`` steps and after the last.
 
@@ -229,16 +246,21 @@ def estimate_steps(
         raise ValueError(f"scenario must be a StepScenario, got {type(scenario).__name__}")
     if not isinstance(cycle, StepCycle):
         raise ValueError(f"cycle must be a StepCycle, got {type(cycle).__name__}")
-    r = as_count(r, "r")
+    r = as_count(r, "r", minimum=0)
     k = as_count(checkpoint_every_steps, "checkpoint_every_steps")
     sc, cyc = scenario, cycle
     windows = restart_windows(sc)
     ED, window_failures = windows.mean_seconds, windows.failures
     t, log_q = cyc.t, cyc.log_q
     q = np.exp(log_q)
-    delta = cyc.ckpt
-    # Step rate (steps per second) and the schedule of checkpoint completions.
-    rate = (1.0 - cyc.phi) / (cyc.tau + delta / k)
+    delta, mem = cyc.ckpt, cyc.membership
+    # Step rate (steps per second) and the schedule of checkpoint completions: a
+    # checkpoint costs its handling share too, or (elastic) its own wall time.
+    if mem is None:
+        rate = (1.0 - cyc.phi) / (cyc.tau + delta / k)
+    else:
+        with np.errstate(divide="ignore"):
+            rate = 1.0 / (cyc.tau / (1.0 - cyc.phi) + mem.ckpt_wall / k)
     q0 = float(q[0])
     if not q0 > 0:
         raise ValueError("the cycle model finds a wipe-out at every resume: no progress")
@@ -257,15 +279,23 @@ def estimate_steps(
         )
     c_j = np.interp(k * np.arange(1, j_max + 1), done, t)
     horizon = float(c_j[-1]) if j_max == j_cap else float(t[-1])
-    post_j = np.interp(c_j, t, cyc.post)
-    kept = np.exp(np.interp(c_j - delta - post_j, t, log_q))
+    if mem is not None:  # any live group writes: kept iff complete before the wipe-out
+        kept = np.exp(np.interp(c_j, t, log_q))
+    else:  # kept iff the wipe-out failure is noticed after the write
+        kept = np.exp(np.interp(c_j - delta - np.interp(c_j, t, cyc.post), t, log_q))
     kept[c_j >= t[-1]] = 0.0
     q_end = float(np.exp(np.interp(horizon, t, log_q))) if j_max == j_cap else 0.0
     mean_life = float(sc.failure_law.mean())
     # The leader's clock is checked first: a failure since its last check loses it.
-    lost = -math.expm1(-float(np.interp(t0, t, cyc.post)) / mean_life)
-    kept_steps = k * float(((1 - lost) * kept + lost * np.append(kept[1:], q_end)).sum())
-    if not kept_steps > 0:
+    lost = 0.0 if mem else -math.expm1(-float(np.interp(t0, t, cyc.post)) / mean_life)
+    weights = (1 - lost) * kept + lost * np.append(kept[1:], q_end)
+    kept_steps = k * float(weights.sum())
+    kept_work = kept_steps  # in full steps
+    if mem is not None:  # each checkpoint keeps the work of its steps
+        work = integrate.cumulative_trapezoid(rate * mem.batch, t, initial=0.0)
+        at = np.interp(np.concatenate([[t0], c_j]), t, work)
+        kept_work = float(weights @ np.diff(at))
+    if not kept_work > 0:
         raise ValueError(
             f"checkpoint_every_steps={k}: no checkpoint survives a cycle in expectation"
         )
@@ -302,17 +332,22 @@ def estimate_steps(
     replays = upto(q * cyc.failed) / mean_life
     checkpoints = delta * (1.0 + float(kept.sum()))
     # Time of the kept steps: at the time-averaged attempt of productive time.
-    productive = q * (1.0 - cyc.phi)
-    step_time = upto(productive * cyc.tau / (cyc.tau + delta / k)) / upto(
-        productive / (cyc.tau + delta / k)
-    )
-    cycles = sc.steps / kept_steps
+    steps_rate = q * rate
+    step_time = upto(steps_rate * cyc.tau) / upto(steps_rate)
+    cycles = sc.steps / kept_work
     restarts = cycles * wiped
-    useful = kept_steps * cyc.useful
-    redundancy = kept_steps * (step_time - cyc.useful)
+    useful = kept_work * cyc.useful
+    # The kept steps' time beyond the useful work (with a batch share: the shrunken steps too).
+    redundancy = kept_steps * (step_time - cyc.useful) + (kept_steps - kept_work) * cyc.useful
     rework = compute - useful - redundancy - checkpoints - handling
     seconds = cycles * (wiped * ED + compute)
-    down = cycles * (wiped * ED + sc.partial_recovery_seconds * partials)
+    stalls, skipped = 0.0, 0.0
+    if mem is not None:  # stalls in the compute phase and after the checkpoints
+        at_ckpt = np.interp(np.concatenate([[t0], c_j]), t, mem.ckpt_stall)
+        stalls = upto(q * mem.stalled) + float(np.concatenate([[q0], kept]) @ at_ckpt)
+        if not mem.exact_batch:
+            skipped = 1.0 - kept_work / (kept_steps * mem.full_batch)
+    down = cycles * (wiped * ED + sc.partial_recovery_seconds * partials + stalls)
     T0 = sc.failure_free_seconds
     return StepEstimate(
         strategy=strategy,
@@ -325,7 +360,7 @@ def estimate_steps(
         restarts=restarts,
         failures=cycles * (noticed + wiped * window_failures + replays),
         mean_restart_seconds=ED,
-        cycle_steps=kept_steps,
+        cycle_steps=kept_work,
         useful_seconds=cycles * useful,
         redundancy_seconds=cycles * redundancy,
         checkpoint_seconds=cycles * checkpoints,
@@ -333,6 +368,8 @@ def estimate_steps(
         handling_seconds=cycles * handling,
         rework_seconds=cycles * rework,
         down_seconds=down,
+        samples_skipped=skipped,
+        exact_batch=mem is None or mem.exact_batch,
     )
 
 
@@ -347,12 +384,12 @@ def estimate_with_repairs(
 ) -> StepEstimate:
     """The estimate of a scenario with repairs, from its repaired and its plain cycle tables.
 
-    With a rejoin stall (``rejoin_seconds > 0``) the estimate from
-    ``repaired_cycle``.  Without one a repair only shrinks the down set
-    (same clocks), so the run is never longer than without repairs: the
-    smaller (in ``seconds``) of that estimate and the estimate of
-    :meth:`StepScenario.without_repairs` from ``plain_cycle`` (module
-    docstring, item 4).
+    With a rejoin stall (``rejoin_seconds > 0``, or a table whose rejoins
+    stall the job: ``membership``) the estimate from ``repaired_cycle``.
+    Without one a repair only shrinks the down set (same clocks), so the run
+    is never longer than without repairs: the smaller (in ``seconds``) of
+    that estimate and the estimate of :meth:`StepScenario.without_repairs`
+    from ``plain_cycle`` (module docstring, item 4).
 
     Parameters
     ----------
@@ -393,7 +430,7 @@ def estimate_with_repairs(
     repaired = estimate_steps(
         scenario, repaired_cycle, strategy=strategy, r=r, checkpoint_every_steps=k
     )
-    if scenario.rejoin_seconds > 0.0:
+    if scenario.rejoin_seconds > 0.0 or repaired_cycle.membership is not None:
         return repaired
     plain = estimate_steps(
         scenario.without_repairs(), plain_cycle, strategy=strategy, r=r, checkpoint_every_steps=k
@@ -455,6 +492,10 @@ def step_estimate(
     k = checkpoint_every_steps
     if scenario.repairs:
         repaired = repair_step_cycle(scenario, r)
+        if repaired.membership is not None:  # its rejoins stall: the repaired table alone
+            return estimate_steps(
+                scenario, repaired, strategy=strategy, r=r, checkpoint_every_steps=k
+            )
         plain = step_cycle(scenario.without_repairs(), r)
         return estimate_with_repairs(
             scenario, repaired, plain, strategy=strategy, r=r, checkpoint_every_steps=k

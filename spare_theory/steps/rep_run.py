@@ -42,7 +42,7 @@ def run_rep(
     *,
     published: bool = True,
     repairs: RepairTimes | None = None,
-) -> tuple[float, float, int, int, int]:
+) -> tuple[float, float, int, int, int, float]:
     """One simulated run of Rep with ``r`` replicas per set, a checkpoint every ``k`` steps.
 
     Parameters
@@ -64,7 +64,7 @@ def run_rep(
     Returns
     -------
     tuple
-        ``(total seconds, up seconds, failures, global restarts, 0)``
+        ``(total seconds, up seconds, failures, global restarts, 0, 0.0)``
         (:data:`spare_theory.steps.runs.RUN_FIELDS`).
 
     Examples
@@ -74,7 +74,7 @@ def run_rep(
     >>> sc = StepScenario(groups=6, steps=20, allreduce_seconds=1.0, stack_jitter_cv=0.0,
     ...                   failure_law=stats.expon(scale=1e15))
     >>> [round(x, 6) for x in run_rep(sc, 2, 10, np.random.default_rng(0))]
-    [2697.6, 2697.6, 0, 0, 0]
+    [2697.6, 2697.6, 0, 0, 0, 0.0]
     """
     sc = scenario
     run = StepRun(sc, rng, repairs)

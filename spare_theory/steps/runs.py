@@ -37,8 +37,11 @@ last window ends.  With ``"fixed"`` it lasts ``restart_seconds`` exactly and
 expired clocks renew silently.  ``down`` is the time in global restarts plus
 ``partial_recovery_seconds`` times the largest number of partial recoveries a
 single worker took part in (each worker sleeps through the recoveries it is
-active for; the run's figure is the per-worker maximum); ``up = total - down``
-(rework and checkpoint writes count as up).
+active for; the run's figure is the per-worker maximum), plus an elastic
+job's reconfiguration stalls (:mod:`spare_theory.steps.elastic_run`);
+``up = total - down`` (rework and checkpoint writes count as up).  The share
+of the global batch an elastic job skipped is its rule's to set (0 for the
+exact-batch strategies).
 """
 
 from __future__ import annotations
@@ -53,7 +56,14 @@ from .scenario import StepScenario
 __all__ = ["RUN_FIELDS", "RepairTimes", "StepRun"]
 
 #: What a run reports, in the order of :meth:`StepRun.result`.
-RUN_FIELDS = ("total_seconds", "up_seconds", "failures", "global_restarts", "recomputed_stacks")
+RUN_FIELDS = (
+    "total_seconds",
+    "up_seconds",
+    "failures",
+    "global_restarts",
+    "recomputed_stacks",
+    "samples_skipped",
+)
 
 # Lifetimes drawn at once by the failure clocks.
 _LIFETIME_BATCH = 4096
@@ -160,6 +170,9 @@ class StepRun:
         self.recomputed = 0
         self.restart_seconds = 0.0
         self.partial_count = np.zeros(self.N, dtype=np.int64)
+        # Set by an elastic rule: time stalled in reconfigurations, batch share skipped.
+        self.stalled_seconds = 0.0
+        self.samples_skipped = 0.0
 
     def jitter(self, shape: tuple[int, ...]) -> np.ndarray:
         """``max(0.1, Normal(1, cv))`` factors."""
@@ -235,9 +248,18 @@ class StepRun:
         if self.repairs is not None:
             self.repairs.clear()
 
-    def result(self) -> tuple[float, float, int, int, int]:
-        """``(total, up, failures, restarts, recomputed)``: :data:`RUN_FIELDS`."""
-        down = self.restart_seconds + self.sc.partial_recovery_seconds * int(
-            self.partial_count.max()
+    def result(self) -> tuple[float, float, int, int, int, float]:
+        """``(total, up, failures, restarts, recomputed, skipped)``: :data:`RUN_FIELDS`."""
+        down = (
+            self.restart_seconds
+            + self.sc.partial_recovery_seconds * int(self.partial_count.max())
+            + self.stalled_seconds
         )
-        return (self.t, self.t - down, self.failures, self.restarts, self.recomputed)
+        return (
+            self.t,
+            self.t - down,
+            self.failures,
+            self.restarts,
+            self.recomputed,
+            self.samples_skipped,
+        )

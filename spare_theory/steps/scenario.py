@@ -110,6 +110,18 @@ class StepScenario:
         whole stacks (:func:`spare_theory.stacking.stacks.min_load`).  ``1`` is the
         published whole-shard scheme, with identical numbers.  Rep and
         CKPT-only do not split: for them it changes nothing.
+    reconfigure_seconds : float
+        Stall of an elastic job (``"elastic"``, ``"hot_spares"``) at each
+        membership change, seconds, ``>= 0`` (default 180, the hour-level
+        :attr:`Scenario.reconfigure_minutes <spare_theory.hourly.scenario.Scenario>`
+        default of 3 min: Meta's stall per failure recovery for
+        fault-tolerant HSDP at O(100K) GPUs, arXiv 2602.00277).  The
+        published strategies do not use it.
+    heal_seconds : float
+        Live recovery of a repaired group from a peer before it rejoins an
+        elastic job, seconds, ``>= 0``, added to its repair time (default 60,
+        the hour-level ``heal_minutes`` default: torchft bounds the transfer
+        by ``Manager(timeout=60 s)``).  Elastic strategies with repairs only.
 
     Raises
     ------
@@ -143,6 +155,8 @@ class StepScenario:
     repair_law: Any = "exponential"
     rejoin_seconds: float = 0.0
     microbatches: int = 1
+    reconfigure_seconds: float = 180.0
+    heal_seconds: float = 60.0
 
     def __post_init__(self) -> None:
         checked = {
@@ -168,6 +182,10 @@ class StepScenario:
                 self.allreduce_failure_scale, "allreduce_failure_scale", minimum=0.0
             ),
             "microbatches": as_count(self.microbatches, "microbatches", minimum=1),
+            "reconfigure_seconds": as_real(
+                self.reconfigure_seconds, "reconfigure_seconds", minimum=0.0
+            ),
+            "heal_seconds": as_real(self.heal_seconds, "heal_seconds", minimum=0.0),
         }
         checked.update(
             check_step_repairs(self.repair_seconds, self.repair_law, self.rejoin_seconds)

@@ -303,7 +303,7 @@ def run_spare(
     rng: np.random.Generator,
     *,
     repairs: RepairTimes | None = None,
-) -> tuple[float, float, int, int, int]:
+) -> tuple[float, float, int, int, int, float]:
     """One simulated run of SPARe at redundancy ``r``, a checkpoint every ``k`` steps.
 
     Whole shards when ``scenario.microbatches == 1``, micro-batches
@@ -327,7 +327,7 @@ def run_spare(
     -------
     tuple
         ``(total seconds, up seconds, failures, global restarts, recomputed
-        stacks or pieces)`` (:data:`spare_theory.steps.runs.RUN_FIELDS`).
+        stacks or pieces, 0.0)`` (:data:`spare_theory.steps.runs.RUN_FIELDS`).
 
     Raises
     ------
@@ -341,7 +341,7 @@ def run_spare(
     >>> sc = StepScenario(groups=7, steps=20, allreduce_seconds=1.0, stack_jitter_cv=0.0,
     ...                   failure_law=stats.expon(scale=1e15))
     >>> run_spare(sc, 3, 10, np.random.default_rng(0))
-    (1417.6, 1417.6, 0, 0, 0)
+    (1417.6, 1417.6, 0, 0, 0, 0.0)
     """
     check_spare_run(scenario, r)
     sc = scenario

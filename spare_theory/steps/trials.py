@@ -55,6 +55,13 @@ class StepSimulation(TrialSamples):
     recomputed_stacks : numpy.ndarray
         Stacks (pieces, with micro-batches) computed in retried attempts of a
         step, summed over workers (SPARe only; 0 for Rep).
+    samples_skipped : numpy.ndarray
+        Share of the global batch not trained over the steps the run kept (0
+        for the exact-batch strategies; an elastic job's steps train
+        ``min(A, n)`` of its ``A`` shards with ``n`` workers up).
+    exact_batch : bool
+        Whether the plan keeps the global batch exact (every step trains all
+        ``A`` shards), so that no table compares unlike things silently.
 
     Examples
     --------
@@ -88,6 +95,8 @@ class StepSimulation(TrialSamples):
     failures: np.ndarray
     global_restarts: np.ndarray
     recomputed_stacks: np.ndarray
+    samples_skipped: np.ndarray
+    exact_batch: bool = True
 
     @property
     def restarts(self) -> np.ndarray:
@@ -96,7 +105,7 @@ class StepSimulation(TrialSamples):
 
     @property
     def down_seconds(self) -> np.ndarray:
-        """``total - up``: time in global and partial recoveries, seconds."""
+        """``total - up``: time in global and partial recoveries (and elastic stalls), seconds."""
         return self.total_seconds - self.up_seconds
 
     @property
@@ -134,6 +143,7 @@ def simulate_step_trials(
     seed: int | np.random.SeedSequence,
     executor: cf.Executor | None = None,
     progress: bool = False,
+    exact_batch: bool = True,
 ) -> StepSimulation:
     """Run ``trials`` simulated training runs of ``scenario`` under a strategy's rule ``trial``.
 
@@ -156,7 +166,7 @@ def simulate_step_trials(
     strategy : str
         The strategy's name, stored in the result (a label only).
     r : int
-        Redundancy, ``>= 1``.
+        Redundancy, ``>= 0`` (0: elastic DP's spare groups).
     checkpoint_every_steps : int
         Checkpoint interval ``k >= 1``, steps (a checkpoint also follows the
         last step).
@@ -168,6 +178,8 @@ def simulate_step_trials(
         Runs trials in parallel; ``None`` runs them here.
     progress : bool
         Show a progress bar over trials.
+    exact_batch : bool
+        Stored in the result (:attr:`StepSimulation.exact_batch`: the plan's).
 
     Returns
     -------
@@ -195,7 +207,7 @@ def simulate_step_trials(
         raise ValueError(f"scenario must be a StepScenario, got {type(scenario).__name__}")
     if not callable(trial):
         raise ValueError(f"trial must be callable, got {type(trial).__name__}")
-    r = as_count(r, "r")
+    r = as_count(r, "r", minimum=0)
     k = as_count(checkpoint_every_steps, "checkpoint_every_steps")
     n = as_count(trials, "trials")
     root = as_seed_sequence(seed)
@@ -207,5 +219,10 @@ def simulate_step_trials(
         for name, col in zip(RUN_FIELDS, columns)
     }
     return StepSimulation(
-        scenario=scenario, strategy=strategy, r=r, checkpoint_every_steps=k, **values
+        scenario=scenario,
+        strategy=strategy,
+        r=r,
+        checkpoint_every_steps=k,
+        exact_batch=exact_batch,
+        **values,
     )

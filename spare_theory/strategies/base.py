@@ -37,14 +37,14 @@ scenario.
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, ClassVar
 
 import numpy as np
 
 from .._validation import as_count
 from ..cycles.base import EXPONENTIAL, CycleLaw
-from ..planning.search import Leg
+from ..planning.search import Bracket, Leg
 from ..steps.cycles import StepCycle
 from ..steps.scenario import StepScenario
 from ..steps.trials import StepTrial
@@ -111,8 +111,12 @@ class Strategy(ABC):
         if not self.accepts(N, r):
             raise ValueError(f"r={r} is not a plan of strategy {self.name!r} at N={N}")
 
-    def redundancy_legs(self, N: int, *, flat: bool = False) -> list[Leg]:
+    def redundancy_legs(self, N: int, *, flat: bool = False) -> Sequence[Leg | Bracket]:
         """How the planner walks ``r``: from 1 upwards, stopping after 3 ``r`` without improvement.
+
+        Legs (:class:`~spare_theory.planning.search.Leg`) or geometric brackets
+        searched by :func:`~spare_theory.planning.search.minimize_integer`
+        (:class:`~spare_theory.planning.search.Bracket`), walked in order.
 
         ``flat``: hours are known to be nearly flat in ``r`` (repairs); a
         strategy may then scan further.
@@ -244,10 +248,13 @@ class Strategy(ABC):
     # -- step-level model -----------------------------------------------------------
 
     @abstractmethod
-    def step_cycle(self, scenario: StepScenario, r: int) -> StepCycle:
-        """The cycle table of the step-level closed form at ``r`` (a scenario without repairs)."""
+    def step_cycle(self, scenario: StepScenario, r: int, **plan: Any) -> StepCycle:
+        """The cycle table of the step-level closed form at ``r`` (a scenario without repairs).
 
-    def step_repair_cycle(self, scenario: StepScenario, r: int) -> StepCycle:
+        ``plan``: the strategy's plan variables (:meth:`check_plan`).
+        """
+
+    def step_repair_cycle(self, scenario: StepScenario, r: int, **plan: Any) -> StepCycle:
         """The step-level cycle table when failed workers are repaired and rejoin."""
         raise ValueError(f"strategy {self.name!r} has no step-level model with repairs")
 
@@ -274,13 +281,16 @@ class Strategy(ABC):
         """
 
     @abstractmethod
-    def step_rule(self, scenario: StepScenario, r: int, *, rep_recovery: str) -> StepTrial:
+    def step_rule(
+        self, scenario: StepScenario, r: int, *, rep_recovery: str, **plan: Any
+    ) -> StepTrial:
         """The step-level simulation's trial: ``trial(scenario, r, k, rng, repairs=...)``.
 
         A picklable callable (trials may run on a process pool) returning a
         run's totals (:mod:`spare_theory.steps.runs`).  ``rep_recovery``: the
         published controller's quirks for replica sets (``"published"``) or
         not (``"all"``); strategies without replica sets ignore it.
+        ``plan``: the strategy's plan variables (:meth:`check_plan`).
         """
 
     def wipeout_units(self, N: int, r: int) -> tuple[np.ndarray, np.ndarray]:

@@ -58,12 +58,12 @@ class CkptStrategy(Strategy):
     def wipeout_units(self, N: int, r: int) -> Any:
         return single_units(N)
 
-    def step_cycle(self, scenario: StepScenario, r: int) -> StepCycle:
+    def step_cycle(self, scenario: StepScenario, r: int, **plan: Any) -> StepCycle:
         return rep_step_cycle(scenario, 1)
 
-    def step_repair_cycle(self, scenario: StepScenario, r: int) -> StepCycle:
+    def step_repair_cycle(self, scenario: StepScenario, r: int, **plan: Any) -> StepCycle:
         return rep_repair_step_cycle(scenario, 1)
 
-    def step_rule(self, scenario: StepScenario, r: int, *, rep_recovery: str) -> Any:
+    def step_rule(self, scenario: StepScenario, r: int, *, rep_recovery: str, **plan: Any) -> Any:
         """Rep with one replica (every failure restarts), with the published controller's quirks."""
         return functools.partial(run_rep, published=rep_recovery == "published")

@@ -40,7 +40,8 @@ skipped (:meth:`ElasticStrategy.batch_is_exact`).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import functools
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -49,7 +50,12 @@ from .._validation import as_count
 from ..cycles.base import EXPONENTIAL, CycleLaw
 from ..cycles.elastic import ElasticCycle, elastic_cycle
 from ..hourly.rules import QuorumRules
-from ..planning.search import Leg
+from ..planning.search import Bracket, Leg
+from ..steps.cycles import StepCycle
+from ..steps.elastic_cycle import elastic_step_cycle
+from ..steps.elastic_run import run_elastic
+from ..steps.scenario import StepScenario
+from ..steps.trials import StepTrial
 from .base import PATIENCE, Strategy
 
 __all__ = ["ElasticStrategy", "HotSparesStrategy"]
@@ -120,7 +126,7 @@ class ElasticStrategy(Strategy):
     def accepts(self, N: int, r: int) -> bool:
         return r == 0
 
-    def redundancy_legs(self, N: int, *, flat: bool = False) -> list[Leg]:
+    def redundancy_legs(self, N: int, *, flat: bool = False) -> Sequence[Leg | Bracket]:
         return [Leg(0, 0)]
 
     def default_quorum(self, N: int, r: int) -> int:
@@ -237,18 +243,50 @@ class ElasticStrategy(Strategy):
             mu=mu,
         )
 
-    # -- step level: not built yet ---------------------------------------------------
+    # -- step level ----------------------------------------------------------------
 
-    def step_cycle(self, scenario: Any, r: int) -> Any:
-        """Refused: the step-level model of the elastic strategies is not built yet."""
-        raise ValueError(
-            f"strategy {self.name!r} has no step-level model yet: price it on an hour-level "
-            "Scenario"
-        )
+    def step_cycle(self, scenario: StepScenario, r: int, **plan: Any) -> StepCycle:
+        """The table of :mod:`spare_theory.steps.elastic_cycle` at ``A = N - r``, the quorum."""
+        q = int(self.check_plan(scenario.groups, r, plan)["min_groups"])
+        return elastic_step_cycle(scenario, scenario.groups - r, q)
 
-    def step_rule(self, scenario: Any, r: int, *, rep_recovery: str) -> Any:
-        """Refused: the step-level simulation of the elastic strategies is not built yet."""
-        return self.step_cycle(scenario, r)
+    def step_repair_cycle(self, scenario: StepScenario, r: int, **plan: Any) -> StepCycle:
+        """The same table: it follows the scenario's repairs (its rejoins stall the job)."""
+        return self.step_cycle(scenario, r, **plan)
+
+    def check_step_plan(self, scenario: StepScenario, r: int) -> None:
+        """Refuse the step-level fields the elastic model and simulation do not cover.
+
+        Raises
+        ------
+        ValueError
+            Naming ``microbatches`` (above 1: only SPARe splits shards),
+            ``rejoin_seconds`` (an elastic job's rejoin stalls
+            ``reconfigure_seconds`` and heals in ``heal_seconds``) or a
+            ``repair_law`` other than exponential (the down-count chain takes
+            the repair time memoryless, as the hour-level model).
+        """
+        fields = {
+            "microbatches": scenario.microbatches > 1,
+            "rejoin_seconds": scenario.rejoin_seconds > 0,
+            "repair_law": scenario.repairs
+            and not (isinstance(scenario.repair_law, str) and scenario.repair_law == "exponential"),
+        }
+        clashes = [name for name, on in fields.items() if on]
+        if clashes:
+            raise ValueError(
+                f"strategy {self.name!r} is not modelled at the step level with "
+                f"{', '.join(clashes)} set (whole shards; a rejoin stalls reconfigure_seconds "
+                "after heal_seconds; exponential repairs)"
+            )
+
+    def step_rule(
+        self, scenario: StepScenario, r: int, *, rep_recovery: str, **plan: Any
+    ) -> StepTrial:
+        """:func:`~spare_theory.steps.elastic_run.run_elastic` with the plan's quorum."""
+        self.check_step_plan(scenario, r)
+        q = int(self.check_plan(scenario.groups, r, plan)["min_groups"])
+        return functools.partial(run_elastic, quorum=q)
 
     # -- event simulation -------------------------------------------------------------
 
@@ -301,8 +339,9 @@ class HotSparesStrategy(ElasticStrategy):
     def accepts(self, N: int, r: int) -> bool:
         return 1 <= r <= N - 1
 
-    def redundancy_legs(self, N: int, *, flat: bool = False) -> list[Leg]:
-        return [Leg(1, N - 1, PATIENCE)] if N >= 2 else []
+    def redundancy_legs(self, N: int, *, flat: bool = False) -> Sequence[Leg | Bracket]:
+        """A geometric bracket over ``[1, N - 1]``: the best ``r`` runs to thousands at 600k."""
+        return [Bracket.geometric(1, N - 1, patience=PATIENCE)] if N >= 2 else []
 
     def default_quorum(self, N: int, r: int) -> int:
         """``A = N - r``: the world never shrinks below the active groups (FIXED_WITH_SPARES)."""

@@ -51,12 +51,12 @@ class RepStrategy(Strategy):
             return single_units(N)
         return replica_sets(N, r)[:, None], replica_set_sizes(N, r)
 
-    def step_cycle(self, scenario: StepScenario, r: int) -> StepCycle:
+    def step_cycle(self, scenario: StepScenario, r: int, **plan: Any) -> StepCycle:
         """The published simulator's consecutive replica sets (``id // r``), ``r``-fold compute."""
         return rep_step_cycle(scenario, r)
 
-    def step_repair_cycle(self, scenario: StepScenario, r: int) -> StepCycle:
+    def step_repair_cycle(self, scenario: StepScenario, r: int, **plan: Any) -> StepCycle:
         return rep_repair_step_cycle(scenario, r)
 
-    def step_rule(self, scenario: StepScenario, r: int, *, rep_recovery: str) -> Any:
+    def step_rule(self, scenario: StepScenario, r: int, *, rep_recovery: str, **plan: Any) -> Any:
         return functools.partial(run_rep, published=rep_recovery == "published")

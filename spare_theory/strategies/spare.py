@@ -120,10 +120,10 @@ class SpareStrategy(Strategy):
         units[hosts, np.arange(r)[None, :]] = np.arange(N)[:, None]
         return units, np.full(N, r, dtype=np.int64)
 
-    def step_cycle(self, scenario: StepScenario, r: int) -> StepCycle:
+    def step_cycle(self, scenario: StepScenario, r: int, **plan: Any) -> StepCycle:
         return spare_step_cycle(scenario, r)
 
-    def step_repair_cycle(self, scenario: StepScenario, r: int) -> StepCycle:
+    def step_repair_cycle(self, scenario: StepScenario, r: int, **plan: Any) -> StepCycle:
         return spare_repair_step_cycle(scenario, r)
 
     def check_step_plan(self, scenario: StepScenario, r: int) -> None:
@@ -133,7 +133,7 @@ class SpareStrategy(Strategy):
                 "repair_seconds=None"
             )
 
-    def step_rule(self, scenario: StepScenario, r: int, *, rep_recovery: str) -> Any:
+    def step_rule(self, scenario: StepScenario, r: int, *, rep_recovery: str, **plan: Any) -> Any:
         check_spare_run(scenario, r)  # before any trial runs
         return run_spare
 

@@ -21,7 +21,7 @@ from ..hourly.scenario import Scenario, check_checkpoint_interval
 from ..steps.estimate import StepEstimate
 from ..steps.scenario import StepScenario
 from ..strategies.registry import strategy as lookup
-from .optimize import check_scenario, optimal_checkpoint_steps, refuse_step_plan, step_estimate
+from .optimize import check_scenario, optimal_checkpoint_steps, step_estimate
 
 __all__ = ["mean_time_to_wipeout", "step_time_to_train", "time_to_train"]
 
@@ -104,7 +104,7 @@ def time_to_train(
         <spare_theory.strategies.base.Strategy.plan_variables>`):
         ``min_groups`` (the quorum ``q``) for ``"elastic"`` (default
         ``ceil(N/2)``) and ``"hot_spares"`` (default ``N - r``).  A strategy
-        without them refuses them.  Hour-level scenarios only.
+        without them refuses them.
 
     Returns
     -------
@@ -164,17 +164,16 @@ def time_to_train(
     check_scenario(scenario)
     scenario = merge_microbatches(scenario, microbatches)
     if isinstance(scenario, StepScenario):
-        refuse_step_plan(plan)
         if checkpoint_interval_minutes is not None:
             raise ValueError(
                 "checkpoint_interval_minutes is for a Scenario; a StepScenario takes "
                 "checkpoint_every_steps (checkpoints every k steps)"
             )
         if checkpoint_every_steps is None:
-            return optimal_checkpoint_steps(scenario, chosen, r)
-        return step_estimate(
-            scenario, chosen, chosen.check_r(scenario.groups, r), checkpoint_every_steps
-        )
+            return optimal_checkpoint_steps(scenario, chosen, r, **plan)
+        r = chosen.check_r(scenario.groups, r)
+        variables = chosen.check_plan(scenario.groups, r, plan)
+        return step_estimate(scenario, chosen, r, checkpoint_every_steps, variables)
     if checkpoint_every_steps is not None:
         raise ValueError(
             "checkpoint_every_steps is for step-level scenarios; a Scenario takes "

@@ -26,7 +26,9 @@ Everything returns one :class:`~spare_theory.planning.plan.Plan`.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import math
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -38,7 +40,7 @@ from ..hourly.model import check_split, evaluate_law, scenario_cycle
 from ..hourly.renewal import TrainingEstimate
 from ..hourly.scenario import Scenario
 from ..planning.plan import Plan
-from ..planning.search import REFUSED, Leg, minimize_integer, walk_redundancy
+from ..planning.search import REFUSED, Bracket, Leg, minimize_integer, walk_redundancy
 from ..steps.estimate import StepEstimate
 from ..steps.estimate import step_estimate as estimate_from_cycles
 from ..steps.scenario import StepScenario
@@ -52,7 +54,6 @@ __all__ = [
     "optimal_checkpoint_steps",
     "optimal_interval",
     "optimal_plan",
-    "refuse_step_plan",
     "step_estimate",
 ]
 
@@ -79,25 +80,6 @@ def check_scenario(scenario: Any) -> None:
     if not isinstance(scenario, Scenario | StepScenario):
         raise ValueError(
             f"scenario must be a Scenario or a StepScenario, got {type(scenario).__name__}"
-        )
-
-
-def refuse_step_plan(plan: dict[str, Any]) -> None:
-    """Raise ``ValueError`` naming the plan variables given for a step-level scenario.
-
-    Examples
-    --------
-    >>> refuse_step_plan({"min_groups": None})
-    >>> refuse_step_plan({"min_groups": 3})
-    Traceback (most recent call last):
-    ...
-    ValueError: min_groups: plan variables are for an hour-level Scenario (not a StepScenario)
-    """
-    given = [name for name, value in plan.items() if value is not None]
-    if given:
-        raise ValueError(
-            f"{', '.join(given)}: plan variables are for an hour-level Scenario "
-            "(not a StepScenario)"
         )
 
 
@@ -237,19 +219,15 @@ def optimal_plan(
     def accepts(r: int) -> bool:
         return chosen.accepts(N, r)
 
-    def walk(evaluate: Any, legs: list[Leg]) -> dict[int, Any]:
+    def walk(evaluate: Any, legs: Sequence[Leg | Bracket]) -> dict[int, Any]:
         if r_values is None:
             return walk_redundancy(evaluate, _hours, legs, accepts)
         given = sorted({chosen.check_r(N, r) for r in np.atleast_1d(r_values).tolist()})
         plans = {r: evaluate(r) for r in given}
         return {r: plan for r, plan in plans.items() if plan is not None and plan is not REFUSED}
 
-    if isinstance(scenario, StepScenario):
-        curve = walk(lambda r: _step_plan_at(scenario, chosen, r), chosen.redundancy_legs(N))
-        if not curve:
-            raise ValueError(f"no plan of strategy {chosen.name!r} progresses on this scenario")
-        return _plan(curve)
-    m = check_split(scenario, chosen)
+    hourly = scenario if isinstance(scenario, Scenario) else None
+    m = 1 if hourly is None else check_split(hourly, chosen)
     variables: dict[int, dict[str, Any]] = {}
 
     refused: list[ValueError] = []
@@ -269,17 +247,20 @@ def optimal_plan(
 
     # With repairs hours are nearly flat in r: the walk down may go on to r = 2, so
     # Plan.smallest_r_within can name the small r that cost almost nothing.
-    curve = walk(plan_at, chosen.redundancy_legs(N, flat=scenario.repair_minutes is not None))
+    flat = hourly is not None and hourly.repair_minutes is not None
+    curve = walk(plan_at, chosen.redundancy_legs(N, flat=flat))
     if refused and not any(r > 1 for r in curve):
         raise refused[0]  # no redundancy is modelled here: say why, not a plan of r = 1
+    if not curve:
+        raise ValueError(f"no plan of strategy {chosen.name!r} progresses on this scenario")
     triggers: dict[int, int | None] = {}
-    if planned_restarts and m == 1:
+    if planned_restarts and m == 1 and hourly is not None:
         plain = {r: e for r, e in curve.items() if r > 1}
         if plain:
             start = min(plain, key=lambda r: (plain[r].hours, r))
 
             def planned_at(r: int) -> TrainingEstimate:
-                triggers[r], estimate = best_trigger(scenario, chosen, r)
+                triggers[r], estimate = best_trigger(hourly, chosen, r)
                 return estimate
 
             def above_one(r: int) -> bool:
@@ -384,8 +365,8 @@ def best_trigger(scenario: Scenario, strategy: Any, r: int) -> tuple[int | None,
 
 @cached(maxsize=256)
 def best_plan_variable(
-    scenario: Scenario, strategy: Any, r: int
-) -> tuple[dict[str, int], TrainingEstimate]:
+    scenario: Scenario | StepScenario, strategy: Any, r: int
+) -> tuple[dict[str, int], Any]:
     """The best value of the strategy's searched plan variable at ``r`` (interval optimised).
 
     The variable and its bracketing grid come from :meth:`Strategy.plan_search
@@ -395,11 +376,15 @@ def best_plan_variable(
     bracket around the best grid point by a ternary search to 8 integers and
     evaluates those (exact when the hours are unimodal in the variable;
     ties go to the smaller value).  A strategy with none searched: ``{}``
-    and the estimate at its defaults.
+    and the estimate at its defaults.  The interval is the continuous
+    ``tau`` of a :class:`Scenario` (:func:`optimal_interval`) or the
+    checkpoint interval in steps of a
+    :class:`~spare_theory.steps.scenario.StepScenario`
+    (:func:`optimal_checkpoint_steps`).
 
     Parameters
     ----------
-    scenario : Scenario
+    scenario : Scenario or StepScenario
         The run.
     strategy : str or Strategy
         A registered strategy.
@@ -408,8 +393,10 @@ def best_plan_variable(
 
     Returns
     -------
-    tuple of (dict, TrainingEstimate)
-        ``{name: best value}`` and the estimate there.
+    tuple of (dict, TrainingEstimate or StepEstimate or None)
+        ``{name: best value}`` and the estimate there; the estimate is
+        ``None`` for a step-level plan that no checkpoint interval lets
+        progress.
 
     Examples
     --------
@@ -426,20 +413,41 @@ def best_plan_variable(
     r = chosen.check_r(scenario.groups, r)
     search = chosen.plan_search(scenario.groups, r)
     if search is None:
-        return {}, optimal_interval(scenario, chosen, r)
+        return {}, _best_interval(scenario, chosen, r)
     name, grid = search
-    estimates: dict[int, TrainingEstimate] = {}
+    estimates: dict[int, Any] = {}
 
     def hours_at(value: int) -> float:
-        estimates[value] = optimal_interval(scenario, chosen, r, **{name: value})
-        return estimates[value].hours
+        estimates[value] = _best_interval(scenario, chosen, r, **{name: value})
+        return math.inf if estimates[value] is None else estimates[value].hours
 
     best, _ = minimize_integer(hours_at, grid.tolist(), exhaustive=_PLAN_EXHAUSTIVE)
     return {name: best}, estimates[best]
 
 
-def step_estimate(scenario: StepScenario, strategy: Strategy, r: int, k: int) -> StepEstimate:
+def _best_interval(
+    scenario: Scenario | StepScenario, strategy: Strategy, r: int, **plan: Any
+) -> Any:
+    """The estimate at the best interval; ``None`` for a step-level plan that never progresses."""
+    if not isinstance(scenario, StepScenario):
+        return optimal_interval(scenario, strategy, r, **plan)
+    try:
+        return optimal_checkpoint_steps(scenario, strategy, r, **plan)
+    except ValueError:  # no checkpoint interval lets this plan progress
+        return None
+
+
+def step_estimate(
+    scenario: StepScenario,
+    strategy: Strategy,
+    r: int,
+    k: int,
+    plan: dict[str, Any] | None = None,
+) -> StepEstimate:
     """The step-level estimate of a checked plan ``(strategy, r)``, a checkpoint every ``k`` steps.
+
+    ``plan``: the strategy's checked plan variables (:meth:`Strategy.check_plan
+    <spare_theory.strategies.base.Strategy.check_plan>`; none by default).
 
     Examples
     --------
@@ -449,17 +457,20 @@ def step_estimate(scenario: StepScenario, strategy: Strategy, r: int, k: int) ->
     6.1
     """
     strategy.check_step_plan(scenario, r)
+    variables = plan or {}
     return estimate_from_cycles(
         scenario,
-        strategy.step_cycle,
-        strategy.step_repair_cycle,
+        functools.partial(strategy.step_cycle, **variables),
+        functools.partial(strategy.step_repair_cycle, **variables),
         strategy=strategy.name,
         r=r,
         checkpoint_every_steps=as_count(k, "checkpoint_every_steps"),
     )
 
 
-def optimal_checkpoint_steps(scenario: StepScenario, strategy: Any, r: int | None) -> StepEstimate:
+def optimal_checkpoint_steps(
+    scenario: StepScenario, strategy: Any, r: int | None, **plan: Any
+) -> StepEstimate:
     """The step-level estimate at the checkpoint interval ``k`` that minimises the expected time.
 
     Minimises the expected time over integers ``1 <= k <= steps`` with
@@ -479,6 +490,9 @@ def optimal_checkpoint_steps(scenario: StepScenario, strategy: Any, r: int | Non
         A registered strategy.
     r : int or None
         Redundancy; ``None`` or 1 for ``"ckpt"``; required otherwise.
+    **plan
+        The strategy's plan variables (``min_groups`` for the elastic
+        strategies; their defaults when not given).
 
     Returns
     -------
@@ -502,13 +516,14 @@ def optimal_checkpoint_steps(scenario: StepScenario, strategy: Any, r: int | Non
     if not isinstance(scenario, StepScenario):
         raise ValueError(f"scenario must be a StepScenario, got {type(scenario).__name__}")
     r = chosen.check_r(scenario.groups, r)
+    variables = chosen.check_plan(scenario.groups, r, plan)
     # k = 1 first: it raises ValueError naming the argument for a plan the model refuses.
-    found: dict[int, StepEstimate | None] = {1: step_estimate(scenario, chosen, r, 1)}
+    found: dict[int, StepEstimate | None] = {1: step_estimate(scenario, chosen, r, 1, variables)}
 
     def seconds_at(k: int) -> float:
         if k not in found:
             try:
-                found[k] = step_estimate(scenario, chosen, r, k)
+                found[k] = step_estimate(scenario, chosen, r, k, variables)
             except ValueError:
                 found[k] = None  # beyond the model's horizon: no progress
         est = found[k]
@@ -525,11 +540,3 @@ def optimal_checkpoint_steps(scenario: StepScenario, strategy: Any, r: int | Non
             "scenario"
         )
     return est
-
-
-def _step_plan_at(scenario: StepScenario, strategy: Strategy, r: int) -> StepEstimate | None:
-    """The best-``k`` estimate at ``r``, or ``None`` when no ``k`` progresses."""
-    try:
-        return optimal_checkpoint_steps(scenario, strategy, r)
-    except ValueError:
-        return None

@@ -31,7 +31,7 @@ from ..steps.rep_run import REP_RECOVERIES
 from ..steps.scenario import StepScenario
 from ..steps.trials import StepSimulation, simulate_step_trials
 from ..strategies.registry import strategy as lookup
-from .optimize import check_scenario, refuse_step_plan
+from .optimize import check_scenario
 
 __all__ = ["simulate_steps", "simulate_time_to_wipeout", "simulate_training"]
 
@@ -181,7 +181,6 @@ def simulate_training(
     if trials is None:
         raise ValueError("trials is required")
     if isinstance(scenario, StepScenario):
-        refuse_step_plan(plan)
         if checkpoint_interval_minutes is not None:
             raise ValueError(
                 "checkpoint_interval_minutes is for a Scenario; a StepScenario takes "
@@ -200,6 +199,7 @@ def simulate_training(
             seed=seed,
             executor=executor,
             progress=progress,
+            **plan,
         )
     if checkpoint_every_steps is not None:
         raise ValueError(
@@ -350,6 +350,7 @@ def simulate_steps(
     rep_recovery: str = "published",
     executor: cf.Executor | None = None,
     progress: bool = False,
+    **plan: Any,
 ) -> StepSimulation:
     """Simulate ``trials`` training runs of ``scenario`` step by step.
 
@@ -390,6 +391,9 @@ def simulate_steps(
         current leader writes the checkpoint.
     executor, progress
         As in :func:`~spare_theory.steps.trials.simulate_step_trials`.
+    **plan
+        The strategy's plan variables (``min_groups``, the quorum of the
+        elastic strategies), as for :func:`spare_theory.time_to_train`.
 
     Returns
     -------
@@ -418,9 +422,10 @@ def simulate_steps(
         raise ValueError(f"scenario must be a StepScenario, got {type(scenario).__name__}")
     rep_recovery = as_choice(rep_recovery, "rep_recovery", REP_RECOVERIES)
     r = chosen.check_r(scenario.groups, r)
+    variables = chosen.check_plan(scenario.groups, r, plan)
     return simulate_step_trials(
         scenario,
-        chosen.step_rule(scenario, r, rep_recovery=rep_recovery),
+        chosen.step_rule(scenario, r, rep_recovery=rep_recovery, **variables),
         strategy=chosen.name,
         r=r,
         checkpoint_every_steps=checkpoint_every_steps,
@@ -428,4 +433,5 @@ def simulate_steps(
         seed=seed,
         executor=executor,
         progress=progress,
+        exact_batch=chosen.batch_is_exact(scenario.groups, r, variables),
     )

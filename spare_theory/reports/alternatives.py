@@ -1,0 +1,610 @@
+"""What planners would pick instead of SPARe: elastic DP, hot spares, fast restarts (issue 21).
+
+Writes
+
+* ``tables/alternatives.csv|md``: every registered strategy's best plan
+  (:func:`spare_theory.training.optimize.optimal_plan`) at 600,000 GPUs
+  (:meth:`spare_theory.Scenario.published_600k`: Llama 3 GPU MTBF, 60 min
+  restarts, 5 min checkpoints, 720 h of work, no repairs, the default 3 min
+  reconfiguration stall) in groups of :data:`GROUP_SIZES` GPUs and at 100,000
+  GPUs in groups of 1024 (``N = 97``), plus CKPT-only with the fast-restart
+  presets (:meth:`spare_theory.Scenario.preset`: in-process restart ``R = 1``
+  min, in-memory checkpoints ``delta = 3`` s, both): ``r``, the quorum
+  ``min_groups``, the checkpoint interval, hours, uptime, the share of the
+  global batch skipped and whether the batch stays exact, the winner of each
+  scenario and the best exact-batch plan;
+* ``tables/alternatives_crossover.csv|md``: where each alternative overtakes
+  SPARe's best plan: the restart cost ``R`` below which CKPT-only with
+  in-memory checkpoints has fewer hours (every scenario), and the
+  reconfiguration stall below which elastic DP and hot spares have fewer
+  hours (:data:`STALL_SCENARIOS`): a root of the difference of best hours
+  found with :func:`scipy.optimize.brentq`, or "never in [a, b]";
+* ``tables/alternatives_paper.csv|md``: the same plans on the SPARe paper's
+  step-level scenario (:func:`~spare_theory.steps.scenario.paper_scenario`,
+  ``N`` in :data:`PAPER_GROUPS`; no presets, they are ``Scenario``'s);
+* ``figures/alternatives.png``: best hours against group size at 600k GPUs,
+  one line per strategy, exact-batch plans solid, elastic (batch not exact)
+  dashed.
+
+Each scenario's verdict (the Markdown notes) says which plan wins, where
+SPARe is not the best choice, and what the winner costs in skipped samples.
+Repairs are not in this table (``tables/repairs_600k`` has them): with 1 h
+repairs every rejoin stalls the elastic job, and at 600k GPUs the 3 min stall
+then costs more than it saves.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures
+import dataclasses
+import os
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+import pandas as pd
+from scipy.optimize import brentq
+
+from .._parallel import map_tasks
+from ..hourly.scenario import PRESETS, Scenario
+from ..steps.scenario import paper_scenario
+from ..strategies.registry import registered_strategies
+from ..training.optimize import optimal_plan
+from ._io import save_figure, write_table
+
+if TYPE_CHECKING:  # matplotlib is imported only when a figure is drawn
+    from matplotlib.figure import Figure
+
+__all__ = [
+    "GROUP_SIZES",
+    "PAPER_GROUPS",
+    "RESTART_RANGE",
+    "STALL_RANGE",
+    "STALL_SCENARIOS",
+    "compare",
+    "crossover_table",
+    "paper_table",
+    "plan_name",
+    "plans_table",
+    "reproduce",
+    "scenarios",
+    "verdicts",
+]
+
+#: Group sizes (GPUs) of the 600k rows.
+GROUP_SIZES: tuple[int, ...] = (8, 32, 128, 512, 2048, 4096)
+_QUICK_GROUP_SIZES: tuple[int, ...] = (4096,)
+#: Restart costs searched for CKPT-only's crossover, minutes.
+RESTART_RANGE: tuple[float, float] = (0.05, 60.0)
+#: Reconfiguration stalls searched for elastic DP's and hot spares' crossovers, minutes.
+STALL_RANGE: tuple[float, float] = (0.05, 30.0)
+#: Scenarios whose stall crossovers are searched (each costs about ten best plans).
+STALL_SCENARIOS: tuple[str, ...] = ("600k GPUs, groups of 2048", "100k GPUs, groups of 1024")
+_QUICK_STALL_SCENARIOS: tuple[str, ...] = ()
+# The preset of both fast restarts (the reference is also priced there).
+_FASTEST = "fast_restarts"
+# How a verdict names the cost a crossover varies.
+_VARIED = {"restart_minutes": "restarts", "reconfigure_minutes": "reconfiguration stalls"}
+# Crossover tolerance (minutes).
+_XTOL = 0.01
+
+
+def scenarios(group_sizes: tuple[int, ...] = GROUP_SIZES) -> dict[str, Scenario]:
+    """The scenarios of the table: 600k GPUs in groups of ``group_sizes``, then 100k GPUs.
+
+    Examples
+    --------
+    >>> {k: v.groups for k, v in scenarios((2048,)).items()}
+    {'600k GPUs, groups of 2048': 292, '100k GPUs, groups of 1024': 97}
+    """
+    out = {f"600k GPUs, groups of {g}": Scenario.published_600k(g) for g in group_sizes}
+    out["100k GPUs, groups of 1024"] = dataclasses.replace(
+        Scenario.published_600k(1024), gpus=100_000
+    )
+    return out
+
+
+def with_preset(scenario: Scenario, preset: str) -> Scenario:
+    """``scenario`` with the costs of ``Scenario.preset(preset)`` (its other fields kept)."""
+    fields = {
+        f.name: getattr(scenario, f.name)
+        for f in dataclasses.fields(scenario)
+        if f.init and f.name not in PRESETS[preset]
+    }
+    return Scenario.preset(preset, **fields)
+
+
+def _plan_row(task: tuple[str, Scenario, str, str | None, int]) -> dict[str, Any]:
+    label, base, strategy, preset, microbatches = task
+    sc = base if preset is None else with_preset(base, preset)
+    plan = optimal_plan(sc, strategy, microbatches=microbatches)
+    est = plan.estimate
+    return {
+        "scenario": label,
+        "gpus": sc.gpus,
+        "gpus_per_group": sc.gpus_per_group,
+        "groups": sc.groups,
+        "strategy": strategy,
+        "preset": preset or "",
+        "microbatches": microbatches,
+        "restart_minutes": sc.restart_minutes,
+        "checkpoint_minutes": sc.checkpoint_minutes,
+        "reconfigure_minutes": sc.reconfigure_minutes,
+        "r": plan.r,
+        "min_groups": plan.min_groups,
+        "checkpoint_interval_minutes": est.checkpoint_interval_minutes,
+        "hours": est.hours,
+        "uptime": est.uptime,
+        "samples_skipped": est.samples_skipped,
+        "exact_batch": bool(est.exact_batch),
+    }
+
+
+#: The plan every alternative is measured against.
+REFERENCE = "spare"
+#: Micro-batches of the split SPARe row (``optimal_plan(..., microbatches=16)``).
+MICROBATCHES = 16
+
+#: The crossovers searched: (strategy, preset applied first or None, field varied, range).
+#: CKPT-only is priced at in-memory checkpoints against its restart cost; elastic DP
+#: and hot spares against their reconfiguration stall.
+CROSSOVERS: tuple[tuple[str, str | None, str, tuple[float, float]], ...] = (
+    ("ckpt", "in_memory_checkpoints", "restart_minutes", RESTART_RANGE),
+    ("elastic", None, "reconfigure_minutes", STALL_RANGE),
+    ("hot_spares", None, "reconfigure_minutes", STALL_RANGE),
+)
+
+
+def _best_hours(sc: Scenario, strategy: str) -> float:
+    return float(optimal_plan(sc, strategy).hours)
+
+
+def _crossover(task: tuple[str, Scenario, tuple[Any, ...]]) -> dict[str, Any]:
+    """Where a strategy's best hours, as one cost falls, drop below the reference's."""
+    label, base, (strategy, preset, what, (a, b)) = task
+    reference = _best_hours(base, REFERENCE)
+    start = base if preset is None else with_preset(base, preset)
+
+    def hours(x: float) -> float:
+        field: dict[str, Any] = {what: x}
+        return _best_hours(dataclasses.replace(start, **field), strategy)
+
+    # Hours grow with the cost: the alternative wins below the root.
+    ha, hb = hours(a), hours(b)
+    root: float | None = None
+    if ha < reference < hb:
+        root = float(brentq(lambda x: hours(x) - reference, a, b, xtol=_XTOL))
+        said = f"below {root:.3g} min"
+    elif ha >= reference:
+        said = f"never in [{a:g}, {b:g}] min"
+    else:
+        said = f"everywhere in [{a:g}, {b:g}] min"
+    return {
+        "scenario": label,
+        "strategy": strategy,
+        "preset": preset or "",
+        "varied": what,
+        "low": a,
+        "high": b,
+        "reference_hours": reference,
+        "hours_at_low": ha,
+        "hours_at_high": hb,
+        "crossover": root,
+        "overtakes_reference": said,
+    }
+
+
+def _run(task: tuple[str, Any]) -> dict[str, Any]:
+    kind, args = task
+    return _plan_row(args) if kind == "plan" else _crossover(args)
+
+
+def _tasks(chosen: dict[str, Scenario], stall_scenarios: tuple[str, ...]) -> list[tuple[str, Any]]:
+    """Plan rows and crossover searches; the restart-cost searches run everywhere (cheap)."""
+    plans: list[tuple[str, Any]] = [
+        ("plan", (label, sc, s, None, 1))
+        for label, sc in chosen.items()
+        for s in registered_strategies()
+    ]
+    # SPARe with each failed shard split into micro-batches (section 7), the toolkit's
+    # best SPARe plan: the alternatives are measured against it too.
+    plans += [("plan", (label, sc, REFERENCE, None, MICROBATCHES)) for label, sc in chosen.items()]
+    plans += [
+        ("plan", (label, sc, CROSSOVERS[0][0], p, 1))
+        for label, sc in chosen.items()
+        for p in PRESETS
+    ]
+    # The reference at the fastest costs too, so no row compares unlike costs silently.
+    plans += [("plan", (label, sc, REFERENCE, _FASTEST, 1)) for label, sc in chosen.items()]
+    cheap = [("cross", (label, sc, CROSSOVERS[0])) for label, sc in chosen.items()]
+    long = [
+        ("cross", (label, chosen[label], spec))
+        for label in stall_scenarios
+        if label in chosen
+        for spec in CROSSOVERS[1:]
+    ]
+    # The long searches first, so a pool of two stays busy.
+    return long + plans + cheap
+
+
+def _mark(table: pd.DataFrame) -> pd.DataFrame:
+    best = table.groupby("scenario")["hours"].transform("min")
+    table["winner"] = table["hours"] == best
+    exact = table["hours"].where(table["exact_batch"])
+    table["best_exact"] = table["exact_batch"] & (
+        table["hours"] == exact.groupby(table["scenario"]).transform("min")
+    )
+    return table
+
+
+def plans_table(
+    chosen: dict[str, Scenario] | None = None,
+    *,
+    executor: concurrent.futures.Executor | None = None,
+    progress: bool = True,
+) -> pd.DataFrame:
+    """Every registered strategy's best plan and the CKPT-only presets (module docstring).
+
+    Examples
+    --------
+    >>> t = plans_table(scenarios(()), progress=False)
+    >>> t.loc[t["winner"], ["strategy", "preset"]].values.tolist()
+    [['ckpt', 'fast_restarts'], ['spare', 'fast_restarts']]
+    """
+    chosen = scenarios() if chosen is None else chosen
+    rows = map_tasks(
+        _run,
+        [t for t in _tasks(chosen, ()) if t[0] == "plan"],
+        executor=executor,
+        desc="alternatives",
+        progress=progress,
+    )
+    return _mark(pd.DataFrame(rows))
+
+
+def crossover_table(
+    chosen: dict[str, Scenario] | None = None,
+    stall_scenarios: tuple[str, ...] = STALL_SCENARIOS,
+    *,
+    executor: concurrent.futures.Executor | None = None,
+    progress: bool = True,
+) -> pd.DataFrame:
+    """Where each alternative overtakes SPARe (module docstring)."""
+    chosen = scenarios() if chosen is None else chosen
+    tasks = [t for t in _tasks(chosen, stall_scenarios) if t[0] == "cross"]
+    rows = map_tasks(_run, tasks, executor=executor, desc="crossovers", progress=progress)
+    return pd.DataFrame(rows)
+
+
+def _both(
+    chosen: dict[str, Scenario],
+    stall_scenarios: tuple[str, ...],
+    executor: concurrent.futures.Executor | None,
+    progress: bool,
+) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Both tables from one task list (one pool, the long searches first)."""
+    tasks = _tasks(chosen, stall_scenarios)
+    rows = map_tasks(_run, tasks, executor=executor, desc="alternatives", progress=progress)
+
+    plans = [row for task, row in zip(tasks, rows, strict=True) if task[0] == "plan"]
+    cross = [row for task, row in zip(tasks, rows, strict=True) if task[0] == "cross"]
+    order = {label: i for i, label in enumerate(chosen)}
+    plan_frame = pd.DataFrame(plans).sort_values(
+        "scenario", key=lambda s: s.map(order), kind="stable"
+    )
+    cross_frame = pd.DataFrame(cross).sort_values(
+        "scenario", key=lambda s: s.map(order), kind="stable"
+    )
+    return _mark(plan_frame.reset_index(drop=True)), cross_frame.reset_index(drop=True)
+
+
+#: Group counts of the SPARe paper's step-level scenario in ``alternatives_paper``.
+PAPER_GROUPS: tuple[int, ...] = (200,)
+
+
+def _paper_row(task: tuple[int, str, int]) -> dict[str, Any]:
+    N, strategy, microbatches = task
+    sc = paper_scenario(N)
+    plan = optimal_plan(sc, strategy, microbatches=microbatches)
+    est = plan.estimate
+    return {
+        "scenario": f"paper's scenario, N = {N}",
+        "groups": N,
+        "strategy": strategy,
+        "preset": "",
+        "microbatches": microbatches,
+        "r": plan.r,
+        "min_groups": plan.min_groups,
+        "checkpoint_every_steps": plan.checkpoint_every_steps,
+        "total_over_T0": est.total_over_T0,
+        "hours": est.hours,
+        "uptime": est.uptime,
+        "samples_skipped": est.samples_skipped,
+        "exact_batch": bool(est.exact_batch),
+    }
+
+
+def paper_table(
+    groups: tuple[int, ...] = PAPER_GROUPS,
+    *,
+    executor: concurrent.futures.Executor | None = None,
+    progress: bool = True,
+) -> pd.DataFrame:
+    """Every registered strategy's best plan (and SPARe with 16 micro-batches) on the paper's
+    step-level scenario (:func:`~spare_theory.steps.scenario.paper_scenario`, default 3 min
+    stalls and 1 min heal): ``r``, quorum, interval in steps, time over ``T0``, hours.
+
+    Examples
+    --------
+    >>> t = paper_table(progress=False)
+    >>> t.loc[t["winner"], ["strategy", "microbatches", "r"]].values.tolist()
+    [['spare', 16, 8]]
+    """
+    tasks = [(N, s, 1) for N in groups for s in registered_strategies()]
+    tasks += [(N, REFERENCE, MICROBATCHES) for N in groups]
+    rows = map_tasks(_paper_row, tasks, executor=executor, desc="paper", progress=progress)
+    return _mark(pd.DataFrame(rows))
+
+
+def compare(
+    scenario: Scenario, *, label: str | None = None, stall_crossovers: bool = False
+) -> tuple[pd.DataFrame, pd.DataFrame, str]:
+    """One scenario's plans table, crossovers and verdict (``spare-theory compare``), serially.
+
+    Examples
+    --------
+    >>> sc = Scenario.published_600k(4096)
+    >>> plans, cross, verdict = compare(sc, label="600k/4096")
+    >>> print(verdict.split(". ")[0])  # doctest: +NORMALIZE_WHITESPACE
+    600k/4096: at the scenario's costs SPARe is the best choice: spare (m = 16) needs
+    1,381 h (SPARe unsplit 1,923 h); the best other plan is elastic (2,000 h, skipping
+    31.6 % of the global batch)
+    >>> cross[["strategy", "overtakes_reference"]].values.tolist()
+    [['ckpt', 'below 4.26 min']]
+    """
+    name = str(scenario) if label is None else label
+    stalls = (name,) if stall_crossovers else ()
+    plans, cross = _both({name: scenario}, stalls, None, False)
+    return plans, cross, verdicts(plans, cross)[name]
+
+
+def plan_name(row: Any) -> str:
+    """A row's plan: ``spare``, ``spare (m = 16)``, ``ckpt (fast_restarts)``."""
+    name = str(row.strategy) + (f" (m = {row.microbatches})" if row.microbatches > 1 else "")
+    return f"{name} ({row.preset})" if row.preset else name
+
+
+def _skipped(row: Any) -> str:
+    return f"skipping {100 * row.samples_skipped:.1f} % of the global batch"
+
+
+def _hours_text(hours: float) -> str:
+    return f"{hours:,.0f} h" if hours < 1e6 else "does not finish"
+
+
+def verdicts(table: pd.DataFrame, crossings: pd.DataFrame | None = None) -> dict[str, str]:
+    """A few sentences per scenario: the winner, the reference's place, what each plan costs.
+
+    The first sentences compare the plans at the scenario's own costs; the
+    fast-restart rows are then compared with the reference (:data:`REFERENCE`,
+    SPARe) at the same fast costs.
+    """
+    out: dict[str, str] = {}
+    for label, part in table.groupby("scenario", sort=False):
+        part = part.sort_values("hours", kind="stable")
+        own = list(part[part["preset"] == ""].itertuples(index=False))
+        best = own[0]
+        ref = next(r for r in own if r.strategy == REFERENCE and r.microbatches == 1)
+        spares = [r for r in own if r.strategy == REFERENCE]
+        others = [r for r in own if r.strategy != REFERENCE]
+        exact = next(r for r in own if r.exact_batch)
+        top = spares[0]
+        if best.strategy == REFERENCE:
+            rival = others[0]
+            text = (
+                f"{label}: at the scenario's costs SPARe is the best choice: {plan_name(best)} "
+                f"needs {_hours_text(best.hours)}"
+                + (f" (SPARe unsplit {_hours_text(ref.hours)})" if best is not ref else "")
+                + f"; the best other plan is {plan_name(rival)} ({_hours_text(rival.hours)}"
+                + ("" if rival.exact_batch else f", {_skipped(rival)}")
+                + ")."
+            )
+        else:
+            text = (
+                f"{label}: at the scenario's costs SPARe is not the best choice: {plan_name(best)} "
+                f"needs {_hours_text(best.hours)} against {_hours_text(top.hours)} for the "
+                f"best SPARe plan ({plan_name(top)}; "
+                f"{100 * (1.0 - best.hours / top.hours):.1f} % fewer), "
+                + ("with the global batch exact" if best.exact_batch else _skipped(best))
+                + "."
+            )
+            if not best.exact_batch:
+                text += (
+                    f" The best exact-batch plan is {plan_name(exact)} "
+                    f"({_hours_text(exact.hours)})."
+                )
+        # others[0] is named above (the winner, or the best plan other than SPARe).
+        faster = [r for r in others[1:] if r.hours < ref.hours and r is not exact]
+        if faster:
+            text += (
+                f" Also faster than SPARe unsplit ({_hours_text(ref.hours)}): "
+                + "; ".join(
+                    f"{plan_name(r)} {_hours_text(r.hours)}"
+                    + ("" if r.exact_batch else f" ({_skipped(r)})")
+                    for r in faster
+                )
+                + "."
+            )
+        fast = part[part["preset"] == _FASTEST]
+        ckpt = fast[fast["strategy"] != REFERENCE]
+        same = fast[fast["strategy"] == REFERENCE]
+        if len(ckpt) and len(same):
+            c, sp = next(ckpt.itertuples(index=False)), next(same.itertuples(index=False))
+            text += (
+                f" With fast restarts (R = {c.restart_minutes:g} min, delta = "
+                f"{60 * c.checkpoint_minutes:g} s) {plan_name(c)} needs {_hours_text(c.hours)}, "
+                + ("fewer" if c.hours < best.hours else "more")
+                + f" than {plan_name(best)} at the scenario's costs; "
+                + (
+                    "SPARe's best plan at those costs is r = 1, that same plan (no spare pays)"
+                    if sp.r == 1
+                    else f"SPARe at those costs (r = {sp.r}) {_hours_text(sp.hours)}"
+                )
+                + "."
+            )
+        if crossings is not None:
+            mine = crossings[crossings["scenario"] == label]
+            parts = [
+                f"{r.strategy}{' (' + r.preset + ')' if r.preset else ''} with "
+                f"{_VARIED[r.varied]} {r.overtakes_reference}"
+                for r in mine.itertuples(index=False)
+            ]
+            if parts:
+                text += " Faster than SPARe unsplit: " + "; ".join(parts) + "."
+        out[str(label)] = text
+    return out
+
+
+def _figure(table: pd.DataFrame, work_hours: float) -> Figure:
+    """Best hours against group size at 600k GPUs: exact batch solid, elastic dashed."""
+    import matplotlib.pyplot as plt
+
+    part = table[table["gpus"] == 600_000]
+    fig, ax = plt.subplots(figsize=(8.0, 5.0))
+    off: list[str] = []
+    fast = part[(part["preset"] == _FASTEST) & (part["strategy"] == REFERENCE)]
+    for (strategy, _, preset), line in part.groupby(
+        ["strategy", "microbatches", "preset"], sort=False
+    ):
+        line = line.sort_values("gpus_per_group")
+        label = plan_name(next(line.itertuples(index=False)))
+        if strategy == REFERENCE and preset:
+            continue  # drawn on the CKPT-only line when it is the same plan (r = 1)
+        if preset == _FASTEST and (fast["r"] == 1).all():
+            label += " = spare (fast_restarts)"
+        if (line["hours"] > 20 * work_hours).all():
+            off.append(label)
+            continue
+        exact = bool(line["exact_batch"].all())
+        ax.plot(
+            line["gpus_per_group"],
+            line["hours"].where(line["hours"] <= 20 * work_hours),
+            "o-" if exact else "o--",
+            label=label + ("" if exact else " (batch not exact)"),
+        )
+    ax.axhline(work_hours, color="k", lw=0.8, ls=":", label="failure-free work")
+    ax.set_xscale("log", base=2)
+    ax.set_xticks(sorted(part["gpus_per_group"].unique()))
+    ax.get_xaxis().set_major_formatter(plt.FuncFormatter(lambda v, _: f"{v:g}"))
+    ax.set_xlabel("GPUs per group")
+    ax.set_ylabel("expected wall-clock hours (best plan)")
+    title = "600k GPUs, no repairs, 3 min stalls: best plan of each strategy"
+    if off:
+        title += f"\n(off the axes, > {20 * work_hours:,.0f} h: {', '.join(off)})"
+    ax.set_title(title, fontsize=10)
+    ax.grid(True, alpha=0.3)
+    ax.legend(fontsize=8, loc="center left", bbox_to_anchor=(1.01, 0.5))
+    fig.tight_layout()
+    return fig
+
+
+def reproduce(
+    outdir: str | os.PathLike[str],
+    *,
+    quick: bool = False,
+    executor: concurrent.futures.Executor | None = None,
+    seed: int | np.random.SeedSequence = 0,
+    progress: bool = True,
+) -> list[Path]:
+    """Write the alternatives table, the crossover table and the figure.
+
+    Parameters
+    ----------
+    outdir : path
+        Folder that receives ``tables/`` and ``figures/`` (created if needed).
+    quick : bool
+        600k GPUs in groups of 4096 and 100k GPUs; no stall crossovers
+        (each is about ten best plans of elastic DP or hot spares); the
+        paper's scenario as at default sizes (N = 200).
+    executor : concurrent.futures.Executor, optional
+        Where the cells run (``None``: serially).
+    seed : int or numpy.random.SeedSequence
+        Unused (the report is deterministic); accepted like every report's.
+    progress : bool
+        Show a progress bar.
+
+    Returns
+    -------
+    list of pathlib.Path
+        The files written.
+
+    Examples
+    --------
+    Skipped: it writes files.
+
+    >>> [p.name for p in reproduce("out", quick=True, progress=False)]  # doctest: +SKIP
+    ['alternatives.csv', 'alternatives.md', 'alternatives_crossover.csv',
+     'alternatives_crossover.md', 'alternatives_paper.csv', 'alternatives_paper.md',
+     'alternatives.png']
+    """
+    del seed
+    outdir = Path(outdir)
+    chosen = scenarios(_QUICK_GROUP_SIZES if quick else GROUP_SIZES)
+    stalls = _QUICK_STALL_SCENARIOS if quick else STALL_SCENARIOS
+    table, cross = _both(chosen, stalls, executor, progress)
+    said = verdicts(table, cross)
+    paper = paper_table(executor=executor, progress=progress)
+    paper_said = verdicts(paper)
+    work = float(next(iter(chosen.values())).work_hours)
+    notes = (
+        "Scenario.published_600k (Llama 3 GPU MTBF, R = 60 min, delta = 5 min, 720 h of "
+        "work, no repairs, reconfigure_minutes = 3, heal_minutes = 1) at 600k GPUs and at "
+        "100k GPUs in groups of 1024; hour-level renewal model, each strategy at its best "
+        "plan (optimal_plan: r, the elastic quorum min_groups, the interval). preset: "
+        "CKPT-only with Scenario.preset (in_process_restart R = 1 min, "
+        "in_memory_checkpoints delta = 3 s, fast_restarts both; the minute of restart at "
+        "600k GPUs is this package's allowance, no public figure). samples_skipped: the "
+        "share of the global batch not trained (elastic DP trains min(A, N - f) of N "
+        "shards); exact_batch: the global batch stays exact. winner: fewest hours of the "
+        "scenario; best_exact: fewest hours among exact-batch plans. Hours above 1e6 mean "
+        "the plan does not finish (CKPT-only at 60 min restarts against a 5 min cluster MTBF)."
+    )
+    return [
+        *write_table(
+            table,
+            outdir / "tables",
+            "alternatives",
+            title="What planners would pick instead of SPARe: best plan of every strategy",
+            notes=notes + "\n\n" + "\n\n".join(said.values()),
+        ),
+        *write_table(
+            cross,
+            outdir / "tables",
+            "alternatives_crossover",
+            title="Where each alternative overtakes SPARe's best unsplit plan",
+            notes="For each scenario, the cost below which an alternative's best plan needs "
+            "fewer hours than SPARe's best unsplit plan (m = 1; SPARe does not stall to "
+            "reconfigure; against SPARe with 16 micro-batches the roots are lower): CKPT-only "
+            "with in-memory checkpoints (delta = 3 s) against the restart cost R in "
+            f"[{RESTART_RANGE[0]:g}, {RESTART_RANGE[1]:g}] min; elastic DP and hot spares "
+            f"against the reconfiguration stall in [{STALL_RANGE[0]:g}, {STALL_RANGE[1]:g}] min "
+            f"(searched at: {', '.join(stalls) or 'none, --quick'}). A root of the difference "
+            f"of best hours (scipy.optimize.brentq, xtol {_XTOL} min), or 'never in [a, b]' / "
+            "'everywhere in [a, b]' when the difference keeps its sign on the range.",
+        ),
+        *write_table(
+            paper,
+            outdir / "tables",
+            "alternatives_paper",
+            title="The SPARe paper's step-level scenario: best plan of every strategy",
+            notes="paper_scenario(N) (10,000 steps of 64 s stacks, cluster MTBF 300 s, "
+            "exponential lifetimes, 1 h restart windows, 58.8 s checkpoints, no repairs; "
+            "reconfigure_seconds = 180, heal_seconds = 60) with the step-level model "
+            "(docs/theory.md section 8, the step level), each strategy at its best plan "
+            "(r, quorum, interval in steps). total_over_T0: time to train over the "
+            "failure-free T0; hours: the same in hours. No fast-restart presets here (they "
+            "are Scenario's). winner and best_exact as in tables/alternatives."
+            "\n\n" + "\n\n".join(paper_said.values()),
+        ),
+        save_figure(_figure(table, work), outdir / "figures", "alternatives"),
+    ]
