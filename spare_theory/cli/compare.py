@@ -98,7 +98,7 @@ def _wrap(text: str) -> list[str]:
 
 
 def _table_text(plans: Any) -> list[str]:
-    from ..reports.alternatives import plan_name
+    from ..reports.alternatives_text import plan_name
 
     headers = ["plan", "r", "quorum", "interval", "hours", "uptime", "skipped", "exact", ""]
     body = []
