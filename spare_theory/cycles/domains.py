@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -49,7 +50,11 @@ class LemonLifetimes:
 
     ``p(u) = phi (1 - e^{-kappa u}) + (1 - phi)(1 - e^{-u})`` in units of the
     ordinary group's rate; the methods of
-    :class:`~spare_theory.cycles.base.ExponentialLifetimes`.
+    :class:`~spare_theory.cycles.base.ExponentialLifetimes`.  With another
+    ``base`` law in dimensionless time (stationary renewal clocks,
+    :class:`~spare_theory.lifetimes.laws.EquilibriumLifetimes`), a lemon's
+    clock runs ``kappa`` times as fast:
+    ``p(u) = phi p_b(kappa u) + (1 - phi) p_b(u)``.
 
     Examples
     --------
@@ -60,13 +65,18 @@ class LemonLifetimes:
 
     lemon_fraction: float
     lemon_rate_factor: float
+    base: Any = None
 
     def logsf(self, u: ArrayLike) -> np.ndarray:
         """``log(1 - p(u))``."""
         u = np.asarray(u, dtype=float)
         phi, k = self.lemon_fraction, self.lemon_rate_factor
+        if self.base is None:
+            lemon, plain = -k * u, -u
+        else:
+            lemon, plain = self.base.logsf(k * u), self.base.logsf(u)
         with np.errstate(divide="ignore"):
-            return np.minimum(np.logaddexp(np.log(phi) - k * u, np.log1p(-phi) - u), 0.0)
+            return np.minimum(np.logaddexp(np.log(phi) + lemon, np.log1p(-phi) + plain), 0.0)
 
     def cdf(self, u: ArrayLike) -> np.ndarray:
         """``p(u)``."""
@@ -81,7 +91,7 @@ class LemonLifetimes:
         """The ``u`` with ``p(u) = p`` (bisection between the two exponential bounds)."""
         p = np.asarray(p, dtype=float)
         with np.errstate(divide="ignore"):
-            hi = -np.log1p(-p)
+            hi = -np.log1p(-p) if self.base is None else np.asarray(self.base.ppf(p), dtype=float)
         lo = hi / self.lemon_rate_factor
         hi = np.where(np.isfinite(hi), hi, 745.0)
         for _ in range(80):
@@ -184,19 +194,29 @@ class ScaledExponential:
     """Exponential lifetimes at rate ``1 + extra`` in units of the group rate.
 
     CKPT-only under domain events: any failure ends the cycle, at rate
-    ``N lambda + D lambda_D = N lambda (1 + extra)``.
+    ``N lambda + D lambda_D = N lambda (1 + extra)``.  With another ``base``
+    law in dimensionless time (stationary clocks, lemons), the domain events
+    come on top of it: ``log(1 - p(u)) = log(1 - p_b(u)) - extra u``, exact
+    for CKPT-only (the events are independent of the groups' clocks).
 
     Examples
     --------
     >>> law = ScaledExponential(0.5)
     >>> round(float(law.cdf(1.0)), 6), round(float(law.ppf(law.cdf(0.2))), 12)
     (0.77687, 0.2)
+    >>> mixed = ScaledExponential(0.5, LemonLifetimes(0.1, 4.0))
+    >>> round(float(mixed.ppf(mixed.cdf(0.2))), 9)
+    0.2
     """
 
     extra: float
+    base: Any = None
 
     def logsf(self, u: ArrayLike) -> np.ndarray:
-        return -(1 + self.extra) * np.asarray(u, dtype=float)
+        u = np.asarray(u, dtype=float)
+        if self.base is None:
+            return -(1 + self.extra) * u
+        return np.asarray(self.base.logsf(u), dtype=float) - self.extra * u
 
     def cdf(self, u: ArrayLike) -> np.ndarray:
         return -np.expm1(self.logsf(u))
@@ -206,4 +226,18 @@ class ScaledExponential:
             return np.log(self.cdf(u))
 
     def ppf(self, p: ArrayLike) -> np.ndarray:
-        return -np.log1p(-np.asarray(p, dtype=float)) / (1 + self.extra)
+        p = np.asarray(p, dtype=float)
+        if self.base is None:
+            return -np.log1p(-p) / (1 + self.extra)
+        # Bisection below the base law's u (the events only bring failures earlier).
+        target = np.log1p(-p)
+        lo = np.zeros(p.shape)
+        with np.errstate(divide="ignore"):
+            hi = np.minimum(np.asarray(self.base.ppf(p), dtype=float), -target / self.extra)
+        hi = np.where(np.isfinite(hi), hi, 745.0)
+        for _ in range(80):
+            mid = (lo + hi) / 2
+            above = self.logsf(mid) > target
+            lo = np.where(above, mid, lo)
+            hi = np.where(above, hi, mid)
+        return (lo + hi) / 2

@@ -7,6 +7,8 @@ __getattr__, __dir__, __all__ = attach(
     {
         "CYCLE_POINTS": "cycles",
         "CycleBuilder": "estimate",
+        "LogClocks": "sources",
+        "PoolRepairTimes": "sources",
         "REP_RECOVERIES": "rep_run",
         "RESTART_SEMANTICS": "scenario",
         "RUN_FIELDS": "runs",
@@ -34,6 +36,7 @@ __getattr__, __dir__, __all__ = attach(
         "expected_step_seconds": "extremes",
         "first_failure_grid": "cycles",
         "paper_scenario": "scenario",
+        "priced_step_scenario": "pool",
         "rep_repair_step_cycle": "repairs",
         "rep_step_cycle": "cycles",
         "restart_windows": "restarts",
