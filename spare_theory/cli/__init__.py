@@ -31,6 +31,7 @@ _COMMAND_MODULES = (
     "microbatch",
     "repairs",
     "fit",
+    "trace",
     "simulator",
     "reproduce",
 )

@@ -39,7 +39,7 @@ from scipy.stats import binom
 from ..wipeout.domains import domain_wipeout_law
 from .base import TabulatedCycle
 
-__all__ = ["DomainSpare", "LemonLifetimes", "ScaledExponential"]
+__all__ = ["DomainSpare", "LemonLifetimes", "PooledLemons", "ScaledExponential"]
 
 _GRID_POINTS = 400
 
@@ -99,6 +99,65 @@ class LemonLifetimes:
             below = self.cdf(mid) < p
             lo = np.where(below, mid, lo)
             hi = np.where(below, hi, mid)
+        return (lo + hi) / 2
+
+
+@dataclass(frozen=True)
+class PooledLemons:
+    """The lifetimes a CKPT-only cycle sees with a fixed share ``phi`` of lemon groups.
+
+    Every failure ends a CKPT-only cycle, so its survival is the product over
+    the groups, ``Q = prod_g (1 - p_g(u))``; with ``phi N`` lemons (clocks
+    ``kappa`` times as fast) that is ``exp(N log(1 - p(u)))`` with the
+    geometric mixture ``log(1 - p(u)) = (1 - phi) log S_b(u) + phi log S_b(kappa u)``,
+    exact for any placement of the lemons, where :class:`LemonLifetimes`'
+    arithmetic mixture (one group's marginal law) overstates ``Q``.  The
+    methods of :class:`~spare_theory.cycles.base.ExponentialLifetimes`;
+    ``base=None`` is the exponential law.
+
+    Examples
+    --------
+    >>> law = PooledLemons(0.1, 10.0)
+    >>> round(float(law.logsf(1.0)), 6), round(float(law.ppf(law.cdf(0.3))), 9)
+    (-1.9, 0.3)
+    """
+
+    lemon_fraction: float
+    lemon_rate_factor: float
+    base: Any = None
+
+    def logsf(self, u: ArrayLike) -> np.ndarray:
+        """``(1 - phi) log S_b(u) + phi log S_b(kappa u)``."""
+        u = np.asarray(u, dtype=float)
+        phi, k = self.lemon_fraction, self.lemon_rate_factor
+        if self.base is None:
+            return -(1.0 + (k - 1.0) * phi) * u
+        return (1 - phi) * np.asarray(self.base.logsf(u)) + phi * np.asarray(self.base.logsf(k * u))
+
+    def cdf(self, u: ArrayLike) -> np.ndarray:
+        """``p(u)``."""
+        return -np.expm1(self.logsf(u))
+
+    def logcdf(self, u: ArrayLike) -> np.ndarray:
+        """``log p(u)``, ``-inf`` at ``u = 0``."""
+        with np.errstate(divide="ignore"):
+            return np.log(self.cdf(u))
+
+    def ppf(self, p: ArrayLike) -> np.ndarray:
+        """The ``u`` with ``p(u) = p`` (bisection; ``logsf`` decreases)."""
+        target = np.log1p(-np.asarray(p, dtype=float))
+        lo = np.zeros(target.shape)
+        hi = np.full(target.shape, 1.0)
+        for _ in range(200):  # double hi until it brackets (bounded: logsf reaches -inf)
+            short = self.logsf(hi) > target
+            if not short.any():
+                break
+            hi = np.where(short, 2 * hi, hi)
+        for _ in range(80):
+            mid = (lo + hi) / 2
+            above = self.logsf(mid) > target
+            lo = np.where(above, mid, lo)
+            hi = np.where(above, hi, mid)
         return (lo + hi) / 2
 
 

@@ -18,15 +18,23 @@ against the event simulation, which plays every combination exactly):
    ``N`` groups at their mean rate (lemons and domain events included).
    Only the mean of the node repair law enters.
 2. **Repairs with a non-exponential law, lemons or domains**: each group is
-   taken to fail as a Poisson process at its *mean* rate, ``lambda (1 +
-   (kappa - 1) phi) + lambda_D`` (lemons averaged over the groups, domain
-   events counted as independent failures of each of their groups), and the
-   repair cycle of exponential lifetimes is priced at that rate.  The
-   stationary down share of a group and the rate of ``r`` overlapping
-   outages of independent alternating up/down groups depend on the mean up
-   and down times only, so what is dropped is the transient from a restart
-   (young clocks, lemons failing first) and the simultaneity of a domain's
-   failures.
+   taken to alternate between exponential up times and its repairs, at the
+   rate ``lambda / c + lambda (kappa - 1) phi / c + lambda_D`` (lemons
+   averaged over the groups, domain events counted as independent failures
+   of each of their groups), and the repair cycle of exponential lifetimes
+   is priced at that rate.  ``c = 1 + M(D) - D / m`` carries a renewal
+   law's clustering: a clock that has just fired is young, and the
+   failures it brings within the down time ``D`` (the mean repair) are
+   absorbed in the same outage; ``M`` is the renewal function of the clock
+   that fired (:func:`~spare_theory.lifetimes.laws.renewal_function`: the
+   node's law, mean ``m``, with ``renewal="node"``, the group's with
+   ``"group"``), so that the alternating process has the renewal process's
+   rate of outages, ``lambda / (1 + lambda D c)`` (exponential: ``c = 1``).
+   The stationary down share and the rate of ``r`` overlapping outages of
+   independent alternating groups depend on the means only; what is
+   dropped is the transient from a restart (young clocks, lemons failing
+   first), the correlation of the outages of the groups of one domain or of
+   one lemon's bursts, and, with a pool, of the groups waiting together.
 3. **Without repairs, domains and lemons together**: the lemons are folded
    into the groups' independent rate ``lambda (1 + (kappa - 1) phi)`` and
    the domain law is kept.
@@ -46,10 +54,17 @@ from __future__ import annotations
 import dataclasses
 
 from .._caching import cached
+from ..lifetimes.laws import renewal_function
 from ..lifetimes.spares import group_down_hours
 from .scenario import Scenario
 
-__all__ = ["cluster_node_failure_rate", "mean_group_rate", "pool_down_minutes", "priced_scenario"]
+__all__ = [
+    "cluster_node_failure_rate",
+    "clustering",
+    "mean_group_rate",
+    "pool_down_minutes",
+    "priced_scenario",
+]
 
 
 def mean_group_rate(scenario: Scenario) -> float:
@@ -73,6 +88,29 @@ def mean_group_rate(scenario: Scenario) -> float:
     if scenario.domain_mtbf_hours is not None:
         rate += 1.0 / scenario.domain_mtbf_hours
     return rate
+
+
+def clustering(scenario: Scenario) -> float:
+    """``c = 1 + M(D) - D / m``: extra failures a renewal clock brings within an outage.
+
+    ``D`` the mean repair (hours), ``M`` the renewal function of the clock
+    that fired (the node's law with ``renewal="node"``, the group's with
+    ``"group"``), ``m`` its mean (module docstring, step 2); 1 for
+    exponential lifetimes or without repairs.
+
+    Examples
+    --------
+    >>> sc = Scenario(gpus=1024, gpus_per_group=8, gpu_mtbf_hours=2000.0, restart_minutes=20,
+    ...               checkpoint_minutes=5, work_hours=48, failure_law="weibull",
+    ...               repair_minutes=60.0)
+    >>> round(clustering(sc), 4)
+    1.0167
+    """
+    if scenario.exponential or scenario.repair_minutes is None:
+        return 1.0
+    law = scenario.node_lifetime_law if scenario.renewal == "node" else scenario.group_lifetime_law
+    down = float(scenario.repair_minutes) / 60.0
+    return 1.0 + renewal_function(law, down) - down / float(law.mean())
 
 
 def cluster_node_failure_rate(scenario: Scenario) -> float:
@@ -186,11 +224,15 @@ def priced_scenario(scenario: Scenario, *, repairs: bool = True) -> Scenario:
     lemons = sc.lemon_fraction > 0 and sc.lemon_rate_factor > 1
     domains = sc.domain_size is not None and sc.domain_mtbf_hours is not None
     if sc.repair_minutes is not None and (lemons or domains or not sc.exponential):
+        rate = mean_group_rate(sc)
+        if not sc.exponential:
+            own = rate - (0.0 if sc.domain_mtbf_hours is None else 1.0 / sc.domain_mtbf_hours)
+            rate += own * (1.0 / clustering(sc) - 1.0)
         return dataclasses.replace(
             sc,
             failure_law="exponential",
             renewal="group",
-            gpu_mtbf_hours=sc.gpus_per_group / mean_group_rate(sc),
+            gpu_mtbf_hours=sc.gpus_per_group / rate,
             lemon_fraction=0.0,
             lemon_rate_factor=1.0,
             domain_size=None,

@@ -41,7 +41,7 @@ from scipy.special import lambertw
 
 from .._caching import cached
 from ..cycles.base import EXPONENTIAL, CycleLaw
-from ..cycles.domains import LemonLifetimes, ScaledExponential
+from ..cycles.domains import LemonLifetimes, PooledLemons, ScaledExponential
 from ..cycles.elastic import ElasticCycle
 from ..cycles.planned import PlannedCycle, cost_trigger_failures, planned_cycle
 from ..cycles.rep import CkptOnly
@@ -188,7 +188,7 @@ def _correlated_cycle(scenario: Scenario, strategy: Any, r: int) -> CycleLaw:
         # Any failure ends the cycle: rate N lambda + D lambda_D = N lambda (1 + delta D / N),
         # the domain events on top of the groups' own law (lemons, stationary clocks).
         D = -(-N // size)
-        base = scenario_lifetimes(scenario)
+        base = scenario_lifetimes(scenario, every_failure=True)
         extra = delta * D / N
         return strategy.cycle_law(
             N,
@@ -204,7 +204,7 @@ def _correlated_cycle(scenario: Scenario, strategy: Any, r: int) -> CycleLaw:
     )
 
 
-def scenario_lifetimes(scenario: Scenario) -> Any:
+def scenario_lifetimes(scenario: Scenario, *, every_failure: bool = False) -> Any:
     """A group's lifetime law in dimensionless time, as the cycle laws take it (no repairs).
 
     Exponential: :data:`~spare_theory.cycles.base.EXPONENTIAL`; another law
@@ -213,7 +213,9 @@ def scenario_lifetimes(scenario: Scenario) -> Any:
     ``renewal="node"``: the first failure of its nodes' equilibrium clocks
     (:class:`~spare_theory.lifetimes.laws.SuperposedLifetimes`); lemon groups
     on top (:class:`~spare_theory.cycles.domains.LemonLifetimes`, a lemon's
-    clock ``kappa`` times as fast).
+    clock ``kappa`` times as fast), or, for a law whose cycle ends at
+    ``every_failure`` (CKPT-only), the product over a fixed set of lemons
+    (:class:`~spare_theory.cycles.domains.PooledLemons`).
 
     Examples
     --------
@@ -229,7 +231,8 @@ def scenario_lifetimes(scenario: Scenario) -> Any:
         else:
             base = EquilibriumLifetimes(scenario.group_lifetime_law)
     if scenario.lemon_fraction > 0 and scenario.lemon_rate_factor > 1:
-        return LemonLifetimes(scenario.lemon_fraction, scenario.lemon_rate_factor, base)
+        kind = PooledLemons if every_failure else LemonLifetimes
+        return kind(scenario.lemon_fraction, scenario.lemon_rate_factor, base)
     return EXPONENTIAL if base is None else base
 
 
@@ -292,7 +295,11 @@ def scenario_cycle(
     """
     m = check_split(scenario, strategy)
     N = scenario.groups
-    own = strategy.hourly_law(priced_scenario(scenario), r, **strategy.check_plan(N, r, plan or {}))
+    try:
+        whole = priced_scenario(scenario)
+    except ValueError:  # no model with repairs: CKPT-only may still price it (below)
+        whole = scenario
+    own = strategy.hourly_law(whole, r, **strategy.check_plan(N, r, plan or {}))
     if own is not None:
         return own
     scenario = priced_scenario(scenario, repairs=r > 1)
@@ -311,7 +318,7 @@ def scenario_cycle(
     if scenario.domain_size is not None and scenario.domain_mtbf_hours is not None:
         return _correlated_cycle(scenario, strategy, r)
     if not plain:  # a stationary renewal law, lemons, or both (no repairs: priced_scenario)
-        lifetimes = scenario_lifetimes(scenario)
+        lifetimes = scenario_lifetimes(scenario, every_failure=r == 1)
         if _correlated(scenario) and r > 1:
             return (
                 strategy.correlated_cycle_law(

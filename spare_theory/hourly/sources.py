@@ -31,9 +31,11 @@ run that outlives the restarts:
   repair.  Without repairs a failed slot waits for the next global restart.
 
 A global restart makes every group whole at once (the convention of the
-model: the scheduler places the job on healthy nodes), so the slots waiting
-for a node are filled without taking one from the pool; nodes in repair
-stay in repair and join the pool when done, and the fault times go on (they
+model: the scheduler places the job on healthy nodes); the nodes of the
+slots still waiting for one are owed to the pool (its count goes below 0
+and the next repaired nodes repay it), so that a failure finds a spare
+exactly when fewer than ``spare_nodes`` nodes are in repair, as in the
+model.  Nodes in repair stay in repair, and the fault times go on (they
 belong to the slots).  Nothing here uses a model: only the scenario's
 fields, the repair-time quantiles of :mod:`~spare_theory.hourly.repairs_sim`
 and the lemon and domain labels of layers 2 and 3.
@@ -408,6 +410,11 @@ class NodeWorld:
     def cycle(self, t: float, *, returns: bool, heal_hours: float = 0.0) -> NodeWorld:
         """A global restart at ``t``: every group whole; ``returns``: groups come back in it."""
         self.epoch += 1
+        if self.pool is not None:
+            # The slots still waiting are filled by the restart: their nodes are owed to
+            # the pool, repaid by the next repairs (a failure finds a spare only while
+            # fewer than spare_nodes nodes are in repair).
+            self.pool -= len(self.waiting)
         down = np.flatnonzero(self.down_slot)
         self.down_slot[down] = False
         self.missing[:] = 0
@@ -440,7 +447,7 @@ class NodeWorld:
             heapq.heappush(self.events, (t + repair, _FILL, slot, self.epoch))
             return
         heapq.heappush(self.events, (t + repair, _REPAIRED, -1, 0))
-        if self.pool > 0:
+        if self.pool > 0:  # (below 0: nodes owed since a restart, module docstring)
             self.pool -= 1
             heapq.heappush(self.events, (t + self.swap, _FILL, slot, self.epoch))
         else:

@@ -36,6 +36,7 @@ __all__ = [
     "group_weibull_from_gpu",
     "lifetime_law",
     "minimum_law",
+    "renewal_function",
     "validate_lifetime_law",
 ]
 
@@ -284,6 +285,51 @@ def minimum_law(law: Any, n: int) -> Any:
     validate_lifetime_law(law, "law")
     n = as_count(n, "n")
     return law if n == 1 else _Minimum(base=law, n=n)()
+
+
+def renewal_function(law: Any, t: float, *, steps: int = 4000) -> float:
+    """``M(t)``: expected renewals in ``[0, t]`` of a renewal process started at a renewal.
+
+    Solves ``M(t) = F(t) + int_0^t M(t - s) dF(s)`` on a uniform grid of
+    ``steps`` cells (the Stieltjes sum with ``M`` at the right end of each
+    cell: exact for a step ``F``, first order otherwise; a density singular
+    at 0, as Weibull's with shape ``k < 1``, is handled through the
+    differences of ``F``).  Exponential of mean ``m``: ``t / m``.
+
+    Parameters
+    ----------
+    law : frozen scipy.stats distribution
+        Lifetime law, support in ``[0, inf)``.
+    t : float
+        Horizon, ``>= 0`` (the law's unit).
+    steps : int
+        Grid cells, ``>= 1``.
+
+    Returns
+    -------
+    float
+
+    Examples
+    --------
+    >>> from scipy import stats
+    >>> round(renewal_function(stats.expon(scale=2.0), 1.0), 3)
+    0.5
+    >>> w = stats.weibull_min(0.5, scale=1.0)  # clustered: far more than t / m = 0.05 early
+    >>> round(renewal_function(w, 0.1), 3)
+    0.345
+    """
+    validate_lifetime_law(law, "law")
+    horizon = as_real(t, "t", minimum=0.0)
+    n = as_count(steps, "steps")
+    if horizon == 0.0:
+        return 0.0
+    F = np.asarray(law.cdf(np.linspace(0.0, horizon, n + 1)), dtype=float)
+    dF = np.diff(F)
+    M = np.zeros(n + 1)
+    for i in range(1, n + 1):
+        # M_i = F_i + sum_{j=1..i} M_{i-j} dF_j
+        M[i] = F[i] + float(np.dot(M[i - 1 :: -1][:i], dF[:i]))
+    return float(M[n])
 
 
 class _Equilibrium(stats.rv_continuous):

@@ -40,7 +40,17 @@ __all__ = ["MANIFEST_DIR", "REPORTS", "read_manifest", "reproduce"]
 MANIFEST_DIR = ".reproduce"
 
 #: Report modules in the order they run; each exposes ``reproduce(outdir, ...) -> list[Path]``.
-REPORTS = ("mu", "overhead", "training", "sweep", "domains", "microbatch", "simulator", "repairs")
+REPORTS = (
+    "mu",
+    "overhead",
+    "training",
+    "sweep",
+    "domains",
+    "microbatch",
+    "simulator",
+    "repairs",
+    "trace",
+)
 
 
 def reproduce(

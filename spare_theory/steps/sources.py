@@ -9,7 +9,10 @@ strategy's rules:
   back (first come, first served); every removed worker's node returns to
   the pool after its repair (a draw of the scenario's repair law, or the
   log's outage).  A global restart makes every worker ready at once (the
-  model's convention) and empties the queue; nodes in repair stay in repair.
+  model's convention); the queue's nodes are owed to the pool (its count
+  goes below 0 until repairs repay it), so a removal finds a spare exactly
+  when fewer than ``spare_nodes`` nodes are in repair; nodes in repair stay
+  in repair.
 - :class:`LogClocks` gives each worker the next fault of its nodes' replayed
   histories (node slots mapped onto a log's nodes as
   :class:`~spare_theory.hourly.sources.LogFaults` does: ``"identity"``,
@@ -93,8 +96,9 @@ class PoolRepairTimes(RepairTimes):
         return super().due(t)
 
     def clear(self) -> None:
-        """A global restart makes every worker ready: the queue empties, repairs go on."""
+        """A global restart makes every worker ready: the queue's nodes are owed to the pool."""
         super().clear()
+        self.pool -= len(self.waiting)
         self.waiting.clear()
 
 

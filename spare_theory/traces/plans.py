@@ -80,6 +80,7 @@ __all__ = [
     "log_spares",
     "log_step_scenario",
     "replayed_shortage",
+    "replayed_spares",
 ]
 
 #: Failure laws a log's scenario takes (``law=``).
@@ -508,48 +509,14 @@ def log_spares(log: Any, *, gpus: int, gpus_per_node: int = 8, probability: floa
     return spares_for_shortage(nodes * log.failure_rate, mean, probability)
 
 
-def replayed_shortage(
-    log: Any,
-    *,
-    gpus: int,
-    gpus_per_node: int = 8,
-    spare_nodes: int,
-    trials: int,
-    seed: Any,
-    mapping: str = "bootstrap",
-) -> tuple[float, float, float]:
-    """The share of failures that find ``spare_nodes`` or more nodes in repair, on the log.
-
-    The cluster's nodes replay the log's histories (``mapping`` as
-    :func:`spare_theory.replay_training`: ``"bootstrap"`` copies of the
-    whole log, ``"nodes"`` single histories), each copy at its own uniform
-    shift, over one period of the log's window; a failure finds the pool
-    empty when ``spare_nodes`` or more of the cluster's outages are under
-    way (a node in repair, whatever the pool does: its length is the log's).
-    Trial ``i`` draws its shifts from ``child_seed(seed, i)``.
-
-    Returns
-    -------
-    (float, float, float)
-        The mean share over the trials, its standard error, and the Poisson
-        figure :func:`~spare_theory.lifetimes.spares.shortage_probability`.
-
-    Examples
-    --------
-    >>> from spare_theory.traces.failure_log import infinitehbd_failure_log
-    >>> share, se, poisson = replayed_shortage(infinitehbd_failure_log(), gpus=100_000,
-    ...                                        spare_nodes=338, trials=4, seed=0)
-    >>> round(poisson, 4), round(share, 3), round(se, 3)  # bursts and long repairs: 13x
-    (0.0092, 0.119, 0.02)
-    """
-    nodes = as_count(gpus, "gpus") // as_count(gpus_per_node, "gpus_per_node")
-    spares = as_count(spare_nodes, "spare_nodes", minimum=0)
-    trials = as_count(trials, "trials", minimum=2)
-    mapping = as_choice(mapping, "mapping", ("bootstrap", "nodes"))
-    root = as_seed_sequence(seed)
+def _in_repair_at_failures(
+    log: Any, nodes: int, trials: int, seed: Any, mapping: str
+) -> list[np.ndarray]:
+    """Per trial, the outages under way at each failure of a replayed cluster of ``nodes``."""
     table = fault_table(log)
     W, L = table.window_hours, table.nodes
-    shares = []
+    root = as_seed_sequence(seed)
+    out = []
     for i in range(trials):
         rng = np.random.default_rng(child_seed(root, i))
         if mapping == "bootstrap":
@@ -561,26 +528,125 @@ def replayed_shortage(
         # Every outage of every slot, on the circle of length W.
         per_slot = table.counts[node]
         slot = np.repeat(np.arange(nodes), per_slot)
-        first = np.repeat(table.offsets[node], per_slot)
-        k = first + (np.arange(slot.size) - np.repeat(np.cumsum(per_slot) - per_slot, per_slot))
+        within = np.arange(slot.size) - np.repeat(np.cumsum(per_slot) - per_slot, per_slot)
+        k = np.repeat(table.offsets[node], per_slot) + within
         start = (table.starts[k] - shift[slot]) % W
-        length = np.minimum(table.durations[k], W)
-        # Outages under way at each start: starts before it minus ends before it, on
-        # the unrolled circle (an outage crossing W counts from 0 too).
-        ends = start + length
+        ends = start + np.minimum(table.durations[k], W)
+        # Under way at a start: starts before it less ends before it, on the unrolled
+        # circle (an outage crossing W counts from 0 too); itself excluded.
         starts_all = np.sort(np.concatenate([start, start - W]))
         ends_all = np.sort(np.concatenate([ends, ends - W]))
-        under_way = np.searchsorted(starts_all, start, side="left") - np.searchsorted(
-            ends_all, start, side="right"
+        out.append(
+            np.searchsorted(starts_all, start, side="left")
+            - np.searchsorted(ends_all, start, side="right")
         )
-        shares.append(float(np.mean(under_way >= spares)))
-    values = np.array(shares)
-    poisson = float(
+    return out
+
+
+def replayed_shortage(
+    log: Any,
+    *,
+    gpus: int,
+    gpus_per_node: int = 8,
+    spare_nodes: Any,
+    trials: int,
+    seed: Any,
+    mapping: str = "bootstrap",
+) -> tuple[Any, Any, Any]:
+    """The share of failures that find ``spare_nodes`` or more nodes in repair, on the log.
+
+    The cluster's ``gpus / gpus_per_node`` nodes replay the log's histories
+    (``mapping`` as :func:`spare_theory.replay_training`: ``"bootstrap"``
+    copies of the whole log, ``"nodes"`` single histories), each copy at its
+    own uniform shift, over one period of the log's window; a failure finds
+    the pool empty when ``spare_nodes`` or more of the cluster's outages are
+    under way (a node in repair, whatever the pool does: its length is the
+    log's), the pool's rule in the simulations and the model.  Trial ``i``
+    draws its shifts from ``child_seed(seed, i)``.
+
+    Parameters
+    ----------
+    log : FailureLog
+        The log.
+    gpus, gpus_per_node : int
+        The cluster's GPUs and GPUs per node.
+    spare_nodes : int or array_like of int
+        Pool sizes ``S >= 0``.
+    trials : int
+        Replays, ``>= 2``.
+    seed : int or numpy.random.SeedSequence
+        Seed.
+    mapping : {"bootstrap", "nodes"}
+        How nodes take the log's histories.
+
+    Returns
+    -------
+    (share, standard error, Poisson figure)
+        Floats for one ``spare_nodes``, arrays otherwise; the Poisson figure
+        is :func:`~spare_theory.lifetimes.spares.shortage_probability` at the
+        log's rate and mean repair.
+
+    Examples
+    --------
+    >>> from spare_theory.traces.failure_log import infinitehbd_failure_log
+    >>> share, se, poisson = replayed_shortage(infinitehbd_failure_log(), gpus=100_000,
+    ...                                        spare_nodes=338, trials=4, seed=0)
+    >>> round(poisson, 4), round(share, 3), round(se, 3)  # bursts and long repairs: 13x
+    (0.0092, 0.119, 0.02)
+    """
+    nodes = as_count(gpus, "gpus") // as_count(gpus_per_node, "gpus_per_node")
+    spares = np.atleast_1d(np.asarray(spare_nodes))
+    spares = np.array([as_count(x, "spare_nodes", minimum=0) for x in spares.tolist()])
+    trials = as_count(trials, "trials", minimum=2)
+    mapping = as_choice(mapping, "mapping", ("bootstrap", "nodes"))
+    counts = _in_repair_at_failures(log, nodes, trials, seed, mapping)
+    shares = np.array([[np.mean(c >= S) for S in spares.tolist()] for c in counts])
+    mean = shares.mean(axis=0)
+    se = shares.std(axis=0, ddof=1) / math.sqrt(trials)
+    poisson = np.asarray(
         shortage_probability(
             nodes * log.failure_rate, log.fit_repair("exponential").mean_hours, spares
-        )
+        ),
+        dtype=float,
     )
-    return float(values.mean()), float(values.std(ddof=1) / math.sqrt(trials)), poisson
+    if np.ndim(spare_nodes) == 0:
+        return float(mean[0]), float(se[0]), float(poisson[0])
+    return mean, se, poisson
+
+
+def replayed_spares(
+    log: Any,
+    *,
+    gpus: int,
+    gpus_per_node: int = 8,
+    probability: float,
+    trials: int,
+    seed: Any,
+    mapping: str = "bootstrap",
+) -> int:
+    """The fewest spares whose replayed shortage share (:func:`replayed_shortage`) is ``<= p``.
+
+    The mean over ``trials`` replays; every pool size is read off the same
+    replays (the outages under way at each failure).
+
+    Examples
+    --------
+    >>> from spare_theory.traces.failure_log import infinitehbd_failure_log
+    >>> replayed_spares(infinitehbd_failure_log(), gpus=100_000, probability=0.01, trials=4,
+    ...                 seed=0)
+    571
+    """
+    nodes = as_count(gpus, "gpus") // as_count(gpus_per_node, "gpus_per_node")
+    p = as_real(probability, "probability", minimum=0.0, strict_minimum=True, maximum=1.0)
+    trials = as_count(trials, "trials", minimum=2)
+    mapping = as_choice(mapping, "mapping", ("bootstrap", "nodes"))
+    counts = _in_repair_at_failures(log, nodes, trials, seed, mapping)
+    # share(S) = mean over trials of P(count >= S): the least S at or under p.
+    grid = np.arange(int(max(c.max() for c in counts)) + 2)
+    share = np.mean(
+        [1.0 - np.searchsorted(np.sort(c), grid, side="left") / c.size for c in counts], axis=0
+    )
+    return int(np.argmax(share <= p))
 
 
 def fault_table(log: Any) -> FaultTable:

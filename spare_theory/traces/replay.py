@@ -34,8 +34,14 @@ from .plans import fault_table
 __all__ = ["replay_training"]
 
 
-def _law_free(scenario: Scenario) -> Scenario:
-    """The scenario with the fields the log replaces at their defaults (for the checks)."""
+def _law_free(scenario: Scenario, repairs: str) -> Scenario:
+    """The scenario with the fields the log replaces at their defaults (for the checks).
+
+    With ``repairs="log"`` the repair law is the log's too (its mean stays:
+    a spare pool needs one).
+    """
+    if repairs == "log" and scenario.repair_minutes is not None:
+        scenario = dataclasses.replace(scenario, repair_law="exponential")
     return dataclasses.replace(
         scenario,
         failure_law="exponential",
@@ -173,7 +179,7 @@ def replay_training(
     if checkpoint_interval_minutes is None:
         estimate = time_to_train(scenario, chosen, r, **variables)
         checkpoint_interval_minutes = float(estimate.checkpoint_interval_minutes)
-    played = _law_free(dataclasses.replace(scenario, gpus_per_node=per_node))
+    played = _law_free(dataclasses.replace(scenario, gpus_per_node=per_node), repairs)
     chosen.check_scenario(played)
     return simulate_hourly(
         played,
