@@ -6,6 +6,7 @@ import ast
 import dataclasses
 from pathlib import Path
 
+import pytest
 from scipy import stats
 
 import spare_theory
@@ -55,6 +56,7 @@ def test_equal_laws_share_a_cache_entry():
     assert mean(a) == mean(b) and len(calls) == 1
 
 
+@pytest.mark.slow
 def test_scenarios_rebuilt_hit_the_cache():
     clear_caches()
     law = stats.weibull_min(0.78, scale=50_000.0)
@@ -79,6 +81,7 @@ def test_scenarios_rebuilt_hit_the_cache():
     assert a == b and value_key(a) == value_key(b)
 
 
+@pytest.mark.slow
 def test_clear_caches_empties_every_cache_and_changes_no_number():
     sc = Scenario.published_600k(4096)
     before = optimal_plan(sc, "spare")

@@ -17,6 +17,7 @@ def _run(argv, capsys):
     return code, captured.out, captured.err
 
 
+@pytest.mark.slow
 def test_fit_of_the_shipped_trace(tmp_path, capsys):
     plot = tmp_path / "km.png"
     code, out, _ = _run(["fit", "infinitehbd", "--bootstraps", "0", "--plot", str(plot)], capsys)
@@ -40,6 +41,7 @@ def test_fit_of_the_shipped_trace(tmp_path, capsys):
     assert plot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
 
+@pytest.mark.slow
 def test_json_matches_the_library(tmp_path, capsys):
     code, out, _ = _run(
         [
@@ -71,6 +73,7 @@ def test_json_matches_the_library(tmp_path, capsys):
     assert "plot" not in data
 
 
+@pytest.mark.slow
 def test_a_csv_log_with_every_load_option(tmp_path, capsys, monkeypatch):
     frame = pd.DataFrame(
         {

@@ -14,6 +14,7 @@ poison.
 import contextlib
 import io
 
+import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
@@ -174,6 +175,7 @@ def _run(argv):
     return code, out.getvalue(), err.getvalue()
 
 
+@pytest.mark.slow
 @settings(
     max_examples=500, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
 )

@@ -14,6 +14,7 @@ def test_version_prints_the_package_version(capsys):
     assert capsys.readouterr().out.strip() == f"spare-theory {spare_theory.__version__}"
 
 
+@pytest.mark.slow
 def test_version_from_the_console_entry_point():
     out = subprocess.run(
         [sys.executable, "-m", "spare_theory.cli", "--version"],

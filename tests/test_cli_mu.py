@@ -50,6 +50,7 @@ def test_bad_arguments_one_line_exit_2(capsys, argv, word):
     assert len(err.splitlines()) == 1 and word in err
 
 
+@pytest.mark.slow
 def test_table_mu_quick(tmp_path, capsys):
     assert (
         main(["table", "mu", "--quick", "--outdir", str(tmp_path), "--no-progress", "--json"]) == 0

@@ -2,6 +2,8 @@
 
 import json
 
+import pytest
+
 from spare_theory.cli import main
 
 
@@ -30,6 +32,7 @@ def test_overhead_bad_arguments_exit_2(capsys):
     assert main(["overhead", "--N", "128", "--r", "4", "--trials", "-1"]) == 2
 
 
+@pytest.mark.slow
 def test_table_overhead_quick(tmp_path, capsys):
     assert (
         main(["table", "overhead", "--quick", "--outdir", str(tmp_path), "--no-progress", "--json"])

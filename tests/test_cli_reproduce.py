@@ -10,6 +10,7 @@ from spare_theory.cli import main
 from spare_theory.reports import reproduce as umbrella
 
 
+@pytest.mark.slow
 def test_reproduce_quick_sweep_writes_and_lists_its_files(tmp_path, capsys):
     argv = ["reproduce", "--quick", "--only", "sweep", "--outdir", str(tmp_path)]
     assert main([*argv, "--no-progress", "--json"]) == 0
@@ -27,6 +28,7 @@ def test_reproduce_quick_sweep_writes_and_lists_its_files(tmp_path, capsys):
     assert all(f.is_file() and f.stat().st_size > 0 for f in files)
 
 
+@pytest.mark.slow
 def test_umbrella_returns_the_list_of_files(tmp_path):
     paths = umbrella.reproduce(tmp_path, quick=True, only=["sweep"], progress=False)
     assert isinstance(paths, list) and all(isinstance(p, Path) and p.is_file() for p in paths)
@@ -50,6 +52,7 @@ def test_every_report_has_the_common_signature(name):
     assert signature.return_annotation == "list[Path]"
 
 
+@pytest.mark.slow
 def test_resume_keeps_the_reports_already_written_for_the_same_run(tmp_path, capsys, monkeypatch):
     argv = ["reproduce", "--quick", "--only", "sweep", "--outdir", str(tmp_path), "--no-progress"]
     assert main([*argv, "--json"]) == 0
@@ -84,6 +87,7 @@ def test_resume_keeps_the_reports_already_written_for_the_same_run(tmp_path, cap
         umbrella.reproduce(tmp_path, quick=True, only=["sweep"], resume=True)
 
 
+@pytest.mark.slow
 def test_an_interrupted_report_leaves_no_partial_file_and_no_manifest(tmp_path, monkeypatch):
     import matplotlib.figure
 
@@ -111,6 +115,7 @@ def test_an_interrupted_report_leaves_no_partial_file_and_no_manifest(tmp_path, 
     assert umbrella.read_manifest(tmp_path, "sweep") is None
 
 
+@pytest.mark.slow
 def test_reproduce_killed_mid_run_leaves_only_complete_files(tmp_path):
     import os
     import signal

@@ -1,5 +1,7 @@
 import json
 
+import pytest
+
 from spare_theory.cli import main
 
 
@@ -37,6 +39,7 @@ def test_optimize_text_and_bad_input(capsys):
     assert "gpus_per_group" in capsys.readouterr().err
 
 
+@pytest.mark.slow
 def test_table_training_quick(tmp_path, capsys):
     assert (
         main(["table", "training", "--quick", "--no-progress", "--outdir", str(tmp_path), "--json"])

@@ -97,6 +97,7 @@ CELLS = [
 ]
 
 
+@pytest.mark.slow
 def test_closed_form_mean_wipeout_time_matches_simulation():
     errors = []
     for k, (N, r, m, s) in enumerate(CELLS):

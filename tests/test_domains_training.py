@@ -83,6 +83,7 @@ def test_model_refuses_domains_and_lemons_together():
 # under domains, does not re-weight the failures of a row by survival
 # (module docstring): a bias measured at 0.2-0.5 % of the hours.  Tolerance:
 # 4 SE + 0.6 %.
+@pytest.mark.slow
 @pytest.mark.parametrize("m, s", [(16, 0.3), (4, 0.5)])
 def test_domain_model_matches_simulation(m, s):
     sc = scenario_with_domain_share(BASE, m, s)
@@ -91,6 +92,7 @@ def test_domain_model_matches_simulation(m, s):
     assert abs(model - sim.mean_hours) <= 4 * sim.standard_error_hours + 0.006 * model
 
 
+@pytest.mark.slow
 def test_lemon_model_matches_simulation():
     sc = Scenario(
         gpus=256 * 8,
@@ -108,6 +110,7 @@ def test_lemon_model_matches_simulation():
     assert model > time_to_train(BASE, "spare", 6, 30.0).hours  # lemons cost time
 
 
+@pytest.mark.slow
 def test_excluding_failing_groups_removes_lemons():
     sc = Scenario(
         gpus=256 * 8,
@@ -126,6 +129,7 @@ def test_excluding_failing_groups_removes_lemons():
     assert keep.mean_hours - drop.mean_hours > 3 * se  # 3 SE
 
 
+@pytest.mark.slow
 def test_domain_optimal_plan_picks_the_smallest_hours():
     sc = scenario_with_domain_share(BASE, 16, 0.3)
     with pytest.warns(DeprecationWarning):

@@ -42,6 +42,7 @@ def _draw(seed):
     return np.random.default_rng(seed).random(5)
 
 
+@pytest.mark.slow
 def test_map_tasks_seeded_cells_identical(executors):
     root = as_seed_sequence(2024)
     tasks = [child_seed(root, i) for i in range(24)]
@@ -67,6 +68,7 @@ def _sum_of_range(n):
     return int(np.arange(n).sum())
 
 
+@pytest.mark.slow
 def test_sweep_identical_on_every_executor(executors):
     from spare_theory import sweep
 
@@ -95,6 +97,7 @@ def test_importing_the_package_never_imports_dask():
     subprocess.run([sys.executable, "-c", code], check=True)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "table, kwargs",
     [

@@ -78,6 +78,7 @@ def test_trace_sizes(raw):
     assert log.window_hours == pytest.approx(last * 24)
 
 
+@pytest.mark.slow
 def test_trace_per_node_counts(raw):
     _, _, outages = raw
     counts = Counter(node for node, _, _ in outages)
@@ -301,6 +302,7 @@ def test_two_class_fit_recovers_lemons_within_three_standard_errors():
         assert abs(np.mean(values) - truth) <= 3 * se, (np.mean(values), se, truth)
 
 
+@pytest.mark.slow
 def test_poisson_counts_show_no_heterogeneity():
     rng = np.random.default_rng(3)
     counts = rng.poisson(2.0, 3000)

@@ -63,6 +63,7 @@ def client():
         yield client
 
 
+@pytest.mark.slow
 def test_sweep_survives_a_killed_worker_with_identical_results(client):
     serial = sweep(**_GRID, progress=False)
     spread, killed = _run_and_kill_a_worker(
@@ -73,6 +74,7 @@ def test_sweep_survives_a_killed_worker_with_identical_results(client):
     assert killed not in client.scheduler_info()["workers"]
 
 
+@pytest.mark.slow
 def test_seeded_table_survives_a_killed_worker_with_identical_results(client):
     kwargs = dict(N=(256, 512), r=(3, 4, 6), trials=20, max_sim_N=512, seed=5, progress=False)
     serial = overhead_error_table(**kwargs)

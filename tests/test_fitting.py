@@ -44,6 +44,7 @@ def test_fits_equal_scipys_censored_mle(law):
     assert fit.aic == pytest.approx(4 - 2 * fit.log_likelihood)
 
 
+@pytest.mark.slow
 def test_large_samples_start_from_a_thinned_fit_and_still_agree():
     # Above 20,000 durations the optimiser starts from every n // 20000-th sorted one.
     x, seen, _ = _censored_sample(4, 45_000)
@@ -166,6 +167,7 @@ def test_bootstrap_p_value_is_calibrated_under_the_null(censoring):
     assert abs(rejected / replications - 0.1) <= 3 * se, rejected / replications
 
 
+@pytest.mark.slow
 def test_gof_rejects_a_wrong_law():
     x, seen, limits = _censored_sample(11, 600, law=stats.weibull_min(0.5, scale=50.0))
     fit = fit_lifetime_law(x, seen, law="exponential", censor_at=limits, bootstraps=99, seed=1)

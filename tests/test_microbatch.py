@@ -215,6 +215,7 @@ def test_expected_load_m1_is_expected_stacks_and_bound():
         assert load[0] == 1.0
 
 
+@pytest.mark.slow
 def test_overhead_default_unchanged():
     from spare_theory import overhead
 

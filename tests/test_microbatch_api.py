@@ -24,6 +24,7 @@ def _with_cycles(r, m, cycles=30, **over):
     return Scenario(**{**BASE, **over}, work_hours=cycles / probe.restarts)
 
 
+@pytest.mark.slow
 def test_m1_is_todays_model_exactly():
     for gpus_per_group in (2048, 4096):
         sc = Scenario.published_600k(gpus_per_group)
@@ -53,6 +54,7 @@ def test_front_door_is_the_split_law(m):
     assert best.hours <= a.hours
 
 
+@pytest.mark.slow
 def test_plan_with_splitting_beats_published_spare_at_every_r():
     sc = Scenario.published_600k(2048)
     plain, split = optimal_plan(sc, "spare"), optimal_plan(sc, "spare", microbatches=16)
@@ -64,6 +66,7 @@ def test_plan_with_splitting_beats_published_spare_at_every_r():
             assert hours <= time_to_train(sc, "spare", r=int(r)).hours
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "r, m, over, source",
     [
@@ -92,6 +95,7 @@ def test_model_matches_simulation_with_exact_loads(r, m, over, source):
     )
 
 
+@pytest.mark.slow
 def test_splitting_speeds_up_the_simulation_too():
     sc = _with_cycles(5, 1)
     tau = 60.0
@@ -141,6 +145,7 @@ def test_bad_microbatches():
             call()
 
 
+@pytest.mark.slow
 def test_simulation_does_not_import_the_split_model():
     code = (
         "import sys, spare_theory.hourly.simulation; "

@@ -10,6 +10,7 @@ cyclic placement; this adds arbitrary placements and the controller.
 """
 
 import numpy as np
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -30,6 +31,7 @@ def _N_grid(r, large):
     )
 
 
+@pytest.mark.slow
 def test_mu_increasing_in_N_for_both_forms():
     for r in (1, 2, 3, 4, 8, 20, 64):
         N = _N_grid(r, 4 if r == 64 else 15)  # r = 64 costs ~0.6 s per large N

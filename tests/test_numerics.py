@@ -85,6 +85,7 @@ def test_survival_against_mpmath(N, r):
             assert value < 1e-290
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("N, r", [(3001, 2), (2000, 3), (1000, 5), (993, 32), (1561, 40)])
 def test_endurable_failures_is_its_defining_sum(N, r):
     exact = mp.fsum(mp.exp(_mp_log_survival(f, N, r)) for f in range(N + 1))
@@ -147,6 +148,7 @@ def test_overhead_equals_its_o_n_definition(weighting):
         assert abs(overhead(N, r, weighting) - ref) <= 1e-12 * ref, (N, r)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("N, r", [(10**6, 2), (10**6, 3), (300_000, 20), (200_000, 64)])
 def test_overhead_quadrature_matches_term_by_term_sum(N, r, monkeypatch):
     # The long-support path (used for every large N) against the direct sum on the same law.
@@ -157,6 +159,7 @@ def test_overhead_quadrature_matches_term_by_term_sum(N, r, monkeypatch):
         assert abs(a - b) <= 1e-9 * a
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("r", [2, 3, 20, 64])
 def test_overhead_at_1e12_finite_and_bounded(r):
     N = 10**12

@@ -207,6 +207,7 @@ def _reference_curve(sc, strategy):
     return curve
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "sc",
     REFERENCE_SCENARIOS,

@@ -123,6 +123,7 @@ CELLS = [
 ]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("N, r, c, m, repair", CELLS)
 def test_model_against_simulation(N, r, c, m, repair):
     sc = scenario(N, c, repair)
@@ -132,6 +133,7 @@ def test_model_against_simulation(N, r, c, m, repair):
     assert gap <= max(K_SE * sim.standard_error_hours, REL * sim.mean_hours)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("strategy", ["spare", "rep"])
 def test_plan_reports_the_cost_threshold(strategy):
     from spare_theory.training.optimize import optimal_plan

@@ -83,6 +83,7 @@ def test_planned_restarts_reported():
     assert plain.planned_restarts is not None and not plain.planned_restarts.any()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "strategy, r, repair, k, tau, work, trials",
     [

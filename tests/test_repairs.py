@@ -104,6 +104,7 @@ def test_fast_repairs_rare_event_rate():
     assert times[0] < times[1] < times[2] and times[2] > 1e4 * times[0] / 100
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "strategy, r, minutes",
     [("rep", 2, 10), ("spare", 2, 60), ("spare", 3, 360), ("spare", 4, 1440), ("spare", 3, None)],

@@ -53,6 +53,7 @@ def test_ckpt_unchanged_by_repairs():
     assert b.repairs == 0
 
 
+@pytest.mark.slow
 def test_fast_repairs_remove_wipeouts():
     sc = Scenario.published_600k(2048, work_hours=720)
     fast = sc.__class__(**{**sc.__dict__, "repair_minutes": 1.0})
@@ -75,6 +76,7 @@ def test_rejoin_stall_costs_time():
     assert b.hours > a.hours
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "strategy, r, minutes, tau",
     [("rep", 2, 60, 60.0), ("spare", 2, 10, 120.0), ("spare", 3, 360, 60.0)],

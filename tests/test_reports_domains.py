@@ -1,11 +1,13 @@
 """The domains report: files, columns, and the ablation's main effect."""
 
 import pandas as pd
+import pytest
 
 from spare_theory.reports import domains
 from spare_theory.reports.domains import ABLATION_COLUMNS
 
 
+@pytest.mark.slow
 def test_quick_reproduce_writes_tables_and_figure(tmp_path):
     paths = domains.reproduce(tmp_path, quick=True, progress=False)
     names = sorted(p.name for p in paths)

@@ -1,6 +1,7 @@
 """The micro-batch report: its table's columns, the control variate, files written."""
 
 import numpy as np
+import pytest
 
 from spare_theory.reports.microbatch import error_table, reproduce
 
@@ -21,6 +22,7 @@ def test_error_table_columns_and_control_variate():
     assert error_table(((256, 4, 12),), (1, 8), seed=3).equals(t)
 
 
+@pytest.mark.slow
 def test_reproduce_quick_writes_table_and_figure(tmp_path):
     paths = reproduce(tmp_path, quick=True, progress=False)
     names = [p.name for p in paths]

@@ -55,6 +55,7 @@ def test_summary_reports_both_maes_next_to_published():
     assert "1.13 %" in rep.mu_summary_text(summary)
 
 
+@pytest.mark.slow
 def test_reproduce_quick_writes_table_and_figure(tmp_path):
     paths = rep.reproduce(tmp_path, quick=True, seed=3, progress=False)
     names = sorted(p.relative_to(tmp_path).as_posix() for p in paths)

@@ -19,6 +19,7 @@ def test_registered():
     assert "repairs" in REPORTS
 
 
+@pytest.mark.slow
 def test_quick_writes_the_files(written):
     _out, paths = written
     names = sorted(p.name for p in paths)
@@ -43,6 +44,7 @@ def test_wipeout_table_within_three_se():
     assert np.all(np.abs(t["z"]) <= 3.0)
 
 
+@pytest.mark.slow
 def test_plans_table_winners_and_small_r():
     t = report.plans_table((2048,), (10.0, None), planned=(None,), progress=False)
     for _, group in t.groupby("repair"):

@@ -11,6 +11,7 @@ from spare_theory.reports import simulator
 from spare_theory.reports.reproduce import REPORTS
 
 
+@pytest.mark.slow
 def test_quick_report_writes_tables_and_figure(tmp_path):
     paths = simulator.reproduce(tmp_path, quick=True, progress=False)
     names = sorted(p.name for p in paths)
@@ -36,6 +37,7 @@ def test_quick_report_writes_tables_and_figure(tmp_path):
     assert "simulator" in REPORTS
 
 
+@pytest.mark.slow
 def test_table_errors_are_computed_from_the_columns():
     table = simulator.simulator_table(size="quick")
     row = table[table["sim_total_over_T0"].notna()].iloc[0]
@@ -69,6 +71,7 @@ def test_cli_rejects_full_with_quick(tmp_path, capsys):
     assert "--full" in capsys.readouterr().err
 
 
+@pytest.mark.slow
 def test_headline_prints_the_paper_table_first(capsys):
     assert main(["headline"]) == 0
     out = capsys.readouterr().out
@@ -79,6 +82,7 @@ def test_headline_prints_the_paper_table_first(capsys):
     assert "spare m=16" in out and "hours_spare_m16" in out
 
 
+@pytest.mark.slow
 def test_split_plans_on_the_paper_scenario_are_ordered_and_checked():
     # A load with m pieces never exceeds S* (min_load <= min_stacks) and m = 4 -> 16 refines
     # it, so the best plans must be ordered; the simulated split plan agrees with its model.

@@ -5,6 +5,7 @@ import pytest
 from spare_theory.reports import training as rt
 
 
+@pytest.mark.slow
 def test_quick_reproduce_writes_tables_and_figures(tmp_path):
     paths = rt.reproduce(tmp_path, quick=True, progress=False)
     names = {p.name for p in paths}
@@ -46,6 +47,7 @@ def test_quick_reproduce_writes_tables_and_figures(tmp_path):
     )
 
 
+@pytest.mark.slow
 def test_error_table_is_seeded():
     a = rt.training_error_table(quick=True, seed=5, progress=False)
     b = rt.training_error_table(quick=True, seed=5, progress=False)

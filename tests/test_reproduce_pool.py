@@ -13,6 +13,7 @@ def _contents(paths: list[Path], root: Path) -> dict[str, bytes]:
     return {str(p.relative_to(root)): p.read_bytes() for p in paths if p.suffix in (".csv", ".md")}
 
 
+@pytest.mark.slow
 def test_pool_and_serial_write_identical_tables(tmp_path: Path) -> None:
     serial = reproduce(
         tmp_path / "serial", quick=True, only=["overhead"], progress=False, workers=1

@@ -17,6 +17,7 @@ BASE = dict(
 )
 
 
+@pytest.mark.slow
 def test_time_to_train_models_failure_domains() -> None:
     racks = st.Scenario(**BASE, domain_size=16, domain_mtbf_hours=5000.0)
     plain = st.Scenario(**BASE)

@@ -103,6 +103,7 @@ def test_cases_really_split_into_several_tasks():
     assert len(split_tasks(20)) == 16 and len(split_tasks(40)) == 16
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("simulate", SIMULATIONS, ids=[f.__name__[1:] for f in SIMULATIONS])
 def test_identical_on_every_executor(executors, simulate):
     serial = _fields(simulate(seed=11))

@@ -61,6 +61,7 @@ def test_optimal_plan_on_a_step_scenario():
     assert hour_plan.checkpoint_every_steps is None
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("strategy", ["rep", "spare"])
 def test_optimiser_agrees_with_brute_force(strategy):
     # Every (r, k) on a small grid: r over all allowed values up to 12, k in 1..60.

@@ -26,6 +26,7 @@ def split(sc: StepScenario, m: int) -> StepScenario:
     return dataclasses.replace(sc, microbatches=m)
 
 
+@pytest.mark.slow
 def test_m1_is_the_published_scheme() -> None:
     """m = 1 (explicit or through the front doors) gives the very same numbers."""
     sc = paper_scenario(50, steps=300)
@@ -101,6 +102,7 @@ def test_load_never_exceeds_whole_stacks() -> None:
             assert load >= 1.0 and load * m == int(load * m)
 
 
+@pytest.mark.slow
 def test_split_is_faster_on_average() -> None:
     """Model and simulation both find m = 16 faster than whole shards (means, not seeds)."""
     sc = paper_scenario(200, steps=2000)
@@ -122,6 +124,7 @@ CELLS = [
 ]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("law, m, r, k", CELLS)
 def test_model_against_simulation(law: str, m: int, r: int, k: int) -> None:
     sc = split(paper_scenario(200, failure_law=law, steps=5000), m)
@@ -170,6 +173,7 @@ def test_conflicts_and_unsupported_combinations() -> None:
         simulate_steps(repairs, "spare", r=5, checkpoint_every_steps=5, trials=1, seed=0)
 
 
+@pytest.mark.slow
 def test_small_r_coarse_split_runs_high() -> None:
     """Pinned known bias: at r = 5, m = 4 the model is high (docs/step_model.md section 10).
 

@@ -97,6 +97,7 @@ def _window_monte_carlo(law, N, R, trials, rng):
     return out
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("N, mean", [(20, 6000.0), (200, 60_000.0)])
 def test_restart_window_matches_monte_carlo(N, mean):
     law = stats.expon(scale=mean)

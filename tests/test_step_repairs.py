@@ -58,6 +58,7 @@ CELLS = [
 ]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("law,repair,strategy,r,k,steps,trials", CELLS)
 def test_model_against_simulation(law, repair, strategy, r, k, steps, trials):
     sc = _with(paper_scenario(200, steps=steps, failure_law=law), repair_seconds=repair)
@@ -67,6 +68,7 @@ def test_model_against_simulation(law, repair, strategy, r, k, steps, trials):
     assert abs(model - mean) <= max(3.0 * se, 0.02 * mean), (model, mean, se)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("law", ["exponential", "weibull"])
 @pytest.mark.parametrize("strategy,r,k", [("spare", 4, 12), ("spare", 8, 15), ("rep", 3, 6)])
 def test_faster_repairs_never_lengthen_the_modelled_time(law, strategy, r, k):
@@ -81,6 +83,7 @@ def test_faster_repairs_never_lengthen_the_modelled_time(law, strategy, r, k):
     assert np.all(np.diff(times) >= 0), times
 
 
+@pytest.mark.slow
 def test_rejoin_stall_costs_time_in_model_and_simulation():
     sc = _with(paper_scenario(100, steps=200), repair_seconds=600.0)
     stalled = _with(sc, rejoin_seconds=60.0)

@@ -80,6 +80,7 @@ def test_rep_step_without_failures_is_the_slowest_jittered_compute():
 FAST = dict(stack_seconds=1.0, allreduce_seconds=0.0, checkpoint_seconds=0.1)
 
 
+@pytest.mark.slow
 def test_ckpt_counts_every_failure_of_the_renewal_clocks():
     # With r = 1 every failure restarts all workers, so every clock is checked
     # at least once a second (or continuously during restart windows) and
@@ -94,6 +95,7 @@ def test_ckpt_counts_every_failure_of_the_renewal_clocks():
     within(sim.failures - N * sim.total_seconds / mean, 0.0, slack=0.1)
 
 
+@pytest.mark.slow
 def test_restart_window_lasts_until_an_uninterrupted_window():
     # One worker, exponential rate lam: the time to the first failure-free
     # window of length R has mean (exp(lam R) - 1) / lam.

@@ -171,6 +171,7 @@ def test_linear_restart_never_slower_than_constant_below_the_anchor(small):
     )
 
 
+@pytest.mark.slow
 @settings(max_examples=15, deadline=None)
 @given(
     gpus=st.sampled_from([12_000, 65_536, 250_000, 900_000]),

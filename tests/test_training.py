@@ -181,6 +181,7 @@ def test_vectorised_hours_equal_scalar_estimates(strategy, r):
     np.testing.assert_allclose(grid, single, rtol=1e-12)
 
 
+@pytest.mark.slow
 def test_spare_beyond_supported_groups_is_a_clear_error():
     from spare_theory.cycles.spare import MAX_SPARE_GROUPS
 
@@ -213,6 +214,7 @@ def test_spare_at_a_million_groups():
     assert 720 < est.hours < 2 * 720 * 1.2 and 0 < est.availability <= 0.5 + 1e-9
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("N, r", [(125_000, 15), (1_250_000, 21), (1_250_000, 4)])
 def test_long_survival_table_matches_the_exact_form(N, r):
     # Tables beyond 2 * _EXACT_F terms come from a spline through exact nodes; every

@@ -22,6 +22,7 @@ def _with_cycles(strategy, r, cycles=30, **over):
     return Scenario(**{**BASE, **over}, work_hours=cycles / probe.restarts)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "strategy, r, over",
     [
@@ -91,6 +92,7 @@ def test_bad_arguments(kwargs, name):
         simulate_training(Scenario(**BASE, work_hours=5), **args)
 
 
+@pytest.mark.slow
 def test_pool_matches_controller():
     """Pool mode reproduces the per-cycle controller's mean hours.
 
@@ -147,6 +149,7 @@ def test_auto_switches_to_pool_above_threshold(monkeypatch):
     assert not np.array_equal(run(), run(overhead_source="controller"))
 
 
+@pytest.mark.slow
 def test_simulation_does_not_import_the_model():
     # The event simulation is the independent check of the closed-form model: importing
     # it must load none of the model's modules (nor the closed forms it rests on).

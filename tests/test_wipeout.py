@@ -110,6 +110,7 @@ def test_long_support_quadrature_matches_term_by_term_sum():
     assert wo.endurable_failures(N, r) == pytest.approx(direct, rel=1e-9)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("r", [2, 3, 8, 20, 64])
 def test_huge_N_is_finite_and_near_gamma(r):
     # At N = 1e12 the discreteness and pair corrections are O(N^(-1/r)).

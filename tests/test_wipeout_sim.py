@@ -53,6 +53,7 @@ def test_sparse_sampler_matches_exact_cycle_law_including_continuation():
     _check_distribution(T, wipeout_survival(N, 2, f))
 
 
+@pytest.mark.slow
 def test_sparse_sampler_on_non_cyclic_placement():
     # Random placement: no closed form, so compare with the dense sampler's
     # draw of the same placement through the baseline formula (ranks of a
@@ -100,6 +101,7 @@ def test_memory_cap_too_small_is_refused():
         simulate_wipeout(pl.cyclic_placement(64, 3), 10, seed=0, memory_limit_bytes=1000)
 
 
+@pytest.mark.slow
 def test_largest_published_scale_fits_default_cap():
     plan = sampling_plan(1_000_000, 20)
     assert plan.block_bytes <= 2**30

@@ -48,7 +48,10 @@ _COARSE_STEP = 0.25
 _ZOOM_POINTS = 11
 _ZOOM_MINIMA = 3
 _LAST_STEP = 0.01
-# Brent's tolerance in x = log tau inside the last zoom step.
+# The ripple scan around the best zoomed point: half-width and step in x.
+_RIPPLE_HALF_WIDTH = 0.05
+_RIPPLE_STEP = 0.0005
+# Brent's tolerance in x = log tau inside the last step.
 _POLISH_XATOL = 1e-5
 
 
@@ -135,7 +138,14 @@ def minimize_log_interval(
     best_x, best = float(zoom[i]), float(objective[i])
     if not math.isfinite(best):
         return best_x, data, i
-    a, b = max(best_x - float(steps[0]), lo), min(best_x + float(steps[0]), hi)
+    scan = _grid(
+        max(best_x - _RIPPLE_HALF_WIDTH, lo), min(best_x + _RIPPLE_HALF_WIDTH, hi), _RIPPLE_STEP
+    )
+    scan_data, scan_objective = values(scan)
+    j = int(np.argmin(scan_objective))
+    if scan_objective[j] < best:
+        best_x, best, data, i = float(scan[j]), float(scan_objective[j]), scan_data, j
+    a, b = max(best_x - _RIPPLE_STEP, lo), min(best_x + _RIPPLE_STEP, hi)
     if b > a:
         polish = minimize_scalar(
             lambda y: float(values(np.array([y]))[1][0]),

@@ -215,7 +215,7 @@ def optimal_plan(
     >>> plan.r, round(plan.hours, 1), plan.r_values.tolist()
     (9, 1922.9, [1, 5, 6, 7, 8, 9, 10, 11])
     >>> round(plan.checkpoint_interval_minutes, 2), round(plan.estimate.restarts)
-    (82.18, 190)
+    (82.75, 190)
 
     The SPARe paper's simulated scenario (step level, 2,000 of its 10,000 steps):
 
