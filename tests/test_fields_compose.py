@@ -175,6 +175,7 @@ CELLS = [
 ]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("name", "base", "fields", "strategy", "r"), CELLS)
 def test_model_within_three_se_of_the_simulation(name, base, fields, strategy, r):
     sc = st.Scenario(**base, **fields)

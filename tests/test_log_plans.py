@@ -148,6 +148,7 @@ def test_pool_fields_are_checked():
     assert not st.Scenario(**base, repair_minutes=60, spare_nodes=0).pool
 
 
+@pytest.mark.slow
 def test_spares_for_the_shipped_trace():
     nodes = 100_000 // 8
     mean = LOG.fit_repair("exponential").mean_hours
@@ -165,6 +166,7 @@ def test_spares_for_the_shipped_trace():
     assert again <= 0.01 < fewer
 
 
+@pytest.mark.slow
 def test_step_pool_model_against_the_step_simulation():
     base = st.paper_scenario(50, steps=600)
     sc = dataclasses.replace(

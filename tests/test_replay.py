@@ -70,6 +70,7 @@ def repaired():
     return drawn_log(256, 2.0, seed=2)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("strategy", "r", "tau"), PLANS)
 @pytest.mark.parametrize("mapping", ["identity", "bootstrap", "nodes"])
 def test_replay_of_an_exponential_log_matches_the_model(short_outages, strategy, r, tau, mapping):
@@ -93,6 +94,7 @@ def test_replay_of_an_exponential_log_matches_the_model(short_outages, strategy,
     assert ok, text
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("strategy", "r", "tau"), PLANS[1:])
 def test_replay_with_the_logs_repairs_matches_the_model(repaired, strategy, r, tau):
     # One node per group, each back when the log says: exponential repairs of the
@@ -108,6 +110,7 @@ def test_replay_with_the_logs_repairs_matches_the_model(repaired, strategy, r, t
     assert ok, text
 
 
+@pytest.mark.slow
 def test_replay_with_spares_matches_the_model(repaired):
     # Groups of four nodes, a pool for a 1 % shortage, the log's outages as repairs.
     mean_outage = float(repaired.fit_repair("exponential").mean_hours)
@@ -176,6 +179,7 @@ def test_bad_replays_name_the_argument(short_outages):
         st.replay_training(short_outages, sc, "rep", checkpoint_every_steps=5, **kw)
 
 
+@pytest.mark.slow
 def test_step_level_replay_of_an_exponential_log_matches_the_step_model(short_outages):
     from scipy import stats
 

@@ -42,6 +42,7 @@ import pandas as pd
 
 from .._parallel import map_tasks
 from .._validation import as_seed_sequence, child_seed
+from ..strategies.registry import strategy
 from ..traces.failure_log import infinitehbd_failure_log
 from ..traces.plans import log_spares, replayed_shortage, replayed_spares
 from ..traces.replay import replay_training
@@ -87,7 +88,7 @@ def trace_cell(task: tuple) -> dict[str, Any]:
     spares = log_spares(log, gpus=gpus, probability=POOL_SHORTAGE)
     full = _scenario(log, gpus, "full", spares)
     plan = optimal_plan(full, name)
-    variables = {"min_groups": plan.min_groups} if name in ("elastic", "hot_spares") else {}
+    variables = {k: getattr(plan, k) for k in strategy(name).plan_variables}
     tau = float(plan.checkpoint_interval_minutes)
     row: dict[str, Any] = {
         "gpus": gpus,
