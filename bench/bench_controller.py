@@ -5,7 +5,7 @@
 2. N = 75,000, r = 17: one whole trajectory with the controller; prints the
    time (target <= 60 s).
 
-``average_overhead.stacks_trajectory`` no longer uses the controller (it runs
+``stacking.overhead.stacks_trajectory`` no longer uses the controller (it runs
 the compiled kernel of ``spare_theory.stacking._trajectory``; see
 ``bench/bench_trajectory.py``), so the controller is driven directly here.
 

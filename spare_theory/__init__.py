@@ -47,9 +47,9 @@ _API = {
     "simulate_wipeout": "wipeout.simulation",
     "wipeout_law": "wipeout.law",
     # failure domains and lemons
-    "domain_aware_placement": "wipeout.domains",
+    "domain_aware_placement": "placement.domains",
     "domain_wipeout_law": "wipeout.domains",
-    "failure_domains": "wipeout.domains",
+    "failure_domains": "placement.domains",
     "simulate_domain_wipeout": "stacking.domains_sim",
     "simulate_domain_overhead": "stacking.domains_sim",
     "WipeoutLaw": "wipeout.law",

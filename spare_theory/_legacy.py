@@ -27,7 +27,7 @@ __all__ = ["OLD_MODULES", "install"]
 OLD_MODULES: dict[str, tuple[str, ...]] = {
     "wipeout_sim": ("wipeout.simulation",),
     "symbolic": ("wipeout.symbolic",),
-    "domains": ("wipeout.domains",),
+    "domains": ("wipeout.domains", "placement.domains"),
     "failure_laws": ("lifetimes.laws",),
     "outages": ("lifetimes.outages",),
     "stacks": ("stacking.stacks",),

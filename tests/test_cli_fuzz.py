@@ -35,12 +35,17 @@ COMMANDS = {
     ("mu",): {"--N": COUNT, "--r": COUNT, "--trials": COUNT, "--seed": COUNT, "--json": FLAG},
     ("overhead",): {"--N": COUNT, "--r": COUNT, "--trials": COUNT, "--seed": COUNT, "--json": FLAG},
     ("optimize",): {
-        "--gpus": REAL,
-        "--gpus-per-group": REAL,
+        "--gpus": COUNT,
+        "--gpus-per-group": COUNT,
         "--gpu-mtbf-hours": REAL,
         "--restart-minutes": REAL,
         "--checkpoint-minutes": REAL,
         "--work-hours": REAL,
+        "--weibull-shape": REAL,
+        "--repair-minutes": REAL,
+        "--microbatches": COUNT,
+        "--paper": COUNT,
+        "--strategy": ("ckpt", "rep", "spare"),
         "--planned-restarts": FLAG,
         "--json": FLAG,
     },
@@ -50,8 +55,10 @@ COMMANDS = {
         "--gpu-mtbf-hours": REAL,
         "--gpus-per-group": COUNT,
         "--restart-model": ("constant", "linear"),
+        "--grid": ("quick", "full"),
         "--checkpoint-minutes": REAL,
         "--work-hours": REAL,
+        "--repair-minutes": REAL,
         "--no-progress": FLAG,
         "--workers": COUNT,
         "--json": FLAG,
@@ -73,7 +80,8 @@ BAD = {
         "",
         "-1",
         "-7",
-        "1e3",
+        "1.5e3x",
+        "1e400",
         "0x10",
         "2**3",
         "9223372036854775808x",
@@ -83,7 +91,7 @@ BAD = {
 }
 # Harmless values for the other options (they never make a poisoned list valid).
 SOME = {
-    COUNT: ["0", "1", "2", "3", "7", "64", "1000", "600000"],
+    COUNT: ["0", "1", "2", "3", "7", "64", "1000", "1e3", "600000"],
     REAL: ["0", "0.5", "1", "60", "50000", "1e9"],
 }
 # Workers are never drawn valid: a valid value starts a Dask cluster.

@@ -54,7 +54,7 @@ HELP_WORDS = {
         "max_S_star",
     ],
     "mu": ["wipes out", "gamma", "sharp", "mc_mean_T"],
-    "sweep": ["reduction_vs_best_rep_spare", "availability_spare", "cluster_mtbf_minutes"],
+    "sweep": ["grid", "reduction_vs_<other>", "availability", "--restart-model linear"],
 }
 
 
@@ -71,3 +71,23 @@ def test_help_lists_every_subcommand(capsys):
     out = capsys.readouterr().out
     for command in ("mu", "overhead", "optimize", "headline", "sweep", "reproduce", "table"):
         assert command in out
+
+
+def test_library_warnings_are_said_in_one_line_each(monkeypatch, capsys):
+    """A warning raised under a command is one 'spare-theory: warning:' line, never raw."""
+    import warnings
+
+    from spare_theory.cli import mu
+
+    original = mu._run_mu
+
+    def noisy(args):
+        for _ in range(3):  # the same place three times: said once
+            warnings.warn("invalid value encountered in multiply", RuntimeWarning, stacklevel=1)
+        return original(args)
+
+    monkeypatch.setattr(mu, "_run_mu", noisy)
+    assert main(["mu", "--N", "13", "--r", "3", "--trials", "0"]) == 0
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith("spare-theory: warning: RuntimeWarning at ")
+    assert "invalid value encountered in multiply" in err[0]

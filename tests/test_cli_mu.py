@@ -60,6 +60,17 @@ def test_table_mu_quick(tmp_path, capsys):
     assert len(data["rows"]) == 9
     for path in data["files"]:
         assert (tmp_path / path).exists() or __import__("pathlib").Path(path).exists()
+    assert "Gamma form" in data["verdicts"]["mu_error"]
+
+
+def test_table_commands_print_their_verdict(tmp_path, capsys):
+    """The verdict of the Markdown table is on stdout, not only in the file."""
+    assert main(["table", "mu", "--quick", "--outdir", str(tmp_path), "--no-progress"]) == 0
+    text = capsys.readouterr().out
+    verdict = (tmp_path / "tables" / "mu_error.md").read_text().rstrip().splitlines()[-1]
+    assert " ".join(verdict.split()[:6]) in " ".join(text.split())
+    assert "Mean absolute error" in text and "wrote" in text
+    assert max(len(line) for line in text.splitlines()) <= 100
 
 
 def test_mu_refuses_a_huge_simulation_before_allocating(capsys):

@@ -69,3 +69,14 @@ def test_default_trials_fit_the_time_budget_and_say_so(capsys):
     # An explicit --trials is never cut.
     assert main([*argv, "--trials", "5", "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["trials"] == 5
+
+
+def test_huge_N_closed_forms_raise_no_library_warning(capsys):
+    """At N = 1e12 the quadrature once leaked scipy's IntegrationWarning (r = 16)."""
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        for r in ("2", "16", "20"):
+            assert main(["overhead", "--N", "1e12", "--r", r, "--trials", "0"]) == 0
+    assert capsys.readouterr().err == ""

@@ -6,15 +6,15 @@ import numpy as np
 import pytest
 
 from spare_theory import contiguous_placement, cyclic_placement, validate_hosts
-from spare_theory.placement.placements import pair_overlap_counts
-from spare_theory.stacking.domains_sim import simulate_domain_wipeout
-from spare_theory.wipeout.domains import (
+from spare_theory.placement.domains import (
     domain_aware_placement,
     domain_pair_counts,
-    domain_wipeout_law,
     failure_domains,
     max_hosts_per_domain,
 )
+from spare_theory.placement.placements import pair_overlap_counts
+from spare_theory.stacking.domains_sim import simulate_domain_wipeout
+from spare_theory.wipeout.domains import domain_wipeout_law
 
 
 def test_failure_domains_blocks_and_labels():

@@ -4,13 +4,13 @@ import numpy as np
 import pytest
 
 from spare_theory import contiguous_placement, cyclic_placement, simulate_wipeout
+from spare_theory.placement.domains import domain_aware_placement
 from spare_theory.stacking.domains_sim import (
     cycle_trajectory,
     lemon_rates,
     simulate_domain_overhead,
     simulate_domain_wipeout,
 )
-from spare_theory.wipeout.domains import domain_aware_placement
 
 
 def test_without_domain_events_the_count_has_the_law_of_simulate_wipeout():

@@ -275,3 +275,33 @@ def test_clear_caches_empties_them_and_changes_no_number():
 def test_non_scenario_goes_to_the_dispatch_point():
     with pytest.raises(ValueError, match="scenario must be a Scenario or a StepScenario, got dict"):
         optimal_plan({"gpus": 8}, "spare")
+
+
+def test_walk_skips_the_r_a_model_refuses_and_says_when_it_refuses_all():
+    from spare_theory import Scenario
+
+    # 4 domains of 64 groups: a type's r hosts lie in distinct domains only for r <= 4;
+    # the walk starts at r* = 8 and must come down to them.
+    racks = Scenario(
+        gpus=256 * 2048,
+        gpus_per_group=2048,
+        restart_minutes=60,
+        checkpoint_minutes=5,
+        work_hours=720,
+        domain_size=64,
+        domain_mtbf_hours=20000.0,
+    )
+    plan = optimal_plan(racks, "spare")
+    assert plan.r_values.tolist() == [1, 2, 3, 4] and plan.r == 4
+    # 64 does not divide 292: no SPARe model with redundancy, and the plan says why.
+    odd = Scenario(
+        gpus=292 * 2048,
+        gpus_per_group=2048,
+        restart_minutes=60,
+        checkpoint_minutes=5,
+        work_hours=720,
+        domain_size=64,
+        domain_mtbf_hours=20000.0,
+    )
+    with pytest.raises(ValueError, match="must divide"):
+        optimal_plan(odd, "spare")

@@ -75,11 +75,11 @@ def test_cli_rejects_full_with_quick(tmp_path, capsys):
 def test_headline_prints_the_paper_table_first(capsys):
     assert main(["headline"]) == 0
     out = capsys.readouterr().out
-    assert out.index("The SPARe paper's table") < out.index("| gpus_per_group |")
+    assert out.index("The SPARe paper's table") < out.index("600,000 GPUs (")
     for N in simulator.PAPER_TABLE:
         assert f"{N:>5} paper" in out and f"{N:>5} optimiser" in out
-    assert out.index("micro-batch splitting") < out.index("| gpus_per_group |")
-    assert "spare m=16" in out and "hours_spare_m16" in out
+    assert out.index("micro-batch splitting") < out.index("600,000 GPUs (")
+    assert "spare m=16" in out and "m=16" in out.split("600,000 GPUs (")[1]
 
 
 @pytest.mark.slow

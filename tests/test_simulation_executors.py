@@ -22,8 +22,8 @@ from spare_theory import (
     simulate_overhead,
     simulate_wipeout,
 )
+from spare_theory.placement.domains import domain_aware_placement
 from spare_theory.stacking.domains_sim import lemon_rates
-from spare_theory.wipeout.domains import domain_aware_placement
 from spare_theory.wipeout.simulation import sampling_plan, split_tasks
 
 

@@ -209,6 +209,8 @@ def test_cli_sweep_json_and_tables(tmp_path, capsys):
         "50000",
         "--restart-model",
         "linear",
+        "--strategy",
+        *STRATEGIES,
         "--no-progress",
         "--json",
         "--outdir",

@@ -13,8 +13,11 @@ from __future__ import annotations
 import argparse
 import importlib
 import json
+import os
 import sys
+import warnings
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any, NoReturn
 
 from ._common import Output, UsageError
@@ -97,7 +100,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     """
     try:
         args = build_parser().parse_args(argv)
-        output = args.handler(args)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("default")  # once per place, as Python shows them
+            output = args.handler(args)
     except SystemExit as exc:  # --help and --version print, then exit 0
         return exc.code if isinstance(exc.code, int) else 0
     except (UsageError, ValueError) as exc:
@@ -106,11 +111,33 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("spare-theory: interrupted", file=sys.stderr)
         return 130
-    if getattr(args, "json", False):
-        print(json.dumps(output.data, indent=2, default=_json_default))
-    else:
-        print(output.text)
+    for warning in [*output.warnings, *_said(caught)]:
+        print(f"spare-theory: warning: {warning}", file=sys.stderr)
+    try:
+        if getattr(args, "json", False):
+            print(json.dumps(output.data, indent=2, default=_json_default))
+        else:
+            print(output.text)
+        sys.stdout.flush()
+    except BrokenPipeError:  # piped into head: the reader left, nothing more to say
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
     return 0
+
+
+def _said(caught: list[warnings.WarningMessage]) -> list[str]:
+    """Library warnings the command raised, one line per place, instead of their raw form.
+
+    The library's own code is fixed where a warning is understood (the
+    quadrature at N = 1e12); any other one is said, with where it came from,
+    since the numbers printed may depend on it.
+    """
+    lines = []
+    for w in caught:
+        where = f"{Path(w.filename).name}:{w.lineno}"
+        line = f"{w.category.__name__} at {where}: {w.message} (the results may be affected)"
+        if line not in lines:
+            lines.append(line)
+    return lines
 
 
 def _json_default(value: Any) -> Any:

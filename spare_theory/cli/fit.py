@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import argparse
+import textwrap
 from pathlib import Path
 from typing import Any
 
-from ._common import Output, Subparsers, add_json, add_seed
+from ._common import Output, Subparsers, add_json, add_seed, integral
 
 _LAWS = ("exponential", "weibull", "gamma", "lognormal")
 
@@ -56,7 +57,7 @@ def register(commands: Subparsers, tables: Subparsers) -> None:
     parser.add_argument("--end", default="end", help="column of the fault end (empty: still down)")
     parser.add_argument(
         "--nodes",
-        type=int,
+        type=integral,
         default=None,
         help="nodes observed, those that never failed included (default: the log's)",
     )
@@ -80,7 +81,7 @@ def register(commands: Subparsers, tables: Subparsers) -> None:
     )
     parser.add_argument(
         "--bootstraps",
-        type=int,
+        type=integral,
         default=50,
         help="bootstrap samples of the goodness-of-fit p-value, for the AIC-best law of "
         "uptimes and of repairs (or the one --law); 0: none (default 50)",
@@ -185,7 +186,12 @@ def _run_fit(args: argparse.Namespace) -> Output:
         if repair_durations.size
         else []
     )
-    lines = [log.summary()]
+    # The summary is one long sentence per line: wrapped to the terminal's 100 columns.
+    lines = [
+        wrapped
+        for line in log.summary().splitlines()
+        for wrapped in textwrap.wrap(line, 100, subsequent_indent="  ") or [""]
+    ]
     best: dict[str, str | None] = {}
     part, best["uptimes"] = _section("uptimes (time between a node's failures)", uptime_fits)
     lines += part

@@ -4,9 +4,17 @@ from __future__ import annotations
 
 import argparse
 import math
+import textwrap
 from typing import Any
 
-from ._common import Output, Subparsers, add_design_options, add_table_parser, executor_from_args
+from ._common import (
+    Output,
+    Subparsers,
+    add_design_options,
+    add_table_parser,
+    executor_from_args,
+    report_output,
+)
 
 _EPILOG = """\
 output (--json keys):
@@ -66,8 +74,9 @@ def _run_mu(args: argparse.Namespace) -> Output:
         "gamma": float(endurable_failures_gamma(args.N, args.r)),
         "sharp": float(endurable_failures(args.N, args.r)),
     }
+    head = f"mu(N={args.N}, r={args.r}), cyclic placement on marks {' '.join(map(str, marks))}"
     lines = [
-        f"mu(N={args.N}, r={args.r}), cyclic placement on marks {' '.join(map(str, marks))}",
+        *textwrap.wrap(head, 100, subsequent_indent="    "),
         f"  Gamma form  Gamma(1+1/r) N^(1-1/r) = {data['gamma']:.6g}",
         f"  sharp form  sum_f P(T > f)         = {data['sharp']:.6g}",
     ]
@@ -86,14 +95,12 @@ def _run_mu(args: argparse.Namespace) -> Output:
 
 
 def _run_table(args: argparse.Namespace) -> Output:
-    from ..reports._io import markdown_table
     from ..reports.mu import (
         QUICK_N,
         QUICK_R,
         QUICK_REL_SE,
         mu_error_summary,
         mu_error_table,
-        mu_summary_text,
         write_mu_report,
     )
 
@@ -110,12 +117,5 @@ def _run_table(args: argparse.Namespace) -> Output:
         else:
             table = mu_error_table(seed=args.seed, executor=executor, progress=not args.no_progress)
     paths = write_mu_report(table, args.outdir)
-    summary = mu_error_summary(table)
-    shown = table.drop(columns=["marks"])
-    text = markdown_table(shown, mu_summary_text(summary)) + "\n".join(f"wrote {p}" for p in paths)
-    data = {
-        "summary": summary,
-        "rows": table.to_dict(orient="records"),
-        "files": [str(p) for p in paths],
-    }
-    return Output(text, data)
+    data = {"summary": mu_error_summary(table), "rows": table.to_dict(orient="records")}
+    return report_output(paths, data)

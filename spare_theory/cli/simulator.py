@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from ._common import Output, Subparsers, add_table_parser, executor_from_args
+from ._common import Output, Subparsers, add_table_parser, executor_from_args, report_output
 
 
 def register(commands: Subparsers, tables: Subparsers) -> None:
@@ -17,7 +17,7 @@ def register(commands: Subparsers, tables: Subparsers) -> None:
         "per-run means: published, our event simulation, our closed form, errors, pass/fail "
         "with the criterion in the header) and paper_table (the SPARe paper's Weibull table "
         "at the paper's plans and at our optimiser's) (.csv, .md), and the figure simulator. "
-        "Default: 11 representative cells simulated with 2 trials (about a minute on 2 cores); "
+        "Default: 11 representative cells simulated with 2 trials (a few minutes on 2 cores); "
         "--quick: model only and one Rep cell; --full: every cell, 4 trials (SPARe at "
         "N = 1000 costs 10-40 s per trial: tens of minutes).",
         handler=_run,
@@ -41,4 +41,4 @@ def _run(args: argparse.Namespace) -> Output:
             progress=not args.no_progress,
             full=args.full,
         )
-    return Output("\n".join(f"wrote {p}" for p in paths), {"files": [str(p) for p in paths]})
+    return report_output(paths)

@@ -1,122 +1,221 @@
-"""``spare-theory sweep``: best plans of every strategy over a grid of scenarios."""
+"""``spare-theory sweep``: the best plan of every strategy at every point of a grid of scenarios.
+
+Every scenario option of ``optimize`` takes one or more values here; the
+grid is their product.  Options left out take the same defaults as in
+``optimize`` (no hidden grid), ``--grid quick|full`` starts from the sweep
+report's grid instead.
+"""
 
 from __future__ import annotations
 
 import argparse
+import dataclasses
+from typing import Any
 
-from ._common import Output, Subparsers, add_executor_options, add_json, executor_from_args
+from ._common import (
+    Output,
+    Subparsers,
+    add_executor_options,
+    add_json,
+    executor_from_args,
+)
+from .fields import add_scenario_options
+from .laws import LAW_SYNTAX
+from .plans import add_strategy_option, left_out_warning, plan_record, plans_text, value_text
+from .points import ScenarioPoint, scenario_points, scenario_record
 
-_EPILOG = """\
-output columns (one row per grid point; --json gives the long form, one record per
-point and strategy, with r, checkpoint_interval_minutes, hours, availability and
-reduction_vs_best_rep):
-  N                            data-parallel groups, gpus // gpus_per_group
-  restart_minutes              restart cost R at this point under its restart model
-                               (--restart-minutes at every point when constant)
-  cluster_mtbf_minutes         mean minutes between failures of the grouped GPUs
-  r_<strategy>, hours_<strategy>  best redundancy and expected hours of ckpt, rep, spare
-  reduction_vs_best_rep_spare  1 - hours_spare / hours_rep (a fraction)
-  availability_spare           work_hours / hours_spare: useful training / wall time
-  *_spare_m<m>                 the same for SPARe with m micro-batches per shard
-                               (--microbatches)
-  spare_is_plain_checkpointing r_spare == 1: the best SPARe plan keeps one copy per shard,
-                               i.e. it is plain checkpointing (CKPT-only's hours)"""
+_DESCRIPTION = """\
+The best plan (r, checkpoint interval) of each strategy at every point of a grid
+of scenarios.  Every scenario option (the fields of Scenario and StepScenario,
+--paper, --domain-share) takes one or more values, and the grid is their
+product; an option left out takes its default, the same as in 'spare-theory
+optimize' (one value).  --grid quick or full starts from the grid of the sweep
+report (GPU counts, the H100 MTBF x 0.5/1/2, group sizes, both restart models,
+SPARe with 1, 4, 16 and 1024 micro-batches) for the axes not given.
+--restart-model linear scales the restart cost with the GPU count
+(--restart-minutes at 600,000 GPUs)."""
+
+_EPILOG = (
+    """\
+output: one block per grid point (its values first), the table and notes of
+'spare-theory optimize' for that scenario (see its --help for the columns).
+--json and --outdir DIR (DIR/sweep.csv and .md) give the long form, one row
+per point and strategy: every scenario field, N, restart_model, and the plan:
+r, r_within_1pct_low/high, checkpoint_interval_minutes or checkpoint_every_steps,
+no_periodic_checkpoint, hours, availability or total_over_T0, restarts,
+feasible, modelled, reason, <part>_hours (hour level) and reduction_vs_<other>
+(1 - hours / hours of the other strategy at that point, a fraction);
+DIR/sweep_by_point.csv and .md one row per point: the fields that vary, then
+r_<strategy>, hours_<strategy> and availability_<strategy> (or total_over_T0).
+
+"""
+    + LAW_SYNTAX
+)
 
 
 def register(commands: Subparsers, tables: Subparsers) -> None:
     """Add ``sweep`` to ``commands``."""
     parser = commands.add_parser(
         "sweep",
-        help="best plan of each strategy over GPUs x MTBF x group size x restart model",
-        description="Best plan (r, checkpoint interval) of CKPT-only, Rep+CKPT and SPARe+CKPT "
-        "at every point of a grid. Each grid axis takes one or more values; the defaults are "
-        "the quick grid of 'spare-theory reproduce --quick' (4 GPU counts, H100 MTBF x "
-        "0.5/1/2, 2048 GPUs per group, both restart models). --restart-minutes R sets the restart "
-        "cost (constant R min unless --restart-model linear: R min at 600,000 GPUs).",
+        help="best plan of each strategy over a grid of scenarios (any field, several values)",
+        description=_DESCRIPTION,
         epilog=_EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    parser.add_argument("--gpus", type=int, nargs="+", default=None, help="GPU counts")
-    parser.add_argument(
-        "--gpu-mtbf-hours", type=float, nargs="+", default=None, help="per-GPU MTBF values, hours"
-    )
-    parser.add_argument(
-        "--gpus-per-group", type=int, nargs="+", default=None, help="GPUs per data-parallel group"
-    )
+    add_strategy_option(parser)
     parser.add_argument(
         "--restart-model",
         nargs="+",
         choices=("constant", "linear"),
         default=None,
-        help="restart cost: constant (R min at every GPU count) or linear in GPUs (R min at "
-        "600,000 GPUs); default both, or constant alone when --restart-minutes is given",
+        help="restart cost: constant (--restart-minutes at every GPU count; the default) or "
+        "linear in the GPU count (--restart-minutes at 600,000 GPUs); both: a grid axis",
     )
     parser.add_argument(
-        "--restart-minutes",
-        type=float,
+        "--grid",
+        choices=("quick", "full"),
         default=None,
-        help="restart cost R in minutes (default 60, the SPARe paper's figure at 600,000 GPUs)",
-    )
-    parser.add_argument(
-        "--checkpoint-minutes", type=float, default=5.0, help="checkpoint cost, minutes (default 5)"
-    )
-    parser.add_argument(
-        "--work-hours", type=float, default=720.0, help="failure-free run time, hours (default 720)"
-    )
-    parser.add_argument(
-        "--microbatches",
-        type=int,
-        nargs="+",
-        default=(),
-        metavar="M",
-        help="also plan SPARe with each failed group's shard cut into M micro-batches "
-        "computed by its surviving hosts (M >= 2; e.g. 4 16 1024); default none",
+        help="start from the sweep report's quick or full grid for the axes not given",
     )
     parser.add_argument(
         "--outdir",
         default=None,
-        help="also write tables/sweep.csv|md and sweep_by_point.csv|md here",
+        help="also write sweep.csv|md (long form) and sweep_by_point.csv|md (one row per point) "
+        "in this folder",
     )
     parser.add_argument("--no-progress", action="store_true", help="hide the progress bar")
     add_executor_options(parser)
     add_json(parser)
+    add_scenario_options(parser, several=True)
     parser.set_defaults(handler=_run)
 
 
-def _run(args: argparse.Namespace) -> Output:
-    # Imported here so that the CLI starts fast and --help works without the model layers.
-    from ..reports._io import markdown_table, write_table
-    from ..reports.sweep import QUICK_GRID
-    from ..sweeps import by_point, sweep
+def _report_grid(args: argparse.Namespace) -> None:
+    """Fill the axes not given from the sweep report's grid (``--grid``)."""
+    from ..reports.sweep import FULL_GRID, QUICK_GRID
 
-    grid = {
-        "gpus": args.gpus or QUICK_GRID["gpus"],
-        "gpu_mtbf_hours": args.gpu_mtbf_hours or QUICK_GRID["gpu_mtbf_hours"],
-        "gpus_per_group": args.gpus_per_group or QUICK_GRID["gpus_per_group"],
-        "restart_model": args.restart_model
-        or (["constant"] if args.restart_minutes is not None else QUICK_GRID["restart_model"]),
-    }
-    anchor = {}
-    if args.restart_minutes is not None:
-        if not args.restart_minutes > 0:
-            raise ValueError(f"--restart-minutes must be > 0, got {args.restart_minutes}")
-        anchor["restart_anchor_minutes"] = args.restart_minutes
+    grid = QUICK_GRID if args.grid == "quick" else FULL_GRID
+    for name in ("gpus", "gpu_mtbf_hours", "gpus_per_group"):
+        if getattr(args, f"field_{name}") is None:
+            setattr(args, f"field_{name}", list(grid[name]))
+    if args.field_microbatches is None:
+        args.field_microbatches = [1, *grid["microbatches"]]
+    if args.restart_model is None:
+        args.restart_model = list(grid["restart_model"])
+
+
+def _with_restart_models(points: list[ScenarioPoint], models: list[str]) -> list[ScenarioPoint]:
+    """Each hour-level point under each restart-cost model (the restart minutes as the anchor)."""
+    from ..sweeps import scaled_restart_minutes
+
+    out = []
+    for point in points:
+        sc = point.scenario
+        for model in models:
+            axes = point.axes | ({"restart_model": model} if len(models) > 1 else {})
+            if model == "constant":
+                out.append(ScenarioPoint(axes, sc))
+                continue
+            if not hasattr(sc, "restart_minutes"):
+                raise ValueError("--restart-model linear scales hour-level scenarios only")
+            if not sc.restart_minutes > 0:
+                raise ValueError(
+                    "--restart-minutes must be > 0 with --restart-model linear (the restart "
+                    f"cost at 600,000 GPUs), got {sc.restart_minutes:g}"
+                )
+            minutes = float(
+                scaled_restart_minutes(sc.gpus, model=model, anchor_minutes=sc.restart_minutes)
+            )
+            out.append(ScenarioPoint(axes, dataclasses.replace(sc, restart_minutes=minutes)))
+    return out
+
+
+def _plans_at(task: tuple[Any, tuple[str, ...]]) -> dict[str, dict[str, Any]]:
+    """The plan records of every strategy at one point (a picklable map_tasks task)."""
+    scenario, strategies = task
+    return {s: plan_record(scenario, s) for s in strategies}
+
+
+def _rows(scenario: Any, model: str, plans: dict[str, dict[str, Any]]) -> list[dict[str, Any]]:
+    """The long-form rows of one point: the scenario's fields and each plan, flattened."""
+    base = scenario_record(scenario) | {"restart_model": model}
+    rows = []
+    for name, plan in plans.items():
+        nested = ("curve", "breakdown_hours", "plan_variables")
+        row = base | {k: v for k, v in plan.items() if k not in nested}
+        row |= plan.get("plan_variables", {})
+        low, high = row.pop("r_within_1pct", (None, None))
+        row |= {"r_within_1pct_low": low, "r_within_1pct_high": high}
+        row |= {f"{part}_hours": h for part, h in plan.get("breakdown_hours", {}).items()}
+        for other, theirs in plans.items():
+            if other != name:
+                both = plan.get("feasible") and theirs.get("feasible")
+                row[f"reduction_vs_{other}"] = 1 - plan["hours"] / theirs["hours"] if both else None
+        rows.append(row)
+    return rows
+
+
+_TITLE = "spare-theory sweep: the best plan of each strategy per point"
+
+
+def _by_point(frame: Any) -> Any:
+    """One row per point: the fields that vary, then ``r_<s>``, ``hours_<s>`` and the share."""
+    share = "availability" if "availability" in frame else "total_over_T0"
+    fields = [c for c in frame.columns[: frame.columns.get_loc("strategy")] if c != "level"]
+    varying = [c for c in fields if frame[c].astype(str).nunique() > 1] or ["N"]
+    frame = frame.assign(point=frame.groupby(fields, sort=False, dropna=False).ngroup())
+    wide = frame.pivot(index="point", columns="strategy", values=["r", "hours", share])
+    wide.columns = [f"{q}_{s}" for q, s in wide.columns]
+    order = list(dict.fromkeys(frame["strategy"]))
+    wide = wide[[f"{q}_{s}" for s in order for q in ("r", "hours", share)]]
+    return frame.drop_duplicates("point")[["point", *varying]].merge(wide, on="point")
+
+
+def _run(args: argparse.Namespace) -> Output:
+    import sys
+
+    import pandas as pd
+
+    from .._parallel import map_tasks
+    from ..reports._io import write_table
+
+    if args.grid is not None:
+        _report_grid(args)
+    models = args.restart_model or ["constant"]
+    points = _with_restart_models(scenario_points(args, several=True), models)
+    if len(points) == 1:
+        print(
+            "spare-theory: note: one point; give an option several values to sweep it "
+            "(--gpus 1e5 6e5 1e6), or --grid quick",
+            file=sys.stderr,
+        )
+    strategies = tuple(args.strategy)
     with executor_from_args(args) as executor:
-        frame = sweep(
-            **grid,
-            checkpoint_minutes=args.checkpoint_minutes,
-            work_hours=args.work_hours,
-            microbatches=args.microbatches,
-            **anchor,
+        results = map_tasks(
+            _plans_at,
+            [(p.scenario, strategies) for p in points],
             executor=executor,
+            desc="sweep points",
             progress=not args.no_progress,
         )
-    wide = by_point(frame)
-    text = markdown_table(wide)
+    lines, rows, warnings = [], [], []
+    for point, plans in zip(points, results):
+        model = point.axes.get("restart_model", models[0])
+        rows += _rows(point.scenario, model, plans)
+        shown = ", ".join(f"{k}={value_text(v)}" for k, v in point.axes.items()) or "the one point"
+        lines += [f"{shown}:", *plans_text(plans, point.scenario)]
+        if (warning := left_out_warning(point.scenario)) and warning not in warnings:
+            warnings.append(warning)
+    frame = pd.DataFrame(rows)
     if args.outdir is not None:
+        notes = (
+            "reduction_vs_<s> = 1 - hours / hours of strategy s at the same point (a fraction); "
+            "availability = work_hours / hours."
+        )
         paths = [
-            *write_table(frame, args.outdir, "sweep"),
-            *write_table(wide, args.outdir, "sweep_by_point"),
+            *write_table(frame, args.outdir, "sweep", title=_TITLE, notes=notes),
+            *write_table(_by_point(frame), args.outdir, "sweep_by_point", title=_TITLE),
         ]
-        text += "\n" + "\n".join(f"wrote {p}" for p in paths)
-    return Output(text, frame.to_dict(orient="records"))
+        lines += [f"wrote {p}" for p in paths]
+    data = frame.astype(object).where(frame.notna(), None).to_dict(orient="records")
+    return Output("\n".join(lines), data, warnings=tuple(warnings))

@@ -3,45 +3,72 @@
 from __future__ import annotations
 
 import argparse
+import textwrap
 from typing import Any
 
-from ._common import Output, Subparsers, add_json, add_table_parser
-
-_STRATEGY_NAMES = {"ckpt": "CKPT-only", "rep": "Rep+CKPT", "spare": "SPARe+CKPT"}
+from ._common import Output, Subparsers, UsageError, add_json, add_table_parser
+from .fields import add_scenario_options
+from .laws import LAW_SYNTAX
+from .plans import (
+    add_strategy_option,
+    caveats,
+    hours_text,
+    left_out_warning,
+    plan_record,
+    plans_text,
+    reductions,
+    scenario_text,
+)
+from .points import scenario_points, scenario_record
 
 _OPTIMIZE_DESCRIPTION = """\
-For each strategy (CKPT-only, Rep+CKPT, SPARe+CKPT), the redundancy r and the
-checkpoint interval that minimise the expected time to train WORK_HOURS of
-failure-free training on the given cluster (the renewal-reward model of
-spare_theory.training.estimate; GPUs fail independently at rate 1/GPU_MTBF_HOURS, a
-group of GPUS_PER_GROUP GPUs fails when any of its GPUs does).  One line per
-strategy."""
+For each strategy (default: every registered one), the redundancy r and the
+checkpoint interval that minimise the expected time to train the scenario
+(spare_theory.optimal_plan: the renewal-reward model of an hour-level Scenario,
+or the step-level model of the SPARe paper's simulator for a StepScenario).
+Every field of both scenario classes is an option below; --scenario FILE reads
+them from TOML, --paper N starts from the paper's step-level scenario.
+Without options: 600,000 H100 GPUs in groups of 2048 (GPU MTBF 50,677 h from
+the Llama 3 paper), 60 min restarts, 5 min checkpoints, 720 h of work.  One
+line per strategy."""
 
-_OPTIMIZE_EPILOG = """\
+_OPTIMIZE_EPILOG = (
+    """\
 output columns (--json: plans.<strategy>.<key>):
   r             redundancy of the best plan (replicas per shard; 1 for CKPT-only)
-  interval      checkpoint interval of the best plan, minutes of compute
-                (checkpoint_interval_minutes)
+  r within 1 %  the r whose best hours are within 1 % of the best (r_within_1pct):
+                how flat the optimum is; "+" when the scan over r stopped inside
+                that range (r_within_1pct_open: larger r may be as good)
+  checkpoint    checkpoint interval of the best plan: minutes of compute
+  every         (checkpoint_interval_minutes) or steps (checkpoint_every_steps);
+                "none pays" when no periodic checkpoint pays off (the hours fall
+                up to the search's limit, longer than the run), "*" when the
+                interval is a limit of the search (interval_limit)
   hours         expected wall-clock hours to finish the work (h)
   availability  work_hours / hours: the fraction of wall time spent on useful
-                training (ETTR)
+                training (ETTR); step level: total / T0, the time to train over
+                the failure-free time
   restarts      expected number of global restarts during the run
 With --planned-restarts, Rep and SPARe also choose a planned restart (a global
-restart without rollback) and print its trigger after the plan:
-  planned restart at k down    restart once k groups are down at once
-                               (planned_restart_failures)
+restart without rollback) and print its trigger below the table:
+  planned restart once k groups are down   (planned_restart_failures)
   (step cost c)                SPARe: the same trigger as a step-cost threshold,
                                restart once S* reaches c stack layers
                                (planned_restart_cost; absent when no threshold
                                gives that k)
-Below the plans: the reductions in time to train, 1 - hours / hours_other
-(a fraction: 0.40 is 40 % less wall time), of SPARe+CKPT against Rep+CKPT
-and CKPT-only and of Rep+CKPT against CKPT-only.  A plan that does not finish
-in practice (infinite hours, or availability below 0.001) is printed as
-"does not finish", with the reason.
+Below the table: a line for each plan that does not finish (infinite hours, or
+availability below 0.001) or that the model does not cover on this scenario,
+a caveat for each documented bias that applies, then the reductions in time
+to train, 1 - hours / hours_other (a fraction: 0.40 is 40 % less wall time),
+of every strategy against every one listed before it.  A warning on stderr
+when GPUs are left out of the groups.
 --json also gives breakdown_hours (useful, redundancy, checkpoint, restart,
-lost), feasible and reason per plan, the reductions, and the curve of hours
-against r."""
+lost), feasible and reason per plan, the reductions, the caveats, and the
+curve of hours against r.
+
+"""
+    + LAW_SYNTAX
+)
 
 _HEADLINE_DESCRIPTION = """\
 First, the SPARe paper's own table (its simulator's scenario with Weibull lifetimes,
@@ -59,21 +86,25 @@ included; then a verdict on where the published figures (40-50 % faster than the
 best Rep+CKPT, availability above 90 %) hold and what splitting adds."""
 
 _HEADLINE_EPILOG = """\
-output columns (hours are expected wall-clock hours, ratios are fractions):
-  gpus_per_group               GPUs per data-parallel group
-  N                            data-parallel groups, 600,000 // gpus_per_group
-  hours_ckpt                   expected hours of the best CKPT-only plan
-  r_rep, hours_rep             redundancy and expected hours of the best Rep+CKPT plan
-  r_spare, hours_spare         redundancy and expected hours of the best SPARe+CKPT plan
-  overhead_spare               mean step cost S* over kept compute (x a failure-free step)
-  availability_spare           useful training / wall time (ETTR)
-  uptime_spare                 wall time outside global restarts / wall time (the paper's
-                               "availability")
-  kept_compute_share_spare     time computing kept work, redundant layers included / wall time
-  reduction_vs_best_rep_spare  1 - hours_spare / hours_rep
-  *_spare_m<m>                 the best plan of SPARe with m micro-batches per shard:
-                               r, hours, reduction_vs_spare (1 - hours / hours_spare)
-                               and reduction_vs_best_rep"""
+terminal columns of the 600,000-GPU table (hours: expected wall-clock hours,
+reductions: percent less time to train):
+  group, N           GPUs per data-parallel group, and N = 600,000 // group
+  Rep r, hours       the best Rep+CKPT plan
+  SPARe r, hours     the best SPARe+CKPT plan
+  uptime             wall time outside global restarts / wall time (the paper's
+                     "availability")
+  avail              useful training / wall time (ETTR)
+  vs Rep             1 - hours_spare / hours_rep
+  m=<m>              SPARe with m micro-batches per shard: its r and 1 - its hours /
+                     published SPARe's
+--json rows (fractions for every ratio):
+  gpus_per_group, N, hours_ckpt (best CKPT-only plan), r_rep, hours_rep, r_spare,
+  hours_spare, overhead_spare (mean step cost S* over kept compute, x a
+  failure-free step), availability_spare, uptime_spare, kept_compute_share_spare
+  (time computing kept work, redundant layers included / wall time),
+  reduction_vs_best_rep_spare (1 - hours_spare / hours_rep), and per m:
+  r_spare_m<m>, hours_spare_m<m>, reduction_vs_spare_spare_m<m> and
+  reduction_vs_best_rep_spare_m<m>"""
 
 
 def register(commands: Subparsers, tables: Subparsers) -> None:
@@ -85,38 +116,14 @@ def register(commands: Subparsers, tables: Subparsers) -> None:
         epilog=_OPTIMIZE_EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    parser.add_argument("--gpus", type=float, default=600_000, help="GPUs (default 600000)")
-    parser.add_argument(
-        "--gpus-per-group",
-        type=float,
-        default=2048,
-        help="GPUs per data-parallel group (default 2048)",
-    )
-    parser.add_argument(
-        "--gpu-mtbf-hours",
-        type=float,
-        default=None,
-        help="per-GPU MTBF in hours (default 50,677: H100, 16384*54*24/419 GPU-hours per "
-        "failure from the Llama 3 paper, Dubey et al. 2024)",
-    )
-    parser.add_argument(
-        "--restart-minutes", type=float, default=60.0, help="global restart cost (default 60)"
-    )
-    parser.add_argument(
-        "--checkpoint-minutes", type=float, default=5.0, help="checkpoint cost (default 5)"
-    )
-    parser.add_argument(
-        "--work-hours",
-        type=float,
-        default=720.0,
-        help="failure-free hours of training (default 720)",
-    )
+    add_strategy_option(parser)
     parser.add_argument(
         "--planned-restarts",
         action="store_true",
         help="also choose a planned restart (no rollback) by groups down or step cost",
     )
     add_json(parser)
+    add_scenario_options(parser)
     parser.set_defaults(handler=_optimize)
 
     head = commands.add_parser(
@@ -138,97 +145,47 @@ def register(commands: Subparsers, tables: Subparsers) -> None:
     )
 
 
-def _plan_record(plan: Any) -> dict[str, Any]:
-    est = plan.estimate
-    return {
-        "r": plan.r,
-        "checkpoint_interval_minutes": plan.checkpoint_interval_minutes,
-        "hours": plan.hours,
-        "availability": est.availability,
-        "restarts": est.restarts,
-        "feasible": est.feasible,
-        "reason": est.reason,
-        "breakdown_hours": {
-            "useful": est.useful_hours,
-            "redundancy": est.redundancy_hours,
-            "checkpoint": est.checkpoint_hours,
-            "restart": est.restart_hours,
-            "lost": est.lost_hours,
-        },
-        "curve": {"r": plan.r_values.tolist(), "hours": plan.hours_by_r.tolist()},
-        "planned_restart_failures": plan.planned_restart_failures,
-        "planned_restart_cost": plan.planned_restart_cost,
-    }
-
-
 def _optimize(args: argparse.Namespace) -> Output:
-    from ..hourly.scenario import Scenario
-    from ..training.optimize import optimal_plan
-
-    # Without --gpu-mtbf-hours, Scenario's own default (the Llama-3-derived H100 MTBF).
-    mtbf = {} if args.gpu_mtbf_hours is None else {"gpu_mtbf_hours": args.gpu_mtbf_hours}
-    sc = Scenario(
-        gpus=args.gpus,
-        gpus_per_group=args.gpus_per_group,
-        **mtbf,
-        restart_minutes=args.restart_minutes,
-        checkpoint_minutes=args.checkpoint_minutes,
-        work_hours=args.work_hours,
-    )
-    planned = bool(getattr(args, "planned_restarts", False))
-    plans = {
-        s: _plan_record(optimal_plan(sc, s, planned_restarts=planned)) for s in _STRATEGY_NAMES
-    }
-    lines = [str(sc)]
-    for s, p in plans.items():
-        head = f"  {_STRATEGY_NAMES[s]:<11} r={p['r']:<3} "
-        if not p["feasible"]:
-            lines.append(head + f"does not finish: {p['reason']}")
-            continue
-        lines.append(
-            head + f"interval {p['checkpoint_interval_minutes']:8.1f} min  {p['hours']:12.5g} h  "
-            f"availability {p['availability']:.3f}  restarts {p['restarts']:.4g}" + _trigger_text(p)
-        )
-    reductions = {
-        f"{a}_vs_{b}": _reduction(plans[a], plans[b])
-        for a, b in (("spare", "rep"), ("spare", "ckpt"), ("rep", "ckpt"))
-    }
-    if not any(p["feasible"] for p in plans.values()):
-        lines.append(f"No plan finishes: {_why_nothing_finishes(sc)}")
-    else:
+    (point,) = scenario_points(args)
+    sc = point.scenario
+    planned = bool(args.planned_restarts)
+    if planned and not hasattr(sc, "gpus_per_group"):
+        raise UsageError("--planned-restarts plans hour-level scenarios only (not --paper)")
+    plans = {s: plan_record(sc, s, planned_restarts=planned) for s in args.strategy}
+    if not any(p["modelled"] for p in plans.values()):
+        raise ValueError("; ".join(f"{p['label']}: {p['reason']}" for p in plans.values()))
+    lines = [scenario_text(sc), *plans_text(plans, sc)]
+    found = reductions(plans)
+    modelled = [p for p in plans.values() if p["modelled"]]
+    if not any(p["feasible"] for p in modelled):
+        which = "plan the model covers" if len(modelled) < len(plans) else "plan"
+        lines += textwrap.wrap(f"No {which} finishes: {_why_nothing_finishes(sc)}", 100)
+    elif found:
         lines.append("Reductions in time to train, 1 - hours / hours of the other plan:")
-        for key, value in reductions.items():
-            a, b = key.split("_vs_")
-            lines.append(f"  {_STRATEGY_NAMES[a]:<11} vs {_STRATEGY_NAMES[b]:<11} {_said(value)}")
-    lines.append(_COLUMN_READING)
+        for key, value in found.items():
+            a, b = (plans[n]["label"] for n in key.split("_vs_"))
+            lines.append(f"  {a:<11} vs {b:<11} {_said(value)}")
+    reading = _COLUMN_READING.format(share=_SHARES[scenario_record(sc)["level"]])
+    lines += textwrap.wrap(" ".join(reading.split()), 100)
+    warning = left_out_warning(sc)
     data = {
-        "scenario": vars(sc) | {"N": sc.groups},
+        "scenario": scenario_record(sc),
         "plans": plans,
-        "reductions": reductions,
+        "reductions": found,
+        "caveats": caveats(sc, [p["strategy"] for p in modelled]),
     }
-    return Output("\n".join(lines), data)
+    return Output("\n".join(lines), data, warnings=(warning,) if warning else ())
 
 
 _COLUMN_READING = """\
-Reading the columns: r = replicas per shard (1 is plain checkpointing); interval = minutes of
-compute between checkpoints; h = expected wall-clock hours to finish the work; availability =
-work hours / wall hours, the share of wall time that is useful training; restarts = expected
-global restarts (a failure that leaves some shard with no live replica) during the run."""
-
-
-def _trigger_text(plan: dict[str, Any]) -> str:
-    """``"  planned restart at k down (step cost c)"``, or ``""`` without a trigger."""
-    k, c = plan["planned_restart_failures"], plan["planned_restart_cost"]
-    if k is None:
-        return ""
-    return f"  planned restart at {k} down" + ("" if c is None else f" (step cost {c:g})")
-
-
-def _reduction(plan: dict[str, Any], other: dict[str, Any]) -> float | None:
-    """``1 - hours / hours_other``, or ``None`` when either plan does not finish."""
-    if not (plan["feasible"] and other["feasible"]):
-        return None
-    return 1.0 - plan["hours"] / other["hours"]
+Reading the columns: r = replicas per shard (1 is plain checkpointing); r within 1 % = the r
+whose hours are within 1 % of the best (+: the scan stopped there); checkpoint every = compute
+between checkpoints; hours = expected wall-clock hours to finish the work; {share};
+restarts = expected global restarts (a failure that leaves some shard with no live replica)."""
+_SHARES = {
+    "hour": "availability = work hours / wall hours, the share of wall time spent training",
+    "step": "total / T0 = wall time over the failure-free time T0 of the run",
+}
 
 
 def _said(reduction: float | None) -> str:
@@ -242,36 +199,49 @@ def _said(reduction: float | None) -> str:
 
 def _why_nothing_finishes(sc: Any) -> str:
     """Why no strategy finishes on ``sc``, in words (restart or checkpoint against the MTBF)."""
-    mtbf = sc.cluster_mtbf_minutes
-    if sc.restart_minutes >= mtbf:
+    if hasattr(sc, "cluster_mtbf_minutes"):
+        mtbf, restart = sc.cluster_mtbf_minutes, sc.restart_minutes
+        checkpoint = sc.checkpoint_minutes
+    else:
+        mtbf = sc.cluster_mtbf_seconds / 60
+        restart, checkpoint = sc.restart_seconds / 60, sc.checkpoint_seconds / 60
+    if restart >= mtbf:
         return (
-            f"the restart alone ({sc.restart_minutes:g} min) outlasts the mean time between "
+            f"the restart alone ({restart:g} min) outlasts the mean time between "
             f"failures of the cluster ({mtbf:.3g} min), so almost every restart is cut short; "
             "use fewer GPUs, a larger GPU MTBF or a shorter restart."
         )
     return (
         f"failures arrive every {mtbf:.3g} min on average, too often for a restart of "
-        f"{sc.restart_minutes:g} min plus checkpoints of {sc.checkpoint_minutes:g} min to "
-        "let work through."
+        f"{restart:g} min plus checkpoints of {checkpoint:g} min to let work through."
     )
 
 
 def _headline(args: argparse.Namespace) -> Output:
-    from ..reports._io import markdown_table
     from ..reports.simulator import paper_split_table, paper_table, paper_table_text
-    from ..reports.training import headline_table, headline_verdict
+    from ..reports.training import HEADLINE_MICROBATCHES, headline_table, headline_verdict
 
     paper = paper_table()
     splits = paper_split_table().drop(columns=["sim_total_over_T0", "sim_se"])
     frame = headline_table()
     verdict = headline_verdict(frame)
+    text = [
+        paper_table_text(paper),
+        "",
+        "The paper's scenario (Weibull), best plans with micro-batch splitting (model; m: pieces",
+        "per failed group's shard; reductions in time to train against published SPARe and Rep):",
+        *_splits_text(splits),
+        "",
+        "600,000 GPUs (Llama-3 H100 MTBF, R = 60 min, delta = 5 min, 720 h), best plans",
+        "(group: GPUs per group; m: SPARe with m micro-batches, its r and its reduction against",
+        "published SPARe):",
+        *_headline_text(frame, HEADLINE_MICROBATCHES),
+        *textwrap.wrap(verdict, 100),
+        "Every column (hours_ckpt, overhead_spare, kept_compute_share_spare, the split plans' "
+        "hours): --json.",
+    ]
     return Output(
-        paper_table_text(paper)
-        + "\n\nThe paper's scenario (Weibull), best plans with micro-batch splitting "
-        "(spare m=<m>: each failed group's shard cut into m pieces; model):\n"
-        + markdown_table(splits)
-        + "\n\n600,000 GPUs:\n"
-        + markdown_table(frame, verdict),
+        "\n".join(text),
         {
             "paper_table": paper.astype(object).where(paper.notna(), None).to_dict("records"),
             "paper_microbatch": splits.to_dict("records"),
@@ -279,3 +249,64 @@ def _headline(args: argparse.Namespace) -> Output:
             "verdict": verdict,
         },
     )
+
+
+def _percent(value: float) -> str:
+    """A reduction in time to train: ``46.8 %``."""
+    return f"{100 * value:.1f} %"
+
+
+def _splits_text(splits: Any) -> list[str]:
+    """The paper's split plans, one row per N and plan; a plan is not compared with itself."""
+    rows = []
+    for row in splits.itertuples(index=False):
+        rows.append(
+            [
+                f"{row.N}",
+                row.plan,
+                f"{row.r}",
+                f"{row.checkpoint_every_steps}",
+                f"{row.total_over_T0:.3f}",
+                f"{row.uptime:.3f}",
+                "-" if row.plan in ("rep", "spare") else _percent(row.reduction_vs_spare),
+                "-" if row.plan == "rep" else _percent(row.reduction_vs_rep),
+            ]
+        )
+    headers = ["N", "plan", "r", "k", "total / T0", "uptime", "vs SPARe", "vs Rep"]
+    return _columns(headers, rows, left=1)
+
+
+def _headline_text(frame: Any, splits: Any) -> list[str]:
+    """The 600k table in 100 columns: best Rep and SPARe, SPARe's shares, each split's r, gain."""
+    headers = ["group", "N", "Rep r", "hours", "SPARe r", "hours", "uptime", "avail", "vs Rep"]
+    headers += [f"m={m}" for m in splits]
+    rows = []
+    for row in frame.to_dict(orient="records"):
+        cells = [
+            f"{row['gpus_per_group']:,}",
+            f"{row['N']:,}",
+            f"{row['r_rep']}",
+            hours_text(row["hours_rep"]),
+            f"{row['r_spare']}",
+            hours_text(row["hours_spare"]),
+            f"{row['uptime_spare']:.3f}",
+            f"{row['availability_spare']:.3f}",
+            _percent(row["reduction_vs_best_rep_spare"]),
+        ]
+        cells += [
+            f"{row[f'r_spare_m{m}']} {_percent(row[f'reduction_vs_spare_spare_m{m}'])}"
+            for m in splits
+        ]
+        rows.append(cells)
+    return _columns(headers, rows)
+
+
+def _columns(headers: list[str], rows: list[list[str]], left: int | None = None) -> list[str]:
+    """Columns two spaces apart, right-aligned but column ``left`` (a label)."""
+    widths = [max(len(h), *(len(r[i]) for r in rows)) for i, h in enumerate(headers)]
+    return [
+        "  ".join(
+            f"{c:<{w}}" if i == left else f"{c:>{w}}" for i, (c, w) in enumerate(zip(cells, widths))
+        )
+        for cells in [headers, *rows]
+    ]

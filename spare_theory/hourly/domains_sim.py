@@ -46,6 +46,7 @@ import numpy.typing as npt
 from .._parallel import map_tasks
 from .._samples import TrialSamples
 from .._validation import as_choice, as_count, as_seed_sequence, child_seed
+from ..placement.domains import domain_aware_placement, failure_domains
 from ..placement.placements import (
     contiguous_placement,
     cyclic_placement,
@@ -54,7 +55,6 @@ from ..placement.placements import (
 )
 from ..placement.rulers import modular_ruler
 from ..stacking.domains_sim import cycle_trajectory, failure_times, lemon_rates
-from ..wipeout.domains import domain_aware_placement, failure_domains
 from .scenario import Scenario, check_checkpoint_interval
 
 __all__ = ["PLACEMENTS", "DomainTrainingSamples", "placement_hosts", "simulate_domain_training"]
@@ -74,7 +74,7 @@ def placement_hosts(
     ``"ruler"``: the cyclic modular ruler; ``"contiguous"``: marks
     ``0..r-1``; ``"random"``: :func:`~spare_theory.placement.placements.random_placement`
     with ``seed``; ``"domain_aware"``:
-    :func:`~spare_theory.wipeout.domains.domain_aware_placement` (``domain_size``
+    :func:`~spare_theory.placement.domains.domain_aware_placement` (``domain_size``
     ``None`` or 1: the ruler).
 
     Examples

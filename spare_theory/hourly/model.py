@@ -70,6 +70,8 @@ __all__ = [
 # time M to Q = 1/e.
 _FEW_SEGMENTS = 50
 _MAX_TAU_SHARE = 0.5
+# A best log-interval this close to an end of the range searched sits at that end.
+_AT_LIMIT = 1e-4
 
 
 def repair_rate(scenario: Scenario) -> float:
@@ -361,7 +363,11 @@ def best_interval(scenario: Scenario, law: CycleLaw) -> TrainingEstimate:
     in ``x = log tau``.  A law with a constant hazard (CKPT-only, exponential
     lifetimes) has its optimum in closed form (Daly's, through Lambert's
     ``W``).  With no checkpoint cost the best interval is the smallest, and 1
-    second is used.  Cached per scenario and law (values).
+    second is used.  An optimum at either end of the range searched is
+    flagged in :attr:`TrainingEstimate.interval_limit
+    <spare_theory.hourly.renewal.TrainingEstimate.interval_limit>`
+    (``"upper"``: the hours still fall as the interval grows; at ``600 W``
+    no periodic checkpoint pays off).  Cached per scenario and law (values).
 
     Parameters
     ----------
@@ -381,13 +387,23 @@ def best_interval(scenario: Scenario, law: CycleLaw) -> TrainingEstimate:
     >>> from spare_theory import strategy
     >>> sc = Scenario(gpus=1024, gpus_per_group=8, gpu_mtbf_hours=2000.0,
     ...               restart_minutes=20, checkpoint_minutes=5, work_hours=48)
-    >>> round(best_interval(sc, strategy("ckpt").cycle_law(128, 1)).checkpoint_interval_minutes, 2)
-    30.98
+    >>> best = best_interval(sc, strategy("ckpt").cycle_law(128, 1))
+    >>> round(best.checkpoint_interval_minutes, 2), best.interval_limit
+    (30.98, None)
+
+    With repairs of an hour, SPARe at ``r = 10`` on 600k GPUs almost never
+    wipes out: the hours fall all the way to the search's limit, ``600 W``
+    minutes, and no periodic checkpoint pays off:
+
+    >>> fast = dataclasses.replace(Scenario.published_600k(), repair_minutes=60)
+    >>> top = best_interval(fast, scenario_cycle(fast, strategy("spare"), 10))
+    >>> round(top.checkpoint_interval_minutes), 600 * fast.work_hours, top.interval_limit
+    (432000, 432000.0, 'upper')
     """
     delta = scenario.checkpoint_minutes
     lam = scenario.group_failure_rate_per_hour
     if delta == 0:
-        return evaluate(scenario, law, 1 / 60)
+        return dataclasses.replace(evaluate(scenario, law, 1 / 60), interval_limit="lower")
     young = math.log(math.sqrt(2 * delta * 60 * law.mean_u / lam))
     # Cycles far longer than the run (fast repairs): no interval beyond 600 W.
     young = min(young, math.log(600 * scenario.work_hours))
@@ -399,7 +415,8 @@ def best_interval(scenario: Scenario, law: CycleLaw) -> TrainingEstimate:
         # tau = M (1 + W0(-e^{-1 - delta/M})), M = 1/(k lambda) (in minutes).
         M = 60 / (law.constant_hazard * lam)
         tau = M * (1 + float(lambertw(-math.exp(-1 - delta / M)).real))
-        return evaluate(scenario, law, min(max(tau, math.exp(lo)), math.exp(hi)))
+        x = min(max(math.log(tau), lo), hi)
+        return _at_limit(evaluate(scenario, law, math.exp(x)), x, lo, hi)
     # No plan of one checkpoint per cycle timed just before a predicted wipe-out
     # (CKPT-only under another failure law: uncapped).
     if law.r > 1:
@@ -413,7 +430,13 @@ def best_interval(scenario: Scenario, law: CycleLaw) -> TrainingEstimate:
         span - math.log(_FEW_SEGMENTS),
         span,
     )
-    return estimate_from(scenario, law.name, law.r, math.exp(x), terms, i)
+    return _at_limit(estimate_from(scenario, law.name, law.r, math.exp(x), terms, i), x, lo, hi)
+
+
+def _at_limit(estimate: TrainingEstimate, x: float, lo: float, hi: float) -> TrainingEstimate:
+    """``estimate`` flagged when ``x = log tau`` ends at ``lo`` or ``hi`` (Brent's 1e-5 in x)."""
+    limit = "upper" if x >= hi - _AT_LIMIT else "lower" if x <= lo + _AT_LIMIT else None
+    return estimate if limit is None else dataclasses.replace(estimate, interval_limit=limit)
 
 
 def evaluate_law(

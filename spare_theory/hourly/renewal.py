@@ -27,6 +27,10 @@ exactly to Daly's higher-order formula
 interval in, a :class:`TrainingEstimate` out.  :func:`renewal_terms` is its
 vectorised core, which the interval search of :mod:`spare_theory.training.optimize`
 evaluates on whole grids of intervals.
+
+This module is long (about 570 lines, half of them docstrings and Examples)
+because the estimate type and the sums that fill it are one model: every field
+of :class:`TrainingEstimate` is defined by a term of :func:`renewal_terms`.
 """
 
 from __future__ import annotations
@@ -102,6 +106,14 @@ class TrainingEstimate:
         Expected planned restarts (no rollback) among :attr:`restarts`; 0
         without a planned-restart policy.  ``wipeouts`` (property) is
         ``restarts - planned_restarts``.
+    interval_limit : {None, "upper", "lower"}
+        Where the interval search (``checkpoint_interval_minutes=None``)
+        ended: ``None`` at an interior minimum (or for a given interval);
+        ``"upper"`` at the top of the range it searched, so the hours still
+        fall as the interval grows and the interval is that limit, not
+        advice (at ``600 x work_hours`` minutes, longer than any run, no
+        periodic checkpoint pays off); ``"lower"`` at the bottom of the range
+        (1 s when checkpoints are free: checkpoint as often as possible).
     samples_skipped : float
         Share of the global batch not trained over the work kept: 0 for the
         exact-batch strategies; an elastic job's steps train ``min(A, N - f)``
@@ -140,6 +152,7 @@ class TrainingEstimate:
     cycle_hours: float
     repairs: float = 0.0
     planned_restarts: float = 0.0
+    interval_limit: str | None = None
     samples_skipped: float = 0.0
     exact_batch: bool = True
 

@@ -33,6 +33,10 @@ is stated in full in its docstring (about two thirds of the module).
 The interval check shared by the model and the independent simulation
 (:func:`check_checkpoint_interval`) lives here too; which redundancies a
 strategy accepts is the strategy's own (:mod:`spare_theory.strategies`).
+
+This module is long (about 500 lines, half of them docstrings) because it is
+one dataclass whose field documentation is the contract the CLI, the model and
+the simulation read (``spare-theory optimize --help`` is generated from it).
 """
 
 from __future__ import annotations

@@ -33,6 +33,7 @@ import numpy as np
 from scipy.optimize import minimize_scalar
 
 __all__ = [
+    "REFUSED",
     "Leg",
     "minimize_integer",
     "minimize_log_interval",
@@ -223,6 +224,11 @@ def minimize_integer(
     return min(sorted(seen), key=lambda n: seen[n]), seen
 
 
+#: What ``evaluate`` returns in :func:`walk_redundancy` when the model refuses an ``r``
+#: outright (a larger ``r`` is refused too: more hosts than failure domains, say).
+REFUSED: Any = type("Refused", (), {"__repr__": lambda self: "REFUSED"})()
+
+
 @dataclass(frozen=True)
 class Leg:
     """One leg of a walk over ``r``: from ``start`` towards ``stop`` (either way).
@@ -255,7 +261,9 @@ def walk_redundancy(
     or once ``patience`` consecutive ``r`` have not beaten the best value of
     the whole curve so far (counted only once some value is finite).
     ``evaluate`` may return ``None`` (no plan progresses at that ``r``): it
-    counts as not beating the best and is left out of the curve.
+    counts as not beating the best and is left out of the curve.  It may
+    return :data:`REFUSED` (the model refuses that ``r``, and every larger
+    one): a leg walking up ends there, a leg walking down skips it.
 
     Parameters
     ----------
@@ -289,6 +297,10 @@ def walk_redundancy(
             if not accepts(r):
                 break
             plan = evaluate(r)
+            if plan is REFUSED:
+                if step > 0:
+                    break
+                continue
             if plan is not None:
                 curve[r] = plan
             current = math.inf if plan is None else value(plan)

@@ -37,10 +37,11 @@ from .._validation import as_seed_sequence, child_seed
 from ..hourly.domains import scenario_with_domain_share
 from ..hourly.domains_sim import PLACEMENTS, placement_hosts, simulate_domain_training
 from ..hourly.scenario import Scenario
+from ..placement.domains import failure_domains
 from ..stacking.domains_sim import cycle_trajectory, failure_times, simulate_domain_wipeout
 from ..training.estimate import time_to_train
 from ..training.optimize import optimal_plan
-from ..wipeout.domains import domain_wipeout_law, failure_domains
+from ..wipeout.domains import domain_wipeout_law
 from ._io import save_figure, write_table
 
 __all__ = [

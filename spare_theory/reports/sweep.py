@@ -73,9 +73,16 @@ _FIGURE_GPUS_PER_GROUP = 2048
 
 def _plot(frame: pd.DataFrame, column: str, ylabel: str, strategies: Collection[str]) -> Figure:
     import matplotlib.pyplot as plt
+    from matplotlib.ticker import PercentFormatter
+
+    from ..strategies.registry import strategy as lookup
 
     rows = frame[frame["gpus_per_group"] == _FIGURE_GPUS_PER_GROUP]
     models = list(dict.fromkeys(rows["restart_model"]))
+    # One colour per MTBF, one line style per strategy: a SPARe line and its split
+    # share a colour.
+    palette = plt.get_cmap("tab10")
+    colours = {mtbf: palette(i % 10) for i, mtbf in enumerate(sorted(set(rows["gpu_mtbf_hours"])))}
     fig, axes = plt.subplots(
         1, len(models), figsize=(5.5 * len(models), 4), sharey=True, squeeze=False
     )
@@ -85,14 +92,17 @@ def _plot(frame: pd.DataFrame, column: str, ylabel: str, strategies: Collection[
         ):
             if strategy not in strategies:
                 continue
+            m = int(line["microbatches"].iloc[0])
+            name = f"SPARe+CKPT, m = {m}" if m > 1 else lookup(strategy).label
             style = {"spare": "-", "rep": "--"}.get(strategy, ":")
-            (drawn,) = ax.plot(
+            ax.plot(
                 line["gpus"],
                 line[column],
                 style,
                 marker="o",
                 ms=3,
-                label=f"{strategy}, GPU MTBF {mtbf:,.0f} h",
+                color=colours[mtbf],
+                label=f"{name}, GPU MTBF {mtbf:,.0f} h",
             )
             # r = 1 is plain checkpointing whatever the strategy: open markers, not SPARe's.
             plain = line[line["r"] == 1]
@@ -102,16 +112,18 @@ def _plot(frame: pd.DataFrame, column: str, ylabel: str, strategies: Collection[
                 "o",
                 ms=6,
                 mfc="white",
-                color=drawn.get_color(),
+                color=colours[mtbf],
                 label="_nolegend_",
             )
         ax.set_xscale("log")
         ax.set_xlabel("GPUs")
         ax.set_title(f"{model} restart cost, {_FIGURE_GPUS_PER_GROUP} GPUs per group")
+        ax.yaxis.set_major_formatter(PercentFormatter(1.0, decimals=0))
         ax.grid(True, alpha=0.3)
     axes[0][-1].plot([], [], "o", ms=6, mfc="white", color="grey", label="r = 1 (= CKPT-only)")
     axes[0][0].set_ylabel(ylabel)
-    axes[0][-1].legend(fontsize=7)
+    # Beside the panels, long dashes visible: inside, it covered lines.
+    axes[0][-1].legend(fontsize=7, handlelength=3.5, loc="upper left", bbox_to_anchor=(1.02, 1.0))
     return fig
 
 
@@ -183,14 +195,19 @@ def reproduce(
             _plot(
                 frame,
                 "reduction_vs_best_rep",
-                "SPARe reduction vs best Rep+CKPT",
+                "less time to train than best Rep+CKPT",
                 {"spare", split_label(16)},
             ),
             outdir / "figures",
             "sweep_reduction",
         ),
         save_figure(
-            _plot(frame, "availability", "availability of the best plan", {"spare", "rep"}),
+            _plot(
+                frame,
+                "availability",
+                "availability of the best plan (useful share of wall time)",
+                {"spare", "rep"},
+            ),
             outdir / "figures",
             "sweep_availability",
         ),

@@ -39,8 +39,8 @@ import numpy.typing as npt
 from .._parallel import map_tasks
 from .._samples import TrialSamples
 from .._validation import as_count, as_real, as_seed_sequence, child_seed
+from ..placement.domains import failure_domains
 from ..placement.placements import validate_hosts
-from ..wipeout.domains import failure_domains
 from ..wipeout.simulation import split_tasks
 from .reordering import ReorderingController
 from .stacks import WipedOut
@@ -219,7 +219,7 @@ def simulate_domain_wipeout(
     seed : int or numpy.random.SeedSequence
         Block ``b`` of ``max(1, 2**16 // N)`` trials uses ``child_seed(seed, b)``.
     domains : int or array_like of int
-        Domain block size or labels (:func:`spare_theory.wipeout.domains.failure_domains`);
+        Domain block size or labels (:func:`spare_theory.placement.domains.failure_domains`);
         default 1 (every group its own domain).
     domain_failure_share : float
         Share ``s`` of an ordinary group's failure rate from domain events,
@@ -238,7 +238,7 @@ def simulate_domain_wipeout(
 
     Examples
     --------
-    >>> from spare_theory.wipeout.domains import domain_aware_placement
+    >>> from spare_theory.placement.domains import domain_aware_placement
     >>> from spare_theory.stacking.domains_sim import simulate_domain_wipeout
     >>> out = simulate_domain_wipeout(domain_aware_placement(64, 4, 8), 4, seed=0,
     ...                               domains=8, domain_failure_share=0.3)

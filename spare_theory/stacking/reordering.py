@@ -31,6 +31,11 @@ sampler index; the stack order matters only for whole shards, and no
 minimal-move order is computed for ``m > 1``.  The controller takes ``m`` too
 and repairs a piece flow instead of a matching (see
 :class:`ReorderingController`).
+
+This module is long (about 600 lines, 40 % docstrings and Examples) because it
+holds one idea, the minimal-move reordering, in its three typed forms (the
+``reorder`` overloads) and the online controller that applies it failure by
+failure; they share the flow network and its validation.
 """
 
 from __future__ import annotations

@@ -183,6 +183,14 @@ class Strategy(ABC):
         """Whether every step of the plan trains the whole batch (default: :attr:`exact_batch`)."""
         return self.exact_batch
 
+    def caveats(self, scenario: Any) -> list[str]:
+        """The biases of the strategy's models measured in the docs that apply to ``scenario``.
+
+        Sentences with the measured size and where the docs measure it (the
+        CLI prints them beside a plan); none by default.
+        """
+        return []
+
     # -- hour-level model ------------------------------------------------------
 
     def check_scenario(self, scenario: Any) -> None:

@@ -38,7 +38,7 @@ from ..hourly.model import check_split, evaluate_law, scenario_cycle
 from ..hourly.renewal import TrainingEstimate
 from ..hourly.scenario import Scenario
 from ..planning.plan import Plan
-from ..planning.search import Leg, minimize_integer, walk_redundancy
+from ..planning.search import REFUSED, Leg, minimize_integer, walk_redundancy
 from ..steps.estimate import StepEstimate
 from ..steps.estimate import step_estimate as estimate_from_cycles
 from ..steps.pool import priced_step_scenario
@@ -242,7 +242,8 @@ def optimal_plan(
         if r_values is None:
             return walk_redundancy(evaluate, _hours, legs, accepts)
         given = sorted({chosen.check_r(N, r) for r in np.atleast_1d(r_values).tolist()})
-        return {r: plan for r in given if (plan := evaluate(r)) is not None}
+        plans = {r: evaluate(r) for r in given}
+        return {r: plan for r, plan in plans.items() if plan is not None and plan is not REFUSED}
 
     if isinstance(scenario, StepScenario):
         curve = walk(lambda r: _step_plan_at(scenario, chosen, r), chosen.redundancy_legs(N))
@@ -252,13 +253,26 @@ def optimal_plan(
     m = check_split(scenario, chosen)
     variables: dict[int, dict[str, Any]] = {}
 
-    def plan_at(r: int) -> TrainingEstimate:
-        variables[r], estimate = best_plan_variable(scenario, chosen, r)
+    refused: list[ValueError] = []
+
+    def plan_at(r: int) -> Any:
+        # A model may refuse some r (with failure domains, more hosts per type than
+        # domains): no plan there.  A refusal at the walk's first r is about the
+        # scenario, not r, and is raised.
+        try:
+            variables[r], estimate = best_plan_variable(scenario, chosen, r)
+        except ValueError as exc:
+            if not variables and not refused:
+                raise
+            refused.append(exc)
+            return REFUSED
         return estimate
 
     # With repairs hours are nearly flat in r: the walk down may go on to r = 2, so
     # Plan.smallest_r_within can name the small r that cost almost nothing.
     curve = walk(plan_at, chosen.redundancy_legs(N, flat=scenario.repair_minutes is not None))
+    if refused and not any(r > 1 for r in curve):
+        raise refused[0]  # no redundancy is modelled here: say why, not a plan of r = 1
     triggers: dict[int, int | None] = {}
     if planned_restarts and m == 1:
         plain = {r: e for r, e in curve.items() if r > 1}
