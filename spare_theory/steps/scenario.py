@@ -24,7 +24,7 @@ to train over ``T0``.
 from __future__ import annotations
 
 import copy
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from .._caching import value_key
@@ -165,7 +165,7 @@ class StepScenario:
     nodes_per_group: int = 1
     spare_nodes: int | None = None
     swap_minutes: float | None = None
-    provenance: tuple[tuple[str, str], ...] = ()
+    provenance: tuple[tuple[str, str], ...] = field(default=(), compare=False)
 
     def __post_init__(self) -> None:
         checked = {

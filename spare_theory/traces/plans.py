@@ -148,12 +148,20 @@ def _lognormal_minutes(median_hours: float, mean_hours: float) -> Any:
     return stats.lognorm(sigma, scale=60.0 * median_hours)
 
 
+def _mean_repair_hours(log: Any) -> float | None:
+    """The censored exponential MLE of the mean repair, exactly: time in repair / repairs (h)."""
+    durations, observed = log.repairs()
+    return float(durations.sum() / observed.sum()) if observed.any() else None
+
+
 def _repairs(log: Any, repair_law: str, unit: float) -> tuple[dict[str, Any], dict[str, str]]:
     """``repair_<unit>`` and ``repair_law`` from the log (``unit``: minutes or seconds per hour)."""
     durations, observed = log.repairs()
     if durations.size == 0:
         return {}, {}
-    mean = float(log.fit_repair("exponential").mean_hours)
+    mean = _mean_repair_hours(log)
+    if mean is None:
+        return {}, {"repair_minutes": "none: no outage of the log ends within its window"}
     name = "repair_minutes" if unit == 60.0 else "repair_seconds"
     done = durations[observed]
     note_mean = f"the log's mean outage, {mean:.4g} h ({observed.sum()} repairs" + (
@@ -505,7 +513,9 @@ def log_spares(log: Any, *, gpus: int, gpus_per_node: int = 8, probability: floa
     (338, 1910)
     """
     nodes = as_count(gpus, "gpus") // as_count(gpus_per_node, "gpus_per_node")
-    mean = float(log.fit_repair("exponential").mean_hours)
+    mean = _mean_repair_hours(log)
+    if mean is None:
+        raise ValueError("log: no outage ends within the log's window, so no repair time")
     return spares_for_shortage(nodes * log.failure_rate, mean, probability)
 
 
