@@ -16,7 +16,7 @@ from __future__ import annotations
 import time
 
 import spare_theory as st
-from spare_theory.traces.plans import log_spares
+from spare_theory.traces.pools import log_spares
 
 PLANS = (("rep", 2, 47.2), ("spare", 14, 432_000.0))
 

@@ -14,7 +14,8 @@ import spare_theory as st
 from spare_theory.hourly.compose import cluster_node_failure_rate, mean_group_rate
 from spare_theory.lifetimes.spares import spares_for_shortage
 from spare_theory.steps.pool import priced_step_scenario
-from spare_theory.traces.plans import groups_hit, log_spares, replayed_shortage, replayed_spares
+from spare_theory.traces.plans import groups_hit
+from spare_theory.traces.pools import log_spares, replayed_shortage, replayed_spares
 
 LOG = st.infinitehbd_failure_log()
 COSTS = dict(restart_minutes=60, checkpoint_minutes=5, work_hours=720)

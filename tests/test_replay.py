@@ -18,7 +18,7 @@ import pytest
 import spare_theory as st
 from spare_theory.hourly.sources import FaultTable, LogFaults
 from spare_theory.lifetimes.spares import spares_for_shortage
-from spare_theory.traces.plans import fault_table
+from spare_theory.traces.pools import fault_table
 
 NODE_MTBF = 500.0  # hours up between a node's failures
 WINDOW = 20_000.0  # hours of log

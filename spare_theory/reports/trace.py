@@ -18,9 +18,9 @@ checkpoints, 720 h of work; a pool of spare nodes swapped in 30 min), writes
   finish);
 * ``tables/trace_spares.csv|md``: the spares that keep a failure's chance of
   finding the pool empty under 1 % and 0.1 %: the Poisson count of nodes in
-  repair (Palm's theorem, :func:`~spare_theory.traces.plans.log_spares`)
+  repair (Palm's theorem, :func:`~spare_theory.traces.pools.log_spares`)
   against the count the replayed log needs
-  (:func:`~spare_theory.traces.plans.replayed_spares`), and the share of
+  (:func:`~spare_theory.traces.pools.replayed_spares`), and the share of
   failures short at the Poisson count on the replay.
 
 The verdict line (printed on stderr with ``progress``, and in the table's
@@ -44,7 +44,7 @@ from .._parallel import map_tasks
 from .._validation import as_seed_sequence, child_seed
 from ..strategies.registry import strategy
 from ..traces.failure_log import infinitehbd_failure_log
-from ..traces.plans import log_spares, replayed_shortage, replayed_spares
+from ..traces.pools import log_spares, replayed_shortage, replayed_spares
 from ..traces.replay import replay_training
 from ..training.estimate import time_to_train
 from ..training.optimize import optimal_plan

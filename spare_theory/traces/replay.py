@@ -29,7 +29,7 @@ from ..steps.trials import StepSimulation, simulate_step_trials
 from ..strategies.registry import strategy as lookup
 from ..training.estimate import time_to_train
 from ..training.simulate import simulate_hourly
-from .plans import fault_table
+from .pools import fault_table
 
 __all__ = ["replay_training"]
 
