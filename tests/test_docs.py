@@ -40,9 +40,12 @@ def _resolve(reference: str) -> str | None:
     if head == "spare_theory":
         path, rest = [], rest
     elif head in MODULES:
-        if len(MODULES[head]) > 1:
+        if head in MODULES[head]:
+            path = [head]  # a path from the package's root (`cycles.rep`) is never ambiguous
+        elif len(MODULES[head]) > 1:
             return f"{reference}: '{head}' is ambiguous ({', '.join(sorted(MODULES[head]))})"
-        path = MODULES[head][0].split(".")
+        else:
+            path = MODULES[head][0].split(".")
     else:
         return None  # numpy, scipy, a file name...
     # The longest prefix that is a module, then attributes.
@@ -81,6 +84,8 @@ def test_the_resolver_catches_what_is_missing():
     assert _resolve("np.log") is None
     assert _resolve("hourly.model.no_such_function") is not None
     assert "ambiguous" in (_resolve("simulation.simulate_runs") or "")
+    assert _resolve("cycles.rep.rep_survival_log") is None  # the subpackage, not steps.cycles
+    assert _resolve("cycles.no_such_module") is not None
 
 
 def test_the_module_table_is_current():
@@ -89,3 +94,10 @@ def test_the_module_table_is_current():
     table = runpy.run_path(str(ROOT / "docs" / "module_table.py"))
     text = (ROOT / "docs" / "architecture.md").read_text()
     assert table["current_table"]() in text, "run: python docs/module_table.py --write"
+
+
+def test_the_api_table_is_current():
+    # README.md's API table lists spare_theory's _API map, generated likewise.
+    table = runpy.run_path(str(ROOT / "docs" / "module_table.py"))
+    text = (ROOT / "README.md").read_text()
+    assert table["api_table"]() in text, "run: python docs/module_table.py --write"

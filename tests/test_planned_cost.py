@@ -167,4 +167,4 @@ def test_cli_optimize_shows_the_trigger(capsys):
     assert main(argv) == 0
     text = capsys.readouterr().out
     k, c = spare["planned_restart_failures"], spare["planned_restart_cost"]
-    assert f"planned restart at {k} down (step cost {c:g})" in text
+    assert f"planned restart (no rollback) once {k} groups are down (step cost {c:g})" in text

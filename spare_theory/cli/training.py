@@ -268,8 +268,9 @@ def _splits_text(splits: Any) -> list[str]:
                 f"{row.checkpoint_every_steps}",
                 f"{row.total_over_T0:.3f}",
                 f"{row.uptime:.3f}",
-                "-" if row.plan in ("rep", "spare") else _percent(row.reduction_vs_spare),
-                "-" if row.plan == "rep" else _percent(row.reduction_vs_rep),
+                # The unsplit rows are the baselines (Rep, then SPARe).
+                "-" if row.microbatches == 1 else _percent(row.reduction_vs_spare),
+                "-" if row.reduction_vs_rep == 0 else _percent(row.reduction_vs_rep),
             ]
         )
     headers = ["N", "plan", "r", "k", "total / T0", "uptime", "vs SPARe", "vs Rep"]
