@@ -199,7 +199,7 @@ def priced_scenario(scenario: Scenario, *, repairs: bool = True) -> Scenario:
     ...               repair_minutes=60.0)
     >>> priced = priced_scenario(sc)
     >>> priced.failure_law, round(priced.group_failure_rate_per_hour, 6)
-    ('exponential', 0.007191)
+    ('exponential', 0.007073)
     >>> priced_scenario(Scenario.published_600k()) == Scenario.published_600k()
     True
     """

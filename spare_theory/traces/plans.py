@@ -270,8 +270,8 @@ def log_scenario(
     (48, 'weibull', 0.388, 2)
     >>> round(sc.group_failure_rate_per_hour, 4), round(sc.repair_minutes / 60, 1)
     (0.0339, 133.3)
-    >>> print(dict(sc.provenance)["lemon_fraction"][:60])
-    two-class fit of per-node counts (AIC 1355 against 1569 for o
+    >>> print(dict(sc.provenance)["lemon_fraction"][:56])
+    two-class fit of per-node counts (AIC 1355 against 1569
     """
     law = as_choice(law, "law", LOG_LAWS)
     renewal = as_choice(renewal, "renewal", ("node", "group"))

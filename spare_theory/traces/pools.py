@@ -189,7 +189,7 @@ def replayed_spares(
     >>> from spare_theory.traces.failure_log import infinitehbd_failure_log
     >>> replayed_spares(infinitehbd_failure_log(), gpus=100_000, probability=0.01, trials=4,
     ...                 seed=0)
-    571
+    379
     """
     nodes = as_count(gpus, "gpus") // as_count(gpus_per_node, "gpus_per_node")
     p = as_real(probability, "probability", minimum=0.0, strict_minimum=True, maximum=1.0)
