@@ -112,6 +112,7 @@ _API = {
     "FailureLog": "traces.failure_log",
     "load_failure_log": "traces.failure_log",
     "infinitehbd_failure_log": "traces.failure_log",
+    "replay_training": "traces.replay",
     "Heterogeneity": "traces.patterns",
     "Bursts": "traces.patterns",
     # sweeps

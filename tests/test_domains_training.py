@@ -1,5 +1,7 @@
 """Time to train under domain failures and lemons: model, simulation, scenario fields."""
 
+import dataclasses
+
 import numpy as np
 import pytest
 
@@ -63,7 +65,7 @@ def test_lemon_lifetimes_invert():
     assert np.allclose(law.cdf(u), 0.1 * -np.expm1(-20 * u) + 0.9 * -np.expm1(-u))
 
 
-def test_model_refuses_domains_and_lemons_together():
+def test_model_folds_lemons_into_the_rate_beside_domains():
     sc = Scenario(
         gpus=2048,
         gpus_per_group=8,
@@ -75,8 +77,14 @@ def test_model_refuses_domains_and_lemons_together():
         lemon_fraction=0.1,
         lemon_rate_factor=5.0,
     )
-    with pytest.raises(ValueError, match="not both"):
-        scenario_cycle(sc, strategy("spare"), 6)
+    # Domains and lemons together: the lemons' mean factor on the groups' own rate
+    # (hourly.compose, step 3), the domain law kept.
+    law = scenario_cycle(sc, strategy("spare"), 6)
+    folded = dataclasses.replace(
+        sc, gpu_mtbf_hours=sc.gpu_mtbf_hours / 1.4, lemon_fraction=0.0, lemon_rate_factor=1.0
+    )
+    assert type(law).__name__ == "DomainSpare"
+    assert law.cache_key() == scenario_cycle(folded, strategy("spare"), 6).cache_key()
 
 
 # Model against the event simulation.  The model takes S* = ceil(N/(N-f)) and,

@@ -25,6 +25,7 @@ def test_the_four_notebooks_exist():
         "06_repairs_and_planned_restarts.ipynb",
         "07_failure_domains.ipynb",
         "08_published_simulator.ipynb",
+        "09_real_failure_log.ipynb",
     ]
 
 

@@ -35,6 +35,7 @@ _COMMAND_MODULES = (
     "repairs",
     "fit",
     "compare",
+    "trace",
     "simulator",
     "reproduce",
 )

@@ -226,12 +226,14 @@ def field_options() -> tuple[FieldOption, ...]:
     Examples
     --------
     >>> [o.name for o in field_options() if o.levels == ("hour", "step")]
-    ['failure_law', 'repair_law', 'microbatches']
+    ['failure_law', 'repair_law', 'spare_nodes', 'swap_minutes', 'microbatches']
     """
     found: dict[str, dict[str, Any]] = {}
     for level, cls in scenario_classes().items():
         docs = _parameters(cls)
         for field in dataclasses.fields(cls):
+            if not field.compare:
+                continue  # not a value of the scenario (the provenance a log leaves)
             kind, text = docs.get(field.name, ("", ""))
             convert, law = _converter(cls, field.name, kind)
             choices = _choices(kind)
@@ -310,6 +312,7 @@ def add_scenario_options(parser: argparse.ArgumentParser, *, several: bool = Fal
         "its domain (scenario_with_domain_share; sets domain_mtbf_hours and gpu_mtbf_hours "
         "so the group's total rate stays)",
     )
+    _add_log_options(parser)
     groups: dict[str, argparse._ArgumentGroup] = {}
     for option in field_options():
         if option.topic not in groups:
@@ -323,3 +326,59 @@ def add_scenario_options(parser: argparse.ArgumentParser, *, several: bool = Fal
             metavar=option.metavar,
             help=option.help + (f"; one or more {what}" if several else ""),
         )
+
+
+def _add_log_options(parser: argparse.ArgumentParser) -> None:
+    """``--failure-log LOG`` and how to read it and turn it into a scenario (traces.plans)."""
+    log = parser.add_argument_group(
+        "scenario from a failure log",
+        "the failure law, repair law, lemons and bursts (as failure domains) are fitted to "
+        "the log (log_scenario); the other options set the rest of the scenario (a row of "
+        "the log is a node of --gpus-per-node GPUs, default 8)",
+    )
+    log.add_argument(
+        "--failure-log",
+        metavar="LOG",
+        default=None,
+        help="a failure log (CSV, JSON lines, Parquet, StepFun JSON) or 'infinitehbd', "
+        "the shipped trace of 400 servers",
+    )
+    log.add_argument(
+        "--log-law",
+        choices=("weibull", "exponential"),
+        default="weibull",
+        help="lifetime law fitted to the log: Weibull of the fitted shape or exponential, "
+        "both at the log's failure rate (default weibull)",
+    )
+    log.add_argument(
+        "--log-repair-law",
+        choices=("lognormal", "exponential"),
+        default="lognormal",
+        help="shape of the repair law, its mean the log's (default lognormal)",
+    )
+    log.add_argument(
+        "--no-log-lemons",
+        dest="log_lemons",
+        action="store_false",
+        help="leave out the lemons the log shows (two-class fit)",
+    )
+    log.add_argument(
+        "--no-log-bursts",
+        dest="log_bursts",
+        action="store_false",
+        help="leave out the bursts the log shows (failures within 5 min as a domain share)",
+    )
+    log.add_argument(
+        "--log-nodes",
+        type=integral,
+        default=None,
+        metavar="INT",
+        help="nodes observed, including those that never failed (default: the log's own)",
+    )
+    log.add_argument(
+        "--log-time-unit",
+        default=None,
+        metavar="UNIT",
+        help="unit of the log's times when they are numbers (default hours; days for "
+        "'infinitehbd')",
+    )

@@ -273,7 +273,15 @@ def scenario_text(scenario: Any) -> str:
             f"cluster MTBF {scenario.cluster_mtbf_seconds:.3g} s"
         )
     lines = textwrap.wrap(head, _WIDTH, subsequent_indent="  ", break_on_hyphens=False)
-    return "\n".join([*lines, "  " + derived])
+    lines.append("  " + derived)
+    provenance = getattr(scenario, "provenance", ())
+    if provenance:
+        lines.append("  where the fields come from:")
+    for name, sentence in provenance:
+        lines += textwrap.wrap(
+            f"{name}: {sentence}", _WIDTH, initial_indent="    ", subsequent_indent="      "
+        )
+    return "\n".join(lines)
 
 
 def value_text(value: Any) -> str:

@@ -214,10 +214,39 @@ def scenario_points(args: argparse.Namespace, *, several: bool = False) -> list[
         chosen = dict(zip(names, combo))
         paper, share = chosen.pop("paper", None), chosen.pop("domain_share", None)
         varying = {n: v for n, v in zip(names, combo) if len(axes[n]) > 1}
-        points.append(
-            ScenarioPoint(varying, build_scenario(chosen, paper=paper, domain_share=share))
-        )
+        if getattr(args, "failure_log", None) is not None:
+            scenario = _log_scenario(args, chosen, paper, share)
+        else:
+            scenario = build_scenario(chosen, paper=paper, domain_share=share)
+        points.append(ScenarioPoint(varying, scenario))
     return points
+
+
+def _log_scenario(args: argparse.Namespace, values: dict[str, Any], paper: Any, share: Any) -> Any:
+    """The hour-level scenario of ``--failure-log`` with the given field values."""
+    from ..traces.inputs import scenario_from_log
+
+    if paper is not None or share is not None:
+        flag = "--paper" if paper is not None else "--domain-share"
+        raise UsageError(f"--failure-log sets the failure fields itself: drop {flag}")
+    options = {o.name: o for o in field_options()}
+    step_only = [n for n in values if options[n].levels == ("step",)]
+    if step_only:
+        raise UsageError(
+            f"--failure-log builds an hour-level scenario: drop {_flags(options, step_only)}"
+        )
+    read = {"nodes": args.log_nodes, "time_unit": args.log_time_unit}
+    fields = hour_defaults() | values
+    return scenario_from_log(
+        args.failure_log,
+        read=read,
+        gpus_per_node=fields.pop("gpus_per_node", 8),
+        law=args.log_law,
+        repair_law=args.log_repair_law,
+        lemons=args.log_lemons,
+        bursts=args.log_bursts,
+        **fields,
+    )
 
 
 def scenario_record(scenario: Any) -> dict[str, Any]:
@@ -250,6 +279,8 @@ def iter_fields(scenario: Any) -> Iterator[tuple[str, Any]]:
     60.0
     """
     for f in dataclasses.fields(scenario):
+        if not f.compare:
+            continue  # the provenance a log leaves: not a value of the scenario
         value = _shown(f.name, getattr(scenario, f.name))
         if f.default is dataclasses.MISSING or value != _shown(f.name, f.default):
             yield f.name, value

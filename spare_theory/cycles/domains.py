@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -38,7 +39,7 @@ from scipy.stats import binom
 from ..wipeout.domains import domain_wipeout_law
 from .base import TabulatedCycle
 
-__all__ = ["DomainSpare", "LemonLifetimes", "ScaledExponential"]
+__all__ = ["DomainSpare", "LemonLifetimes", "PooledLemons", "ScaledExponential"]
 
 _GRID_POINTS = 400
 
@@ -49,7 +50,11 @@ class LemonLifetimes:
 
     ``p(u) = phi (1 - e^{-kappa u}) + (1 - phi)(1 - e^{-u})`` in units of the
     ordinary group's rate; the methods of
-    :class:`~spare_theory.cycles.base.ExponentialLifetimes`.
+    :class:`~spare_theory.cycles.base.ExponentialLifetimes`.  With another
+    ``base`` law in dimensionless time (stationary renewal clocks,
+    :class:`~spare_theory.lifetimes.laws.EquilibriumLifetimes`), a lemon's
+    clock runs ``kappa`` times as fast:
+    ``p(u) = phi p_b(kappa u) + (1 - phi) p_b(u)``.
 
     Examples
     --------
@@ -60,13 +65,18 @@ class LemonLifetimes:
 
     lemon_fraction: float
     lemon_rate_factor: float
+    base: Any = None
 
     def logsf(self, u: ArrayLike) -> np.ndarray:
         """``log(1 - p(u))``."""
         u = np.asarray(u, dtype=float)
         phi, k = self.lemon_fraction, self.lemon_rate_factor
+        if self.base is None:
+            lemon, plain = -k * u, -u
+        else:
+            lemon, plain = self.base.logsf(k * u), self.base.logsf(u)
         with np.errstate(divide="ignore"):
-            return np.minimum(np.logaddexp(np.log(phi) - k * u, np.log1p(-phi) - u), 0.0)
+            return np.minimum(np.logaddexp(np.log(phi) + lemon, np.log1p(-phi) + plain), 0.0)
 
     def cdf(self, u: ArrayLike) -> np.ndarray:
         """``p(u)``."""
@@ -81,7 +91,7 @@ class LemonLifetimes:
         """The ``u`` with ``p(u) = p`` (bisection between the two exponential bounds)."""
         p = np.asarray(p, dtype=float)
         with np.errstate(divide="ignore"):
-            hi = -np.log1p(-p)
+            hi = -np.log1p(-p) if self.base is None else np.asarray(self.base.ppf(p), dtype=float)
         lo = hi / self.lemon_rate_factor
         hi = np.where(np.isfinite(hi), hi, 745.0)
         for _ in range(80):
@@ -89,6 +99,65 @@ class LemonLifetimes:
             below = self.cdf(mid) < p
             lo = np.where(below, mid, lo)
             hi = np.where(below, hi, mid)
+        return (lo + hi) / 2
+
+
+@dataclass(frozen=True)
+class PooledLemons:
+    """The lifetimes a CKPT-only cycle sees with a fixed share ``phi`` of lemon groups.
+
+    Every failure ends a CKPT-only cycle, so its survival is the product over
+    the groups, ``Q = prod_g (1 - p_g(u))``; with ``phi N`` lemons (clocks
+    ``kappa`` times as fast) that is ``exp(N log(1 - p(u)))`` with the
+    geometric mixture ``log(1 - p(u)) = (1 - phi) log S_b(u) + phi log S_b(kappa u)``,
+    exact for any placement of the lemons, where :class:`LemonLifetimes`'
+    arithmetic mixture (one group's marginal law) overstates ``Q``.  The
+    methods of :class:`~spare_theory.cycles.base.ExponentialLifetimes`;
+    ``base=None`` is the exponential law.
+
+    Examples
+    --------
+    >>> law = PooledLemons(0.1, 10.0)
+    >>> round(float(law.logsf(1.0)), 6), round(float(law.ppf(law.cdf(0.3))), 9)
+    (-1.9, 0.3)
+    """
+
+    lemon_fraction: float
+    lemon_rate_factor: float
+    base: Any = None
+
+    def logsf(self, u: ArrayLike) -> np.ndarray:
+        """``(1 - phi) log S_b(u) + phi log S_b(kappa u)``."""
+        u = np.asarray(u, dtype=float)
+        phi, k = self.lemon_fraction, self.lemon_rate_factor
+        if self.base is None:
+            return -(1.0 + (k - 1.0) * phi) * u
+        return (1 - phi) * np.asarray(self.base.logsf(u)) + phi * np.asarray(self.base.logsf(k * u))
+
+    def cdf(self, u: ArrayLike) -> np.ndarray:
+        """``p(u)``."""
+        return -np.expm1(self.logsf(u))
+
+    def logcdf(self, u: ArrayLike) -> np.ndarray:
+        """``log p(u)``, ``-inf`` at ``u = 0``."""
+        with np.errstate(divide="ignore"):
+            return np.log(self.cdf(u))
+
+    def ppf(self, p: ArrayLike) -> np.ndarray:
+        """The ``u`` with ``p(u) = p`` (bisection; ``logsf`` decreases)."""
+        target = np.log1p(-np.asarray(p, dtype=float))
+        lo = np.zeros(target.shape)
+        hi = np.full(target.shape, 1.0)
+        for _ in range(200):  # double hi until it brackets (bounded: logsf reaches -inf)
+            short = self.logsf(hi) > target
+            if not short.any():
+                break
+            hi = np.where(short, 2 * hi, hi)
+        for _ in range(80):
+            mid = (lo + hi) / 2
+            above = self.logsf(mid) > target
+            lo = np.where(above, mid, lo)
+            hi = np.where(above, hi, mid)
         return (lo + hi) / 2
 
 
@@ -184,19 +253,29 @@ class ScaledExponential:
     """Exponential lifetimes at rate ``1 + extra`` in units of the group rate.
 
     CKPT-only under domain events: any failure ends the cycle, at rate
-    ``N lambda + D lambda_D = N lambda (1 + extra)``.
+    ``N lambda + D lambda_D = N lambda (1 + extra)``.  With another ``base``
+    law in dimensionless time (stationary clocks, lemons), the domain events
+    come on top of it: ``log(1 - p(u)) = log(1 - p_b(u)) - extra u``, exact
+    for CKPT-only (the events are independent of the groups' clocks).
 
     Examples
     --------
     >>> law = ScaledExponential(0.5)
     >>> round(float(law.cdf(1.0)), 6), round(float(law.ppf(law.cdf(0.2))), 12)
     (0.77687, 0.2)
+    >>> mixed = ScaledExponential(0.5, LemonLifetimes(0.1, 4.0))
+    >>> round(float(mixed.ppf(mixed.cdf(0.2))), 9)
+    0.2
     """
 
     extra: float
+    base: Any = None
 
     def logsf(self, u: ArrayLike) -> np.ndarray:
-        return -(1 + self.extra) * np.asarray(u, dtype=float)
+        u = np.asarray(u, dtype=float)
+        if self.base is None:
+            return -(1 + self.extra) * u
+        return np.asarray(self.base.logsf(u), dtype=float) - self.extra * u
 
     def cdf(self, u: ArrayLike) -> np.ndarray:
         return -np.expm1(self.logsf(u))
@@ -206,4 +285,18 @@ class ScaledExponential:
             return np.log(self.cdf(u))
 
     def ppf(self, p: ArrayLike) -> np.ndarray:
-        return -np.log1p(-np.asarray(p, dtype=float)) / (1 + self.extra)
+        p = np.asarray(p, dtype=float)
+        if self.base is None:
+            return -np.log1p(-p) / (1 + self.extra)
+        # Bisection below the base law's u (the events only bring failures earlier).
+        target = np.log1p(-p)
+        lo = np.zeros(p.shape)
+        with np.errstate(divide="ignore"):
+            hi = np.minimum(np.asarray(self.base.ppf(p), dtype=float), -target / self.extra)
+        hi = np.where(np.isfinite(hi), hi, 745.0)
+        for _ in range(80):
+            mid = (lo + hi) / 2
+            above = self.logsf(mid) > target
+            lo = np.where(above, mid, lo)
+            hi = np.where(above, hi, mid)
+        return (lo + hi) / 2

@@ -262,8 +262,12 @@ class SpareSplit(Spare):
     may compute (:func:`spare_theory.stacking.min_load`), so state ``f`` costs
     :func:`~spare_theory.stacking.load.expected_load` instead of
     ``E[S*_f]``; everything else is :class:`Spare`'s, and ``m = 1`` is
-    exactly :class:`Spare` (``docs/theory.md`` section 7).  Not modelled with
-    repairs (a rejoining group's share of pieces is not).
+    exactly :class:`Spare` (``docs/theory.md`` section 7).  With repairs
+    (:class:`~spare_theory.cycles.repairs.RepairCycle` over it) a state with
+    a down share ``p`` costs the expected load of a uniform down set of that
+    size, as without repairs: a rejoin's pieces are taken to be
+    redistributed at once, as the simulation does (``docs/theory.md``
+    section 9).
 
     Parameters
     ----------
@@ -295,12 +299,6 @@ class SpareSplit(Spare):
 
     def cache_key(self) -> tuple:
         return (*super().cache_key(), self.microbatches)
-
-    def repair_log_q(self, u: np.ndarray, mu: float) -> np.ndarray:
-        raise ValueError(
-            "microbatches > 1 with repairs is not modelled (a rejoining group's share of "
-            "pieces is not): set microbatches=1 or repair_minutes=None"
-        )
 
 
 def _pair_generator(r: int, mu: float) -> np.ndarray:

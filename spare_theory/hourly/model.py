@@ -40,13 +40,15 @@ from typing import Any
 from scipy.special import lambertw
 
 from .._caching import cached
-from ..cycles.base import CycleLaw
-from ..cycles.domains import LemonLifetimes, ScaledExponential
+from ..cycles.base import EXPONENTIAL, CycleLaw
+from ..cycles.domains import LemonLifetimes, PooledLemons, ScaledExponential
 from ..cycles.elastic import ElasticCycle
 from ..cycles.planned import PlannedCycle, cost_trigger_failures, planned_cycle
+from ..cycles.rep import CkptOnly
 from ..cycles.repairs import RepairCycle, repair_cycle
-from ..lifetimes.laws import EquilibriumLifetimes
+from ..lifetimes.laws import EquilibriumLifetimes, SuperposedLifetimes
 from ..planning.search import minimize_log_interval
+from .compose import priced_scenario
 from .renewal import TrainingEstimate, estimate_from, evaluate, hours_grid
 from .scenario import Scenario
 
@@ -59,6 +61,7 @@ __all__ = [
     "planned_trigger",
     "repair_rate",
     "scenario_cycle",
+    "scenario_lifetimes",
     "wipeout_mean_hours",
 ]
 
@@ -97,9 +100,11 @@ def _correlated(scenario: Scenario) -> bool:
 def check_split(scenario: Scenario, strategy: Any) -> int:
     """``scenario.microbatches`` checked against the strategy and the scenario's other fields.
 
-    Splitting is modelled for a strategy that splits (SPARe) with exponential
-    lifetimes and none of repairs, failure domains or lemons (planned
-    restarts, by count or by cost, are modelled with it).
+    Splitting is modelled for a strategy that splits (SPARe) under any
+    lifetime law, lemons, repairs and planned restarts (by count or by
+    cost), not under failure domains (after the approximations of
+    :func:`~spare_theory.hourly.compose.priced_scenario`, which fold domains
+    into the rate when repairs are on).
 
     Parameters
     ----------
@@ -127,19 +132,11 @@ def check_split(scenario: Scenario, strategy: Any) -> int:
     8
     """
     m = strategy.check_microbatches(scenario.microbatches)
-    if m == 1:
-        return m
-    fields = {
-        "failure_law": not scenario.exponential,
-        "repair_minutes": scenario.repair_minutes is not None,
-        "domain_size": scenario.domain_size is not None,
-        "lemon_fraction": scenario.lemon_fraction > 0,
-    }
-    clashes = [name for name, on in fields.items() if on]
-    if clashes:
+    if m != 1 and priced_scenario(scenario).domain_size is not None:
         raise ValueError(
-            f"microbatches must be 1 with {', '.join(clashes)} set: splitting is modelled "
-            "for exponential lifetimes without repairs, domains or lemons"
+            "microbatches must be 1 with domain_size set (no split model under failure "
+            "domains without repairs): drop domain_size or microbatches "
+            "(simulate_training runs the combination)"
         )
     return m
 
@@ -186,33 +183,59 @@ def planned_trigger(scenario: Scenario, law: CycleLaw, microbatches: int = 1) ->
 
 
 def _correlated_cycle(scenario: Scenario, strategy: Any, r: int) -> CycleLaw:
-    """The law under failure domains or lemons (one of them at a time)."""
-    N = scenario.groups
-    lemons = scenario.lemon_fraction > 0 and scenario.lemon_rate_factor > 1
-    if scenario.domain_size is not None and scenario.domain_mtbf_hours is not None:
-        if lemons:
-            raise ValueError(
-                "the model takes domain failures or lemons (lemon_fraction), not both; "
-                "simulate the combination with simulate_domain_training"
-            )
-        delta = 1.0 / (scenario.domain_mtbf_hours * scenario.group_failure_rate_per_hour)
-        if r == 1:
-            # Any failure ends the cycle: rate N lambda + D lambda_D = N lambda (1 + delta D / N).
-            D = -(-N // scenario.domain_size)
-            return strategy.cycle_law(N, 1, ScaledExponential(delta * D / N))
-        return strategy.correlated_cycle_law(
-            N,
-            r,
-            domain_size=scenario.domain_size,
-            domain_rate_ratio=round(delta, 12),
-            lifetimes=None,
-        )
-    lifetimes = LemonLifetimes(scenario.lemon_fraction, scenario.lemon_rate_factor)
+    """The law under failure domains (``r = 1``: on top of any law; else exponential)."""
+    N, size = scenario.groups, int(scenario.domain_size or 1)
+    delta = 1.0 / (float(scenario.domain_mtbf_hours or 0.0) * scenario.group_failure_rate_per_hour)
     if r == 1:
-        return strategy.cycle_law(N, 1, lifetimes)
+        # Any failure ends the cycle: rate N lambda + D lambda_D = N lambda (1 + delta D / N),
+        # the domain events on top of the groups' own law (lemons, stationary clocks).
+        D = -(-N // size)
+        base = scenario_lifetimes(scenario, every_failure=True)
+        extra = delta * D / N
+        return strategy.cycle_law(
+            N,
+            1,
+            ScaledExponential(extra) if base is EXPONENTIAL else ScaledExponential(extra, base),
+        )
     return strategy.correlated_cycle_law(
-        N, r, domain_size=None, domain_rate_ratio=0.0, lifetimes=lifetimes
+        N,
+        r,
+        domain_size=size,
+        domain_rate_ratio=round(delta, 12),
+        lifetimes=None,
     )
+
+
+def scenario_lifetimes(scenario: Scenario, *, every_failure: bool = False) -> Any:
+    """A group's lifetime law in dimensionless time, as the cycle laws take it (no repairs).
+
+    Exponential: :data:`~spare_theory.cycles.base.EXPONENTIAL`; another law
+    with ``renewal="group"``: the group clock in equilibrium
+    (:class:`~spare_theory.lifetimes.laws.EquilibriumLifetimes`), with
+    ``renewal="node"``: the first failure of its nodes' equilibrium clocks
+    (:class:`~spare_theory.lifetimes.laws.SuperposedLifetimes`); lemon groups
+    on top (:class:`~spare_theory.cycles.domains.LemonLifetimes`, a lemon's
+    clock ``kappa`` times as fast), or, for a law whose cycle ends at
+    ``every_failure`` (CKPT-only), the product over a fixed set of lemons
+    (:class:`~spare_theory.cycles.domains.PooledLemons`).
+
+    Examples
+    --------
+    >>> sc = Scenario(gpus=1024, gpus_per_group=64, restart_minutes=20, checkpoint_minutes=5,
+    ...               work_hours=48, failure_law="weibull", renewal="node")
+    >>> scenario_lifetimes(sc).key
+    ('weibull', 0.78, 8)
+    """
+    base: Any = None
+    if not scenario.exponential:
+        if scenario.renewal == "node":
+            base = SuperposedLifetimes(scenario.node_lifetime_law, scenario.nodes_per_group)
+        else:
+            base = EquilibriumLifetimes(scenario.group_lifetime_law)
+    if scenario.lemon_fraction > 0 and scenario.lemon_rate_factor > 1:
+        kind = PooledLemons if every_failure else LemonLifetimes
+        return kind(scenario.lemon_fraction, scenario.lemon_rate_factor, base)
+    return EXPONENTIAL if base is None else base
 
 
 def scenario_cycle(
@@ -274,29 +297,39 @@ def scenario_cycle(
     """
     m = check_split(scenario, strategy)
     N = scenario.groups
-    own = strategy.hourly_law(scenario, r, **strategy.check_plan(N, r, plan or {}))
+    try:
+        whole = priced_scenario(scenario)
+    except ValueError:  # no model with repairs: CKPT-only may still price it (below)
+        whole = scenario
+    own = strategy.hourly_law(whole, r, **strategy.check_plan(N, r, plan or {}))
     if own is not None:
         return own
+    scenario = priced_scenario(scenario, repairs=r > 1)
     base = strategy.split_cycle_law(N, r, m)
     k = planned_trigger(scenario, base, m)
-    if m != 1 and r > 1:
+    plain = scenario.exponential and not _correlated(scenario)
+    if m != 1 and r > 1 and plain and scenario.repair_minutes is None:
         return base if k is None else planned_cycle(base, k)
     planned = k is not None or scenario.planned_restart_cost is not None
-    if _correlated(scenario):
-        if scenario.repair_minutes is not None or planned:
-            raise ValueError(
-                "failure domains or lemons (domain_size, lemon_fraction) are modelled without "
-                "repair_minutes, planned_restart_failures and planned_restart_cost; simulate "
-                "the combination with simulate_domain_training"
-            )
+    if not plain and planned:
+        raise ValueError(
+            "planned_restart_failures and planned_restart_cost are modelled with "
+            "failure_law='exponential', no failure domains and no lemons: drop them, or the "
+            "planned restart (simulate_training runs the combination)"
+        )
+    if scenario.domain_size is not None and scenario.domain_mtbf_hours is not None:
         return _correlated_cycle(scenario, strategy, r)
-    if not scenario.exponential:
-        if planned:
-            raise ValueError(
-                "planned_restart_failures and planned_restart_cost are modelled with "
-                "failure_law='exponential' only"
+    if not plain:  # a stationary renewal law, lemons, or both (no repairs: priced_scenario)
+        lifetimes = scenario_lifetimes(scenario, every_failure=r == 1)
+        if _correlated(scenario) and r > 1:
+            return (
+                strategy.correlated_cycle_law(
+                    N, r, domain_size=None, domain_rate_ratio=0.0, lifetimes=lifetimes
+                )
+                if m == 1
+                else strategy.split_cycle_law(N, r, m, lifetimes)
             )
-        return strategy.cycle_law(N, r, EquilibriumLifetimes(scenario.group_lifetime_law))
+        return strategy.split_cycle_law(N, r, m, lifetimes)
     if r == 1 or (scenario.repair_minutes is None and k is None):
         return base
     stall = scenario.group_failure_rate_per_hour * scenario.rejoin_minutes / 60.0
@@ -422,6 +455,7 @@ def evaluate_law(
     >>> round(evaluate_law(sc, strategy("rep").cycle_law(128, 2), 60.0, "rep").hours, 2)
     107.14
     """
+    scenario = priced_scenario(scenario, repairs=not isinstance(law, CkptOnly))
     if tau_minutes is None:
         estimate = best_interval(scenario, law)
     else:
@@ -491,6 +525,7 @@ def wipeout_mean_hours(scenario: Scenario, law: CycleLaw) -> float:
     >>> round(wipeout_mean_hours(sc, Spare(64, 3)), 2)
     6.78
     """
+    scenario = priced_scenario(scenario)
     lam, mu = scenario.group_failure_rate_per_hour, repair_rate(scenario)
     closed = law.mean_time_to_wipeout(mu)
     if closed is None:

@@ -38,7 +38,7 @@ from .._validation import child_seed
 from ..placement.replicas import replica_set_sizes, replica_sets
 from ..stacking.overhead import stacks_trajectory
 from ..stacking.reordering import ReorderingController
-from ..stacking.stacks import WipedOut, min_stacks
+from ..stacking.stacks import WipedOut, min_load, min_stacks
 
 __all__ = [
     "AnyFailureRules",
@@ -170,21 +170,55 @@ class _Recompute:
     needs_group, cost_grows, repairable = True, True, True
     throughput = 1.0
 
-    def __init__(self, hosts: np.ndarray) -> None:
-        self.hosts = hosts
+    def __init__(self, hosts: np.ndarray, microbatches: int) -> None:
+        self.hosts, self.microbatches = hosts, microbatches
         self.failed: set[int] = set()
+        N = hosts.shape[0]
+        # Each group computes the type it hosts first (a permutation on the ruler's
+        # placement): the start of the certificate of S* = 2 below.
+        first = hosts[:, 0]
+        self.primary = bool(np.array_equal(np.sort(first), np.arange(N)))
+        self.alternatives = hosts[:, 1:].tolist()
+        self.owner = np.argsort(first).tolist()  # the type whose first host is group g
+
+    def _two_stacks(self) -> bool:
+        """A greedy certificate that two stacks suffice (``S* = 2``, the lower bound).
+
+        Every type whose first host is down goes to a surviving host of it
+        that takes no other extra type; if that works each group computes
+        at most two types.  Exact when it succeeds (``S* >= 2`` after any
+        failure); the max flow decides otherwise.
+        """
+        taken: set[int] = set()
+        failed = self.failed
+        for g in failed:
+            for h in self.alternatives[self.owner[g]]:
+                if h not in failed and h not in taken:
+                    taken.add(h)
+                    break
+            else:
+                return False
+        return True
+
+    def _cost(self) -> float:
+        if self.microbatches == 1:
+            N = self.hosts.shape[0]
+            if self.primary and 0 < len(self.failed) <= N // 2 and self._two_stacks():
+                return 2
+            return min_stacks(self.hosts, self.failed)
+        return min_load(self.hosts, self.failed, microbatches=self.microbatches)
 
     def fail(self, group: int) -> bool:
         self.failed.add(group)
         try:
-            self.throughput = 1.0 / min_stacks(self.hosts, self.failed)
+            self.throughput = 1.0 / self._cost()
         except WipedOut:
             return True
         return False
 
     def rejoin(self, group: int) -> None:
         self.failed.discard(group)
-        self.throughput = 1.0 / min_stacks(self.hosts, self.failed)
+        self.throughput = 1.0 / self._cost()
 
 
 @dataclass(frozen=True)
@@ -192,7 +226,9 @@ class RecomputeRules:
     """Factory of SPARe's rule with repairs: ``S*`` recomputed exactly after every event.
 
     :func:`~spare_theory.stacking.min_stacks` on the down set after each
-    failure and rejoin (a rejoin can lower ``S*``).
+    failure and rejoin (a rejoin can lower ``S*``); with ``microbatches = m >
+    1`` the least largest load :func:`~spare_theory.stacking.min_load`
+    instead (the pieces are redistributed after every event).
 
     Examples
     --------
@@ -200,12 +236,16 @@ class RecomputeRules:
     >>> rule = RecomputeRules(cyclic_placement(7, 3))(np.random.default_rng(0))
     >>> rule.fail(0), rule.throughput, rule.rejoin(0), rule.throughput
     (False, 0.5, None, 1.0)
+    >>> split = RecomputeRules(cyclic_placement(7, 3), microbatches=2)(np.random.default_rng(0))
+    >>> split.fail(0), split.throughput
+    (False, 0.6666666666666666)
     """
 
     hosts: np.ndarray
+    microbatches: int = 1
 
     def __call__(self, rng: np.random.Generator) -> _Recompute:
-        return _Recompute(self.hosts)
+        return _Recompute(self.hosts, self.microbatches)
 
 
 class _Trajectory:

@@ -12,7 +12,23 @@ default ``failure_law``), so a group of ``M`` GPUs fails at rate
 ``N lambda``.  Other laws (``failure_law="weibull"`` or a frozen
 ``scipy.stats`` distribution of one GPU's lifetime) give each group the law of
 the first of its ``M`` GPU failures (:attr:`Scenario.group_lifetime_law`) and
-``lambda = 1 / E[group lifetime]``.
+``lambda = 1 / E[group lifetime]``.  With ``renewal="node"`` the clocks are
+the nodes' instead (``gpus_per_node`` GPUs renewing together): a group fails
+at the first failure of its nodes' stationary renewal clocks, at rate
+``(M / gpus_per_node) / E[node lifetime]``.
+
+A pool of ``spare_nodes`` spare nodes (``swap_minutes`` to swap one in) turns
+``repair_minutes`` into the repair time of a *node*: a group is whole again
+when every failed node of it has been swapped for a spare, or, with the pool
+empty, for the next repaired node (:mod:`spare_theory.lifetimes.spares`).
+
+Which combinations of fields the closed forms price, and with which
+approximations, is the model's business (:mod:`spare_theory.hourly.compose`);
+the scenario only checks each field, and the event simulation plays any of
+them.
+
+The module is long (about 560 lines) for one class: every field's contract
+is stated in full in its docstring (about two thirds of the module).
 
 The interval check shared by the model and the independent simulation
 (:func:`check_checkpoint_interval`) lives here too; which redundancies a
@@ -27,7 +43,7 @@ from __future__ import annotations
 
 import functools
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from scipy import stats
@@ -40,11 +56,13 @@ from ..lifetimes.laws import (
     validate_lifetime_law,
 )
 from ..lifetimes.outages import REPAIR_LAWS, check_repair_fields
+from ..lifetimes.spares import check_pool_fields
 
 __all__ = [
     "FAILURE_LAWS",
     "LLAMA3_H100_GPU_MTBF_HOURS",
     "PRESETS",
+    "RENEWALS",
     "REPAIR_LAWS",
     "Scenario",
     "check_checkpoint_interval",
@@ -61,6 +79,9 @@ LLAMA3_H100_GPU_MTBF_HOURS = 16384 * 54 * 24 / 419
 
 #: Named GPU lifetime laws (a frozen ``scipy.stats`` distribution, in hours, is also accepted).
 FAILURE_LAWS = ("exponential", "weibull")
+
+#: Which renewal clocks a non-exponential law drives: a group's or each node's.
+RENEWALS = ("group", "node")
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -98,9 +119,9 @@ class Scenario:
         minimum of ``M`` iid Weibull(``k``, ``s``): for ``k < 1`` a group
         fails ``M^(1/k - 1)`` times as often as ``M`` exponential GPUs of the
         same mean.  The model treats every clock as stationary (the
-        equilibrium residual-life law; ``docs/theory.md`` section 4); the
-        laws other than exponential are not combined with repairs or
-        failure domains.
+        equilibrium residual-life law; ``docs/theory.md`` section 4); with
+        repairs, domains or lemons it prices the exponential law of the same
+        mean (:mod:`spare_theory.hourly.compose` states the approximations).
     weibull_shape : float
         Weibull shape ``k > 0`` of a GPU's lifetime for
         ``failure_law="weibull"`` (default 0.78, the SPARe paper's value).
@@ -166,6 +187,32 @@ class Scenario:
         1 min: torchft bounds the transfer by ``Manager(timeout=60 s)``
         (its ``HTTPTransport(timeout=timeout)``).  Elastic strategies with
         repairs only (no group comes back without repairs).
+    gpus_per_node : int
+        GPUs per node (server), ``>= 1`` (default 8): the unit that fails,
+        goes to repair and is swapped for a spare.  Used by ``renewal="node"``
+        and ``spare_nodes``, which need it to divide ``gpus_per_group``.
+    renewal : {"group", "node"}
+        Which clocks renew for a ``failure_law`` other than exponential:
+        ``"group"`` (default, the published simulator's semantics): each group
+        draws its next lifetime from the group law after a failure;
+        ``"node"``: each node keeps its own renewal clock (node law: the
+        first of its ``gpus_per_node`` GPUs), and a group fails at the first
+        failure of its ``M / gpus_per_node`` nodes, which is how a cluster
+        whose failed servers are repaired or swapped one by one behaves.
+        For ``k < 1`` Weibull nodes the group rate is
+        ``(M / gpus_per_node)^(1/k - 1)`` times lower under ``"node"``.
+        Exponential lifetimes are the same either way.
+    spare_nodes : int, optional
+        Spare nodes in a pool, ``>= 0``; ``None`` or 0 (default): no pool,
+        ``repair_minutes`` is a group's repair time (today's model).  With
+        ``S >= 1`` spares, ``repair_minutes`` and ``repair_law`` are a failed
+        *node*'s repair time; a failed node is replaced after
+        ``swap_minutes`` if the pool has a spare, else its group waits for
+        the next repaired node (first come, first served); repaired nodes
+        return to the pool.  Needs ``repair_minutes`` and ``swap_minutes``.
+    swap_minutes : float, optional
+        Time to swap a spare node into a failed node's place, minutes,
+        ``>= 0``; only with ``spare_nodes >= 1``.
     microbatches : int
         ``m >= 1`` micro-batches (pieces) per shard (default 1).  SPARe only:
         a failed group's shard is cut into ``m`` pieces that any surviving
@@ -174,6 +221,12 @@ class Scenario:
         (:class:`~spare_theory.cycles.spare.SpareSplit`); ``1`` is published
         SPARe.  The front doors' ``microbatches=`` keyword is folded into this
         field (:func:`~spare_theory._validation.merge_microbatches`).
+    provenance : tuple of (str, str)
+        Where fields came from, ``(field, sentence)`` pairs (``dict(...)`` for
+        a mapping), e.g. set by :meth:`FailureLog.scenario
+        <spare_theory.traces.failure_log.FailureLog.scenario>`; default
+        empty.  Not compared: two scenarios of equal fields are equal
+        whatever their provenance; ``dataclasses.replace`` carries it along.
 
     Raises
     ------
@@ -185,7 +238,11 @@ class Scenario:
         whose mean differs from ``repair_minutes``, a ``rejoin_minutes``
         without repairs; both ``planned_restart_failures`` and
         ``planned_restart_cost`` set, or a ``planned_restart_cost`` not ``> 1``;
-        a negative ``reconfigure_minutes`` or ``heal_minutes``.
+        a negative ``reconfigure_minutes`` or ``heal_minutes``; an unknown
+        ``renewal``; ``spare_nodes`` without ``repair_minutes`` or
+        ``swap_minutes`` (or ``swap_minutes`` without spares); a
+        ``gpus_per_node`` that does not divide ``gpus_per_group`` when nodes
+        are used.
     TypeError
         On positional arguments: every field is a keyword.
 
@@ -216,7 +273,12 @@ class Scenario:
     planned_restart_cost: float | None = None
     reconfigure_minutes: float = 3.0
     heal_minutes: float = 1.0
+    gpus_per_node: int = 8
+    renewal: str = "group"
+    spare_nodes: int | None = None
+    swap_minutes: float | None = None
     microbatches: int = 1
+    provenance: tuple[tuple[str, str], ...] = field(default=(), compare=False)
 
     def __post_init__(self) -> None:
         gpus = as_count(self.gpus, "gpus")
@@ -248,6 +310,20 @@ class Scenario:
             )
         )
         checked["microbatches"] = as_count(self.microbatches, "microbatches", minimum=1)
+        checked["gpus_per_node"] = as_count(self.gpus_per_node, "gpus_per_node")
+        checked["renewal"] = as_choice(self.renewal, "renewal", RENEWALS)
+        checked.update(
+            check_pool_fields(
+                self.spare_nodes, self.swap_minutes, repairs=self.repair_minutes is not None
+            )
+        )
+        if (checked["renewal"] == "node" or (checked["spare_nodes"] or 0) > 0) and (
+            per_group % checked["gpus_per_node"]
+        ):
+            raise ValueError(
+                f"gpus_per_node={checked['gpus_per_node']} must divide "
+                f"gpus_per_group={per_group} with renewal='node' or spare_nodes"
+            )
         for name in ("reconfigure_minutes", "heal_minutes"):
             checked[name] = as_real(getattr(self, name), name, minimum=0.0)
         if self.planned_restart_failures is not None:
@@ -273,13 +349,6 @@ class Scenario:
         # Store the normalised values (ints for counts, floats for times).
         for name, value in checked.items():
             object.__setattr__(self, name, value)
-        if not self.exponential and (
-            self.repair_minutes is not None or self.domain_size is not None or self.lemon_fraction
-        ):
-            raise ValueError(
-                f"failure_law={_law_name(self.failure_law)!r} is modelled without repairs, "
-                "failure domains or lemons: use failure_law='exponential' with those"
-            )
 
     @property
     def groups(self) -> int:
@@ -290,6 +359,16 @@ class Scenario:
     def repairs(self) -> bool:
         """Whether failed groups come back without a global restart (``repair_minutes`` set)."""
         return self.repair_minutes is not None
+
+    @property
+    def pool(self) -> bool:
+        """Whether failed nodes are swapped for spares from a pool (``spare_nodes >= 1``)."""
+        return (self.spare_nodes or 0) > 0
+
+    @property
+    def nodes_per_group(self) -> int:
+        """Nodes of a group, ``gpus_per_group / gpus_per_node`` (at least 1)."""
+        return max(self.gpus_per_group // self.gpus_per_node, 1)
 
     @property
     def exponential(self) -> bool:
@@ -317,7 +396,26 @@ class Scenario:
         >>> round(float(law.args[0]), 2), round(float(law.mean()), 2)
         (0.78, 139.07)
         """
-        M = self.gpus_per_group
+        return self._first_of(self.gpus_per_group)
+
+    @functools.cached_property
+    def node_lifetime_law(self) -> Any:
+        """Lifetime law of one node (its first GPU failure), a frozen distribution in hours.
+
+        As :attr:`group_lifetime_law` for ``gpus_per_node`` GPUs; the clocks
+        of ``renewal="node"``.
+
+        Examples
+        --------
+        >>> sc = Scenario(gpus=1024, gpus_per_group=64, gpu_mtbf_hours=8000.0,
+        ...               restart_minutes=20, checkpoint_minutes=5, work_hours=48)
+        >>> round(float(sc.node_lifetime_law.mean()), 6)
+        1000.0
+        """
+        return self._first_of(self.gpus_per_node)
+
+    def _first_of(self, M: int) -> Any:
+        """The law of the first failure of ``M`` GPUs (hours)."""
         if self.exponential:
             return stats.expon(scale=self.gpu_mtbf_hours / M)
         if isinstance(self.failure_law, str):
@@ -329,10 +427,14 @@ class Scenario:
     def group_failure_rate_per_hour(self) -> float:
         """``lambda``: failures of one group per hour, ``1 / E[group lifetime]``.
 
-        ``gpus_per_group / gpu_mtbf_hours`` for exponential lifetimes.
+        ``gpus_per_group / gpu_mtbf_hours`` for exponential lifetimes;
+        ``nodes_per_group / E[node lifetime]`` with ``renewal="node"`` (the
+        rate of the nodes' superposed renewal processes).
         """
         if self.exponential:
             return self.gpus_per_group / self.gpu_mtbf_hours
+        if self.renewal == "node":
+            return self.nodes_per_group / float(self.node_lifetime_law.mean())
         return 1.0 / float(self.group_lifetime_law.mean())
 
     @property
@@ -439,6 +541,12 @@ class Scenario:
                 if self.exponential
                 else f", {_law_name(self.failure_law)} GPU lifetimes"
                 + (f" (shape {self.weibull_shape:g})" if self.failure_law == "weibull" else "")
+                + (", node clocks" if self.renewal == "node" else "")
+            )
+            + (
+                f", {self.spare_nodes} spare nodes (swap {self.swap_minutes:g} min)"
+                if self.pool
+                else ""
             )
         )
 

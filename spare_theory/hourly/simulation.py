@@ -64,6 +64,7 @@ from .._validation import as_count, as_seed_sequence, child_seed
 from ..lifetimes.clocks import RenewalClocks
 from .repairs_sim import repair_hours
 from .scenario import Scenario
+from .sources import NodeWorld, Replay, needs_nodes
 
 __all__ = ["CONTROLLER_MAX_GROUPS", "OVERHEAD_SOURCES", "TrainingSamples", "simulate_runs"]
 
@@ -136,6 +137,8 @@ class TrainingSamples(TrialSamples):
 class _ExponentialFailures:
     """Failures ``Exp(healthy lambda)`` apart, each hitting a uniformly random healthy group."""
 
+    owns_repairs = False
+
     def __init__(self, N: int, lam: float, rng: np.random.Generator) -> None:
         self.alive = np.arange(N)
         self.lam, self.rng = lam, rng
@@ -155,6 +158,8 @@ class _ExponentialFailures:
 
 class _RenewalFailures:
     """The earliest expiring renewal clock of a healthy group fails next."""
+
+    owns_repairs = False
 
     def __init__(self, clocks: RenewalClocks, N: int) -> None:
         self.clocks = clocks
@@ -192,7 +197,9 @@ class _Cycle:
         #: Elastic stall semantics (module docstring): events while ``holding``
         #: (restart, checkpoint) start no stall; ``held`` records that one happened.
         self.reconfigures, self.holding, self.held = rule.reconfigures, False, False
-        self.due: list[tuple[float, int]] = []  # (repair done, group), a heap
+        # (repair done, group), a heap; a node-level source keeps its own returns there.
+        self.due: list[tuple[float, int]] = failures.due if failures.owns_repairs else []
+        self.picks = failures.owns_repairs or rule.needs_group
         self.repairs = 0
         #: Planned restart (no rollback) once this many groups are down at once,
         #: or once a growing step cost ``1 / throughput`` reaches ``cost_trigger``.
@@ -225,7 +232,10 @@ class _Cycle:
             self.rule.rejoin(g)
         else:
             self.t = self.next_fail
-            g = self.failures.pick(self.healthy) if self.rule.needs_group else -1
+            g = self.failures.pick(self.healthy) if self.picks else -1
+            if g is None:  # a node-level event that fails no group
+                self.next_fail = self.failures.next_time(self.t, self.healthy)
+                return False
             self.healthy -= 1
             if self.repair_hours is not None:
                 heapq.heappush(self.due, (self.t + self.repair_hours(self.rng.random()), g))
@@ -302,7 +312,11 @@ class _Cycle:
 
 
 def _one_run(
-    scenario: Scenario, rules: Callable[[np.random.Generator], Any], tau: float, rng: Any
+    scenario: Scenario,
+    rules: Callable[[np.random.Generator], Any],
+    tau: float,
+    rng: Any,
+    replay: Replay | None = None,
 ) -> tuple[float, int, int, int, float]:
     """Hours, restarts, repairs, planned restarts and samples skipped of one run (hours).
 
@@ -317,9 +331,10 @@ def _one_run(
     )
     # Work within this tolerance of W counts as done (float rounding of sums).
     eps = 1e-12 * W
+    world = NodeWorld(scenario, rng, replay) if replay or needs_nodes(scenario) else None
     clocks = (
         None
-        if scenario.exponential
+        if scenario.exponential or world is not None
         else RenewalClocks(
             scenario.group_lifetime_law, N, rng, batch=_LIFETIME_BATCH, start="equilibrium"
         )
@@ -335,15 +350,22 @@ def _one_run(
     fresh = True  # the run starts computing, with no initial restart (as Daly)
     while True:
         rule = rules(rng)
-        failures = (
-            _ExponentialFailures(N, lam, rng) if clocks is None else _RenewalFailures(clocks, N)
-        )
-        repairing = scenario.repair_minutes is not None and rule.repairable
+        failures: Any
+        if world is not None:
+            repairing = world.repairs and rule.repairable
+            heal = scenario.heal_minutes / 60 if rule.reconfigures else 0.0
+            failures = world.cycle(t, returns=repairing, heal_hours=heal)
+        else:
+            repairing = scenario.repair_minutes is not None and rule.repairable
+            failures = (
+                _ExponentialFailures(N, lam, rng) if clocks is None else _RenewalFailures(clocks, N)
+            )
         if rule.reconfigures:
             draw, stall = draw_healed, scenario.reconfigure_minutes / 60
         else:
             draw, stall = draw_repair, scenario.rejoin_minutes / 60 if repairing else 0.0
-        cycle = _Cycle(rule, failures, N, t, rng, draw if repairing else None, stall)
+        own = repairing and world is None
+        cycle = _Cycle(rule, failures, N, t, rng, draw if own else None, stall)
         cycle.trigger = scenario.planned_restart_failures or math.inf
         if scenario.planned_restart_cost is not None:
             cycle.cost_trigger = scenario.planned_restart_cost * (1.0 - _COST_SLACK)
@@ -365,9 +387,9 @@ def _one_run(
 
 
 def _runs(task: tuple) -> list[tuple[float, int, int, int, float]]:
-    scenario, rules, tau, seed, first, count = task
+    scenario, rules, tau, seed, first, count, replay = task
     return [
-        _one_run(scenario, rules, tau, np.random.default_rng(child_seed(seed, i)))
+        _one_run(scenario, rules, tau, np.random.default_rng(child_seed(seed, i)), replay)
         for i in range(first, first + count)
     ]
 
@@ -382,6 +404,7 @@ def simulate_runs(
     executor: cf.Executor | None = None,
     progress: bool = False,
     exact_batch: bool = True,
+    replay: Replay | None = None,
 ) -> TrainingSamples:
     """Simulate ``trials`` runs of ``scenario`` under a strategy's failure rules.
 
@@ -409,6 +432,9 @@ def simulate_runs(
     exact_batch : bool
         Reported as :attr:`TrainingSamples.exact_batch` (the plan's
         :meth:`Strategy.batch_is_exact <spare_theory.strategies.base.Strategy.batch_is_exact>`).
+    replay : Replay, optional
+        Fault times from a failure log instead of the scenario's law
+        (:class:`~spare_theory.hourly.sources.NodeWorld`).
 
     Returns
     -------
@@ -428,7 +454,7 @@ def simulate_runs(
     root = as_seed_sequence(seed)
     tau = checkpoint_interval_minutes / 60
     tasks = [
-        (scenario, rules, tau, root, first, min(_TRIALS_PER_TASK, trials - first))
+        (scenario, rules, tau, root, first, min(_TRIALS_PER_TASK, trials - first), replay)
         for first in range(0, trials, _TRIALS_PER_TASK)
     ]
     rows = [

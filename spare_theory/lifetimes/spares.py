@@ -59,6 +59,7 @@ from scipy import stats
 from .._validation import as_count, as_count_array, as_real, as_real_array
 
 __all__ = [
+    "check_pool_fields",
     "group_down_hours",
     "group_whole_probability",
     "nodes_in_repair_law",
@@ -66,6 +67,64 @@ __all__ = [
     "spare_wait_hours",
     "spares_for_shortage",
 ]
+
+
+def check_pool_fields(
+    spare_nodes: Any, swap_minutes: Any, *, repairs: bool, repair_field: str = "repair_minutes"
+) -> dict[str, Any]:
+    """The spare-pool fields of a scenario, checked: ``spare_nodes`` and ``swap_minutes``.
+
+    ``spare_nodes=None`` or ``0`` is no pool (``swap_minutes`` must then be
+    ``None``); ``spare_nodes >= 1`` needs the nodes' repair time
+    (``repairs``) and a ``swap_minutes >= 0``.
+
+    Parameters
+    ----------
+    spare_nodes : int or None
+        Spare nodes, ``>= 0``.
+    swap_minutes : float or None
+        Time to swap a spare in, minutes, ``>= 0``.
+    repairs : bool
+        Whether the scenario has a repair time.
+    repair_field : str
+        Its name, for the message (``repair_seconds`` on a step scenario).
+
+    Returns
+    -------
+    dict
+        ``{"spare_nodes": int or None, "swap_minutes": float or None}``.
+
+    Raises
+    ------
+    ValueError
+        Naming the field.
+
+    Examples
+    --------
+    >>> check_pool_fields(12, 30, repairs=True)
+    {'spare_nodes': 12, 'swap_minutes': 30.0}
+    >>> check_pool_fields(12, 30, repairs=False)
+    Traceback (most recent call last):
+    ...
+    ValueError: spare_nodes needs repair_minutes (the failed nodes' repair time), got None
+    """
+    spares = None if spare_nodes is None else as_count(spare_nodes, "spare_nodes", minimum=0)
+    if not spares:
+        if swap_minutes is not None:
+            raise ValueError(
+                f"swap_minutes={swap_minutes!r} needs spare_nodes >= 1 (no pool to swap from)"
+            )
+        return {"spare_nodes": spares, "swap_minutes": None}
+    if not repairs:
+        raise ValueError(
+            f"spare_nodes needs {repair_field} (the failed nodes' repair time), got None"
+        )
+    if swap_minutes is None:
+        raise ValueError("swap_minutes is required with spare_nodes (minutes to swap a spare in)")
+    return {
+        "spare_nodes": spares,
+        "swap_minutes": as_real(swap_minutes, "swap_minutes", minimum=0.0),
+    }
 
 
 def _mean_in_repair(failure_rate_per_hour: Any, mean_repair_hours: Any) -> np.ndarray:

@@ -50,6 +50,7 @@ REPORTS = (
     "simulator",
     "repairs",
     "alternatives",
+    "trace",
 )
 
 

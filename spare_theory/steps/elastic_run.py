@@ -49,6 +49,7 @@ in the published simulator's step world (:mod:`spare_theory.steps.runs`):
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import numpy as np
 
@@ -143,6 +144,7 @@ def run_elastic(
     *,
     quorum: int,
     repairs: RepairTimes | None = None,
+    clocks: Any = None,
 ) -> tuple[float, float, int, int, int, float]:
     """One simulated run of an elastic job with ``r`` hot spares and quorum ``quorum``.
 
@@ -162,6 +164,8 @@ def run_elastic(
         checks).
     repairs : RepairTimes, optional
         Repairs of removed workers (their own stream).
+    clocks : optional
+        The workers' failure clocks (a replayed log's); default the law's.
 
     Returns
     -------
@@ -181,7 +185,7 @@ def run_elastic(
     (1931.4, 1931.4, 0, 0, 0, 0.0)
     """
     sc = scenario
-    run = StepRun(sc, rng, repairs)
+    run = StepRun(sc, rng, repairs, clocks)
     job = _Elastic(run, quorum)
     N = run.N
     A = N - r

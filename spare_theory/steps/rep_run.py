@@ -21,6 +21,8 @@ sets at a step boundary.  Shared machinery: :mod:`spare_theory.steps.runs`.
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from ..placement.replicas import replica_sets
@@ -42,6 +44,7 @@ def run_rep(
     *,
     published: bool = True,
     repairs: RepairTimes | None = None,
+    clocks: Any = None,
 ) -> tuple[float, float, int, int, int, float]:
     """One simulated run of Rep with ``r`` replicas per set, a checkpoint every ``k`` steps.
 
@@ -60,6 +63,8 @@ def run_rep(
         Keep the published controller's two quirks (module docstring).
     repairs : RepairTimes, optional
         Repairs of removed workers (their own stream).
+    clocks : optional
+        The workers' failure clocks (a replayed log's); default the law's.
 
     Returns
     -------
@@ -77,7 +82,7 @@ def run_rep(
     [2697.6, 2697.6, 0, 0, 0, 0.0]
     """
     sc = scenario
-    run = StepRun(sc, rng, repairs)
+    run = StepRun(sc, rng, repairs, clocks)
     N, clocks = run.N, run.clocks
     nxt = clocks.next
     sets = replica_sets(N, r, layout="consecutive")

@@ -87,6 +87,9 @@ class RepairTimes:
         ``groups``, ``repair_seconds``, ``repair_law``.
     seed : int or numpy.random.SeedSequence
         The repair stream.
+    durations : callable, optional
+        ``durations(idx)``: repair seconds of workers ``idx`` instead of draws
+        of the law (a replayed log's outages).
 
     Examples
     --------
@@ -98,24 +101,30 @@ class RepairTimes:
     ([], [2])
     """
 
-    def __init__(self, scenario: StepScenario, seed: Any) -> None:
+    def __init__(self, scenario: StepScenario, seed: Any, durations: Any = None) -> None:
         self._sc = scenario
         self._rng = np.random.default_rng(seed)
         self.ready = np.full(scenario.groups, np.inf)
+        #: ``durations(idx)``: the repair seconds of workers ``idx`` (``None``: draws of the law).
+        self.durations = durations
+
+    def draw(self, idx: np.ndarray) -> np.ndarray:
+        """Repair times of workers ``idx``, seconds (the law's draws, or ``durations``)."""
+        if self.durations is not None:
+            return np.asarray(self.durations(idx), dtype=float)
+        law, mean = self._sc.repair_law, float(self._sc.repair_seconds or 0.0)
+        if law == "exponential":
+            return self._rng.exponential(mean, idx.size)
+        if law == "fixed":
+            return np.full(idx.size, mean)
+        return np.asarray(law.rvs(size=idx.size, random_state=self._rng), dtype=float)
 
     def start(self, idx: np.ndarray, at: float) -> None:
         """Start the repairs of workers ``idx`` at time ``at``."""
         idx = np.asarray(idx, dtype=np.int64)
         if not idx.size:
             return
-        law, mean = self._sc.repair_law, float(self._sc.repair_seconds or 0.0)
-        if law == "exponential":
-            draws = self._rng.exponential(mean, idx.size)
-        elif law == "fixed":
-            draws = np.full(idx.size, mean)
-        else:
-            draws = np.asarray(law.rvs(size=idx.size, random_state=self._rng), dtype=float)
-        self.ready[idx] = at + np.maximum(draws, 0.0)
+        self.ready[idx] = at + np.maximum(self.draw(idx), 0.0)
 
     def due(self, t: float) -> np.ndarray:
         """Workers whose repair is done by ``t`` (removed from the pending repairs)."""
@@ -140,6 +149,10 @@ class StepRun:
     repairs : RepairTimes, optional
         Repairs of removed workers; ``None``: none (out until the next
         global restart).
+    clocks : optional
+        The workers' failure clocks (``next``, ``renew``), e.g. a log's
+        (:class:`~spare_theory.steps.sources.LogClocks`); default renewal
+        clocks of ``scenario.failure_law``.
 
     Examples
     --------
@@ -155,12 +168,14 @@ class StepRun:
         scenario: StepScenario,
         rng: np.random.Generator,
         repairs: RepairTimes | None = None,
+        clocks: Any = None,
     ) -> None:
         self.sc = scenario
         self.N = scenario.groups
         self.rng = rng
-        # The first check happens at time 0: every clock starts there.
-        self.clocks = RenewalClocks(
+        # The first check happens at time 0: every clock starts there.  A replay
+        # brings its own clocks (the next fault of each worker's nodes).
+        self.clocks = clocks or RenewalClocks(
             scenario.failure_law, self.N, rng, batch=_LIFETIME_BATCH, floor=_LIFETIME_FLOOR
         )
         self.repairs = repairs

@@ -24,13 +24,14 @@ to train over ``T0``.
 from __future__ import annotations
 
 import copy
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from .._caching import value_key
 from .._validation import as_choice, as_count, as_real
 from ..lifetimes.laws import lifetime_law, validate_lifetime_law
 from ..lifetimes.outages import REPAIR_LAWS, check_repair_fields
+from ..lifetimes.spares import check_pool_fields
 
 __all__ = [
     "RESTART_SEMANTICS",
@@ -122,6 +123,24 @@ class StepScenario:
         elastic job, seconds, ``>= 0``, added to its repair time (default 60,
         the hour-level ``heal_minutes`` default: torchft bounds the transfer
         by ``Manager(timeout=60 s)``).  Elastic strategies with repairs only.
+    nodes_per_group : int
+        Nodes (servers) of one worker's group, ``>= 1`` (default 1): the
+        units a spare pool swaps.
+    spare_nodes : int, optional
+        Spare nodes in a pool, ``>= 0``; ``None`` or 0 (default): no pool.
+        With ``S >= 1`` spares ``repair_seconds`` and ``repair_law`` are a
+        failed *node*'s repair time: a failed worker's node is replaced after
+        ``swap_minutes`` if the pool has a spare, else it waits for the next
+        repaired node (first come, first served); repaired nodes return to
+        the pool (as :class:`~spare_theory.hourly.scenario.Scenario`).
+    swap_minutes : float, optional
+        Time to swap a spare node in, minutes (the unit of the hour-level
+        field of the same name), ``>= 0``; only with ``spare_nodes >= 1``.
+    provenance : tuple of (str, str)
+        Where fields came from, ``(field, sentence)`` pairs, e.g. set by
+        :meth:`FailureLog.step_scenario
+        <spare_theory.traces.failure_log.FailureLog.step_scenario>`; default
+        empty; not compared (two scenarios that differ only there are equal).
 
     Raises
     ------
@@ -157,6 +176,10 @@ class StepScenario:
     microbatches: int = 1
     reconfigure_seconds: float = 180.0
     heal_seconds: float = 60.0
+    nodes_per_group: int = 1
+    spare_nodes: int | None = None
+    swap_minutes: float | None = None
+    provenance: tuple[tuple[str, str], ...] = field(default=(), compare=False)
 
     def __post_init__(self) -> None:
         checked = {
@@ -190,6 +213,15 @@ class StepScenario:
         checked.update(
             check_step_repairs(self.repair_seconds, self.repair_law, self.rejoin_seconds)
         )
+        checked["nodes_per_group"] = as_count(self.nodes_per_group, "nodes_per_group")
+        checked.update(
+            check_pool_fields(
+                self.spare_nodes,
+                self.swap_minutes,
+                repairs=checked["repair_seconds"] is not None,
+                repair_field="repair_seconds",
+            )
+        )
         for name, value in checked.items():
             object.__setattr__(self, name, value)
 
@@ -215,7 +247,13 @@ class StepScenario:
         out = copy.copy(self)
         # The values set are valid whatever the rest: skip re-checking every
         # field (the failure law's checks cost most of a millisecond).
-        fields = {"repair_seconds": None, "repair_law": "exponential", "rejoin_seconds": 0.0}
+        fields = {
+            "repair_seconds": None,
+            "repair_law": "exponential",
+            "rejoin_seconds": 0.0,
+            "spare_nodes": None,
+            "swap_minutes": None,
+        }
         for name, value in fields.items():
             object.__setattr__(out, name, value)
         return out
@@ -224,6 +262,11 @@ class StepScenario:
     def repairs(self) -> bool:
         """Whether failed groups come back without a global restart (``repair_seconds`` set)."""
         return self.repair_seconds is not None
+
+    @property
+    def pool(self) -> bool:
+        """Whether failed nodes are swapped for spares from a pool (``spare_nodes >= 1``)."""
+        return (self.spare_nodes or 0) > 0
 
     @property
     def failure_free_seconds(self) -> float:

@@ -40,7 +40,7 @@ The two layouts of an attempt's work differ in how it is laid out and retried:
 from __future__ import annotations
 
 import math
-from typing import Literal
+from typing import Any, Literal
 
 import numpy as np
 
@@ -303,6 +303,7 @@ def run_spare(
     rng: np.random.Generator,
     *,
     repairs: RepairTimes | None = None,
+    clocks: Any = None,
 ) -> tuple[float, float, int, int, int, float]:
     """One simulated run of SPARe at redundancy ``r``, a checkpoint every ``k`` steps.
 
@@ -322,6 +323,8 @@ def run_spare(
         The run's failure and jitter stream.
     repairs : RepairTimes, optional
         Repairs of removed workers (their own stream); whole shards only.
+    clocks : optional
+        The workers' failure clocks (a replayed log's); default the law's.
 
     Returns
     -------
@@ -345,7 +348,7 @@ def run_spare(
     """
     check_spare_run(scenario, r)
     sc = scenario
-    run = StepRun(sc, rng, repairs)
+    run = StepRun(sc, rng, repairs, clocks)
     N, nxt = run.N, run.clocks.next
     work: _Stacks | _Pieces = _Pieces(run, r) if sc.microbatches > 1 else _Stacks(run, r)
     leader, pending_leader = 0, False

@@ -19,8 +19,10 @@ import numpy as np
 from .._parallel import map_tasks
 from .._samples import TrialSamples
 from .._validation import as_count, as_seed_sequence, child_seed
+from ..hourly.sources import Replay
 from .runs import RUN_FIELDS, RepairTimes
 from .scenario import StepScenario
+from .sources import LogClocks, PoolRepairTimes
 
 __all__ = ["StepSimulation", "StepTrial", "simulate_step_trials"]
 
@@ -125,11 +127,27 @@ class StepSimulation(TrialSamples):
 
 
 def _run_trial(task: tuple) -> tuple:
-    scenario, trial, r, k, seed = task
+    scenario, trial, r, k, seed, replay = task
     rng = np.random.default_rng(seed)
-    # Repairs draw from their own child stream: without them nothing changes.
-    repairs = RepairTimes(scenario, child_seed(seed, 0)) if scenario.repairs else None
-    return trial(scenario, r, k, rng, repairs=repairs)
+    if replay is None:
+        # Repairs draw from their own child stream: without them nothing changes.
+        if not scenario.repairs:
+            return trial(scenario, r, k, rng, repairs=None)
+        kind = PoolRepairTimes if scenario.pool else RepairTimes
+        return trial(scenario, r, k, rng, repairs=kind(scenario, child_seed(seed, 0)))
+    clocks = LogClocks(
+        replay.table,
+        scenario.groups,
+        scenario.nodes_per_group,
+        replay.mapping,
+        np.random.default_rng(child_seed(seed, 1)),
+    )
+    repairs = None
+    if replay.repairs == "log" or scenario.repairs:
+        durations = clocks.durations if replay.repairs == "log" else None
+        kind = PoolRepairTimes if scenario.pool else RepairTimes
+        repairs = kind(scenario, child_seed(seed, 0), durations)
+    return trial(scenario, r, k, rng, repairs=repairs, clocks=clocks)
 
 
 def simulate_step_trials(
@@ -144,6 +162,7 @@ def simulate_step_trials(
     executor: cf.Executor | None = None,
     progress: bool = False,
     exact_batch: bool = True,
+    replay: Replay | None = None,
 ) -> StepSimulation:
     """Run ``trials`` simulated training runs of ``scenario`` under a strategy's rule ``trial``.
 
@@ -180,6 +199,13 @@ def simulate_step_trials(
         Show a progress bar over trials.
     exact_batch : bool
         Stored in the result (:attr:`StepSimulation.exact_batch`: the plan's).
+    replay : Replay, optional
+        The workers' faults from a failure log
+        (:class:`~spare_theory.steps.sources.LogClocks`, shifts on the stream
+        ``child_seed(child_seed(seed, i), 1)``), repairs the log's outages
+        (``replay.repairs == "log"``) or the scenario's; ``trial`` then takes
+        ``clocks=``.  A spare pool (``scenario.spare_nodes``) is played by
+        :class:`~spare_theory.steps.sources.PoolRepairTimes`.
 
     Returns
     -------
@@ -211,7 +237,7 @@ def simulate_step_trials(
     k = as_count(checkpoint_every_steps, "checkpoint_every_steps")
     n = as_count(trials, "trials")
     root = as_seed_sequence(seed)
-    tasks = [(scenario, trial, r, k, child_seed(root, i)) for i in range(n)]
+    tasks = [(scenario, trial, r, k, child_seed(root, i), replay) for i in range(n)]
     rows = map_tasks(_run_trial, tasks, executor=executor, desc="trials", progress=progress)
     columns = np.array(rows, dtype=np.float64).reshape(n, len(RUN_FIELDS)).T
     values = {

@@ -223,10 +223,12 @@ class Strategy(ABC):
         exponential law, stationary renewal clocks, lemons).
         """
 
-    def split_cycle_law(self, N: int, r: int, microbatches: int) -> CycleLaw:
+    def split_cycle_law(
+        self, N: int, r: int, microbatches: int, lifetimes: Any = EXPONENTIAL
+    ) -> CycleLaw:
         """The cycle law when a failed group's shard is split into ``microbatches`` pieces."""
         self.check_microbatches(microbatches)
-        return self.cycle_law(N, r)
+        return self.cycle_law(N, r, lifetimes)
 
     def correlated_cycle_law(
         self, N: int, r: int, *, domain_size: int | None, domain_rate_ratio: float, lifetimes: Any
@@ -241,8 +243,8 @@ class Strategy(ABC):
         """
         raise ValueError(
             f"strategy {self.name!r} is not modelled under failure domains or lemons "
-            "(domain_size, lemon_fraction): use 'spare' or 'ckpt', or simulate the combination "
-            "with simulate_domain_training"
+            "(domain_size, lemon_fraction): drop them, or use 'spare' or 'ckpt' "
+            "(simulate_training runs the combination)"
         )
 
     # -- step-level model -----------------------------------------------------------

@@ -42,6 +42,21 @@ class RepStrategy(Strategy):
             return cycle_law_of(CkptOnly, N, 1, lifetimes)
         return cycle_law_of(Rep, N, r, lifetimes)
 
+    def correlated_cycle_law(
+        self, N: int, r: int, *, domain_size: int | None, domain_rate_ratio: float, lifetimes: Any
+    ) -> CycleLaw:
+        """Lemons: Rep's law with the lemon lifetimes (exact on the average over the lemons'
+        placement, as SPARe's); failure domains have no model."""
+        if domain_size is not None:
+            return super().correlated_cycle_law(
+                N,
+                r,
+                domain_size=domain_size,
+                domain_rate_ratio=domain_rate_ratio,
+                lifetimes=lifetimes,
+            )
+        return self.cycle_law(N, r, lifetimes)
+
     def failure_rules(self, N: int, r: int, *, microbatches: int, repairs: bool, pool: Any) -> Any:
         return AnyFailureRules() if r == 1 else ReplicaSetRules(N, r)
 

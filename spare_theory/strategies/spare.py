@@ -85,11 +85,15 @@ class SpareStrategy(Strategy):
             return cycle_law_of(CkptOnly, N, 1, lifetimes)
         return cycle_law_of(Spare, N, r, lifetimes)
 
-    def split_cycle_law(self, N: int, r: int, microbatches: int) -> CycleLaw:
+    def split_cycle_law(
+        self, N: int, r: int, microbatches: int, lifetimes: Any = EXPONENTIAL
+    ) -> CycleLaw:
         m = self.check_microbatches(microbatches)
         if m == 1 or r == 1:
-            return self.cycle_law(N, r)
-        return cycle_law_of(SpareSplit, N, r, microbatches=m)
+            return self.cycle_law(N, r, lifetimes)
+        if lifetimes is EXPONENTIAL:
+            return cycle_law_of(SpareSplit, N, r, microbatches=m)
+        return cycle_law_of(SpareSplit, N, r, lifetimes, microbatches=m)
 
     def correlated_cycle_law(
         self, N: int, r: int, *, domain_size: int | None, domain_rate_ratio: float, lifetimes: Any
@@ -104,7 +108,9 @@ class SpareStrategy(Strategy):
         if pool is not None:
             return PoolRules(pool)
         hosts = cyclic_placement(N, r)
-        return RecomputeRules(hosts) if repairs else ControllerRules(hosts, microbatches)
+        return (
+            RecomputeRules(hosts, microbatches) if repairs else ControllerRules(hosts, microbatches)
+        )
 
     def trajectory_pool(self, N: int, r: int, *, size: int, seed: Any, microbatches: int) -> Any:
         if r == 1:

@@ -28,9 +28,12 @@ import pandas as pd
 
 from .._caching import cached
 from .._validation import as_count, as_real
+from ..hourly.scenario import Scenario
 from ..lifetimes.fitting import LifetimeFit, fit_lifetime_law
+from ..steps.scenario import StepScenario
 from .formats import hours_per, is_stepfun, read_log_file, show, stepfun_faults, times_in_hours
 from .patterns import Bursts, Heterogeneity, count_heterogeneity, failure_bursts
+from .plans import log_scenario, log_step_scenario
 
 __all__ = ["FailureLog", "infinitehbd_failure_log", "infinitehbd_trace_path", "load_failure_log"]
 
@@ -456,6 +459,27 @@ class FailureLog:
         return failure_bursts(
             self.failure_times_hours(), window_minutes=window_minutes, span_hours=self._window
         )
+
+    # -- plans -------------------------------------------------------------------
+
+    def scenario(self, **fields: Any) -> Scenario:
+        """The hour-level scenario of a cluster whose nodes fail as this log's do.
+
+        :func:`~spare_theory.traces.plans.log_scenario` (keywords ``gpus``,
+        ``gpus_per_group``, ``gpus_per_node=8``, ``law="weibull"``,
+        ``renewal="node"``, ``lemons``, ``bursts``, ``burst_window_minutes``,
+        ``repair_law`` and the other Scenario fields): failure law, lemons,
+        domain share and repairs from the log, each with its sentence in
+        ``scenario.provenance``.
+        """
+        return log_scenario(self, **fields)
+
+    def step_scenario(self, **fields: Any) -> StepScenario:
+        """The step-level scenario of a cluster whose nodes fail as this log's do.
+
+        :func:`~spare_theory.traces.plans.log_step_scenario`, with ``provenance``.
+        """
+        return log_step_scenario(self, **fields)
 
     def summary(self) -> str:
         """Sizes, rates and repairs as text."""

@@ -6,6 +6,7 @@ __getattr__, __dir__, __all__ = attach(
     __name__,
     {
         "DomainPlan": "aliases",
+        "best_plan_variable": "optimize",
         "best_trigger": "optimize",
         "check_scenario": "optimize",
         "domain_optimal_plan": "aliases",
@@ -14,6 +15,8 @@ __getattr__, __dir__, __all__ = attach(
         "optimal_checkpoint_steps": "optimize",
         "optimal_interval": "optimize",
         "optimal_plan": "optimize",
+        "refuse_step_plan": "optimize",
+        "simulate_hourly": "simulate",
         "simulate_steps": "simulate",
         "simulate_time_to_wipeout": "simulate",
         "simulate_training": "simulate",

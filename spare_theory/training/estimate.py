@@ -15,6 +15,7 @@ from __future__ import annotations
 from typing import Any, overload
 
 from .._validation import merge_microbatches
+from ..hourly.compose import priced_scenario
 from ..hourly.model import evaluate_law, scenario_cycle, wipeout_mean_hours
 from ..hourly.renewal import TrainingEstimate
 from ..hourly.scenario import Scenario, check_checkpoint_interval
@@ -248,6 +249,7 @@ def mean_time_to_wipeout(
     if not isinstance(scenario, Scenario):
         raise ValueError(f"scenario must be a Scenario, got {type(scenario).__name__}")
     r = chosen.check_r(scenario.groups, r)
+    scenario = priced_scenario(scenario)
     own = chosen.hourly_law(scenario, r, **chosen.check_plan(scenario.groups, r, plan))
     if own is not None:
         # The own law carries its repair rate (the elastic one: repair plus heal).

@@ -47,6 +47,7 @@ from ..planning.plan import Plan
 from ..planning.search import REFUSED, Bracket, Leg, minimize_integer, walk_redundancy
 from ..steps.estimate import StepEstimate
 from ..steps.estimate import step_estimate as estimate_from_cycles
+from ..steps.pool import priced_step_scenario
 from ..steps.scenario import StepScenario
 from ..strategies.base import PATIENCE, Strategy
 from ..strategies.registry import strategy as lookup
@@ -460,6 +461,7 @@ def step_estimate(
     >>> round(est.total_over_T0, 2)
     6.1
     """
+    scenario = priced_step_scenario(scenario)
     strategy.check_step_plan(scenario, r)
     variables = plan or {}
     return estimate_from_cycles(

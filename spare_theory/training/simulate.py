@@ -27,13 +27,14 @@ from ..hourly.simulation import (
     TrainingSamples,
     simulate_runs,
 )
+from ..hourly.sources import Replay, needs_nodes
 from ..steps.rep_run import REP_RECOVERIES
 from ..steps.scenario import StepScenario
 from ..steps.trials import StepSimulation, simulate_step_trials
 from ..strategies.registry import strategy as lookup
 from .optimize import check_scenario
 
-__all__ = ["simulate_steps", "simulate_time_to_wipeout", "simulate_training"]
+__all__ = ["simulate_hourly", "simulate_steps", "simulate_time_to_wipeout", "simulate_training"]
 
 
 @overload
@@ -131,9 +132,10 @@ def simulate_training(
         StepScenario only (required there): a checkpoint every ``k >= 1``
         steps.
     microbatches : int, default 1
-        Folded into the scenario's ``microbatches`` field (SPARe only, not
-        with repairs): the throughput in each state is ``1 / load`` with the
-        exact load kept by the controller.
+        Folded into the scenario's ``microbatches`` field (SPARe only): the
+        throughput in each state is ``1 / load`` with the exact load kept by
+        the controller (recomputed after every failure and rejoin with
+        repairs).
     executor : concurrent.futures.Executor, optional
         Runs blocks of trials in parallel (results identical); ``None``: here.
     progress : bool
@@ -213,45 +215,101 @@ def simulate_training(
     r = chosen.check_r(N, r)
     variables = chosen.check_plan(N, r, plan)
     chosen.check_scenario(scenario)
-    if scenario.domain_size is not None or scenario.lemon_fraction > 0:
-        # This simulation draws independent, equal group failures: never ignore the fields.
-        raise ValueError(
-            "failure domains and lemons (domain_size, lemon_fraction) are simulated by "
-            "simulate_domain_training (any placement, an exclusion policy)"
-        )
+    return simulate_hourly(
+        scenario,
+        chosen,
+        r,
+        variables,
+        checkpoint_interval_minutes=checkpoint_interval_minutes,
+        trials=trials,
+        seed=seed,
+        overhead_source=overhead_source,
+        pool_size=pool_size,
+        executor=executor,
+        progress=progress,
+    )
+
+
+def simulate_hourly(
+    scenario: Scenario,
+    chosen: Any,
+    r: int,
+    variables: dict[str, Any],
+    *,
+    checkpoint_interval_minutes: float,
+    trials: int,
+    seed: int | np.random.SeedSequence,
+    overhead_source: str = "auto",
+    pool_size: int = 64,
+    executor: cf.Executor | None = None,
+    progress: bool = False,
+    replay: Replay | None = None,
+) -> TrainingSamples:
+    """The hour-level simulation of a checked plan: :func:`simulate_training`'s core.
+
+    ``chosen`` is a strategy object, ``r`` and ``variables`` checked by it;
+    ``replay`` plays a log's faults (:func:`spare_theory.replay_training`).
+    Any combination of the scenario's fields is simulated: lemons, domains,
+    node clocks and a spare pool by the node-level source
+    (:class:`~spare_theory.hourly.sources.NodeWorld`), which SPARe follows
+    with the exact controller (a trajectory pool assumes a uniformly random
+    failure order).
+
+    Raises
+    ------
+    ValueError
+        Naming the argument; ``overhead_source='pool'`` with repairs, a
+        non-exponential law or the node-level source.
+
+    Examples
+    --------
+    >>> from spare_theory import Scenario, strategy
+    >>> sc = Scenario(gpus=1024, gpus_per_group=8, gpu_mtbf_hours=2000.0, restart_minutes=20,
+    ...               checkpoint_minutes=5, work_hours=10, lemon_fraction=0.1,
+    ...               lemon_rate_factor=5.0, repair_minutes=30.0)
+    >>> runs = simulate_hourly(sc, strategy("rep"), 2, {}, checkpoint_interval_minutes=60.0,
+    ...                        trials=2, seed=0)
+    >>> runs.hours.shape, bool((runs.repairs > 0).all())
+    ((2,), True)
+    """
+    N = scenario.groups
     m = chosen.check_microbatches(scenario.microbatches)
-    if m != 1 and scenario.repair_minutes is not None:
-        raise ValueError(
-            f"microbatches must be 1 with repairs (a rejoining group's share of pieces is not "
-            f"simulated), got {m}"
-        )
     tau = check_checkpoint_interval(checkpoint_interval_minutes)
     trials = as_count(trials, "trials")
     root = as_seed_sequence(seed)
     overhead_source = as_choice(overhead_source, "overhead_source", OVERHEAD_SOURCES)
     pool_size = as_count(pool_size, "pool_size")
+    nodes = replay is not None or needs_nodes(scenario)
+    repairs = scenario.repair_minutes is not None or (
+        replay is not None and replay.repairs == "log"
+    )
     if overhead_source == "auto":
-        overhead_source = (
-            "controller" if N <= CONTROLLER_MAX_GROUPS or not scenario.exponential else "pool"
+        plain = N <= CONTROLLER_MAX_GROUPS or not scenario.exponential or nodes
+        overhead_source = "controller" if plain else "pool"
+    if overhead_source == "pool":
+        reason = (
+            "a failure_law other than 'exponential'"
+            if not scenario.exponential
+            else "lemons, domains, a spare pool or a replayed log"
+            if nodes
+            else None
         )
-    if not scenario.exponential and overhead_source == "pool":
-        raise ValueError(
-            "overhead_source='pool' assumes a uniformly random failure order, which a "
-            "failure_law other than 'exponential' does not give; use 'controller'"
-        )
-    if scenario.repair_minutes is not None and overhead_source == "pool":
-        raise ValueError(
-            "overhead_source='pool' cannot follow repairs (a trajectory has no rejoins); "
-            "use overhead_source='controller'"
-        )
+        if reason is not None:
+            raise ValueError(
+                "overhead_source='pool' assumes a uniformly random failure order, which "
+                f"{reason} does not give; use 'controller'"
+            )
+        if repairs:
+            raise ValueError(
+                "overhead_source='pool' cannot follow repairs (a trajectory has no rejoins); "
+                "use overhead_source='controller'"
+            )
     pool = (
         chosen.trajectory_pool(N, r, size=pool_size, seed=root, microbatches=m)
         if overhead_source == "pool"
         else None
     )
-    rules = chosen.failure_rules(
-        N, r, microbatches=m, repairs=scenario.repair_minutes is not None, pool=pool, **variables
-    )
+    rules = chosen.failure_rules(N, r, microbatches=m, repairs=repairs, pool=pool, **variables)
     return simulate_runs(
         scenario,
         rules,
@@ -261,6 +319,7 @@ def simulate_training(
         executor=executor,
         progress=progress,
         exact_batch=chosen.batch_is_exact(N, r, variables),
+        replay=replay,
     )
 
 

@@ -1,0 +1,257 @@
+"""What the hour-level model prices when a scenario combines fields, and how it approximates.
+
+A scenario built from a failure log combines a non-exponential lifetime
+law, lemon groups, failure domains (bursts) and repairs through a pool of
+spare nodes.  The cycle laws of :mod:`spare_theory.cycles` cover each
+mechanism on its own; :func:`priced_scenario` maps a combination onto a
+scenario they cover, one stated approximation per step, in this order
+(``docs/theory.md`` section 9 gives the derivations and the errors measured
+against the event simulation, which plays every combination exactly):
+
+1. **Spare pool** (``spare_nodes >= 1``): a group's repair becomes the time
+   until all its failed nodes are swapped in,
+   ``E[B] = (exp(a E[W]) - 1) / a`` with ``E[W] = swap + E[wait]`` and
+   ``a = (g - 1) nu`` the failure rate of its other nodes
+   (:func:`~spare_theory.lifetimes.spares.group_down_hours`; the nodes in
+   repair are Poisson by Palm's theorem, whatever the repair law), as an
+   exponential repair law of that mean.  The cluster's node failure rate is
+   ``N`` groups at their mean rate (lemons and domain events included).
+   Only the mean of the node repair law enters.
+2. **Repairs with a non-exponential law, lemons or domains**: each group is
+   taken to alternate between exponential up times and its repairs, at the
+   rate ``lambda / c + lambda (kappa - 1) phi / c + lambda_D`` (lemons
+   averaged over the groups, domain events counted as independent failures
+   of each of their groups), and the repair cycle of exponential lifetimes
+   is priced at that rate.  ``c = 1 + M(D) - D / m`` carries a renewal
+   law's clustering: a clock that has just fired is young, and the
+   failures it brings within the down time ``D`` (the mean repair) are
+   absorbed in the same outage; ``M`` is the renewal function of the clock
+   that fired (:func:`~spare_theory.lifetimes.laws.renewal_function`: the
+   node's law, mean ``m``, with ``renewal="node"``, the group's with
+   ``"group"``), so that the alternating process has the renewal process's
+   rate of outages, ``lambda / (1 + lambda D c)`` (exponential: ``c = 1``).
+   The stationary down share and the rate of ``r`` overlapping outages of
+   independent alternating groups depend on the means only; what is
+   dropped is the transient from a restart (young clocks, lemons failing
+   first), the correlation of the outages of the groups of one domain or of
+   one lemon's bursts, and, with a pool, of the groups waiting together.
+3. **Without repairs, domains and lemons together**: the lemons are folded
+   into the groups' independent rate ``lambda (1 + (kappa - 1) phi)`` and
+   the domain law is kept.
+4. Without repairs, a non-exponential law with lemons is modelled exactly on
+   the average over the lemons' placement (a lemon's clock runs ``kappa``
+   times as fast, :class:`~spare_theory.cycles.domains.LemonLifetimes`), as
+   the exponential one; a non-exponential law with failure domains has no
+   model: :func:`priced_scenario` raises a ``ValueError`` that says which
+   field to drop.
+
+Everything else is priced as it is, so every number the model gave before
+these combinations were allowed is unchanged.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+from .._caching import cached
+from ..lifetimes.laws import renewal_function
+from ..lifetimes.spares import group_down_hours
+from .scenario import Scenario
+
+__all__ = [
+    "cluster_node_failure_rate",
+    "clustering",
+    "mean_group_rate",
+    "pool_down_minutes",
+    "priced_scenario",
+]
+
+
+def mean_group_rate(scenario: Scenario) -> float:
+    """A group's mean failure rate per hour: ``lambda (1 + (kappa - 1) phi) + lambda_D``.
+
+    ``lambda`` is an ordinary group's rate
+    (:attr:`~spare_theory.hourly.scenario.Scenario.group_failure_rate_per_hour`),
+    ``phi`` and ``kappa`` the lemon share and rate factor, ``lambda_D`` the
+    rate of the group's domain events (0 without domains).
+
+    Examples
+    --------
+    >>> sc = Scenario(gpus=1024, gpus_per_group=8, gpu_mtbf_hours=2000.0, restart_minutes=20,
+    ...               checkpoint_minutes=5, work_hours=48, lemon_fraction=0.1,
+    ...               lemon_rate_factor=11.0)
+    >>> round(mean_group_rate(sc), 6)
+    0.008
+    """
+    rate = scenario.group_failure_rate_per_hour
+    rate *= 1.0 + (scenario.lemon_rate_factor - 1.0) * scenario.lemon_fraction
+    if scenario.domain_mtbf_hours is not None:
+        rate += 1.0 / scenario.domain_mtbf_hours
+    return rate
+
+
+def clustering(scenario: Scenario) -> float:
+    """``c = 1 + M(D) - D / m``: extra failures a renewal clock brings within an outage.
+
+    ``D`` the mean repair (hours), ``M`` the renewal function of the clock
+    that fired (the node's law with ``renewal="node"``, the group's with
+    ``"group"``), ``m`` its mean (module docstring, step 2); 1 for
+    exponential lifetimes or without repairs.
+
+    Examples
+    --------
+    >>> sc = Scenario(gpus=1024, gpus_per_group=8, gpu_mtbf_hours=2000.0, restart_minutes=20,
+    ...               checkpoint_minutes=5, work_hours=48, failure_law="weibull",
+    ...               repair_minutes=60.0)
+    >>> round(clustering(sc), 4)
+    1.0167
+    """
+    if scenario.exponential or scenario.repair_minutes is None:
+        return 1.0
+    law = scenario.node_lifetime_law if scenario.renewal == "node" else scenario.group_lifetime_law
+    down = float(scenario.repair_minutes) / 60.0
+    return 1.0 + renewal_function(law, down) - down / float(law.mean())
+
+
+def cluster_node_failure_rate(scenario: Scenario) -> float:
+    """Node failures per hour of the cluster's ``N`` groups (one node per group failure).
+
+    ``N`` times :func:`mean_group_rate`: what feeds the spare pool.
+
+    Examples
+    --------
+    >>> sc = Scenario(gpus=1024, gpus_per_group=64, gpu_mtbf_hours=8000.0, restart_minutes=20,
+    ...               checkpoint_minutes=5, work_hours=48)
+    >>> cluster_node_failure_rate(sc)
+    0.128
+    """
+    return scenario.groups * mean_group_rate(scenario)
+
+
+def pool_down_minutes(scenario: Scenario) -> float:
+    """Mean minutes from a group's failure until all its nodes are swapped in (with the pool).
+
+    :func:`~spare_theory.lifetimes.spares.group_down_hours` at the cluster's
+    node failure rate (:func:`cluster_node_failure_rate`), the nodes' mean
+    repair ``repair_minutes``, ``spare_nodes`` and ``swap_minutes``, groups
+    of ``nodes_per_group`` nodes among ``N nodes_per_group``.
+
+    Raises
+    ------
+    ValueError
+        Naming ``spare_nodes`` for a scenario without a pool.
+
+    Examples
+    --------
+    >>> sc = Scenario(gpus=2048 * 64, gpus_per_group=2048, gpu_mtbf_hours=8 * 5623.0,
+    ...               restart_minutes=60, checkpoint_minutes=5, work_hours=720,
+    ...               repair_minutes=133 * 60, spare_nodes=450, swap_minutes=30)
+    >>> round(pool_down_minutes(sc), 1)
+    30.5
+    """
+    if not scenario.pool:
+        raise ValueError("spare_nodes: the scenario has no spare pool")
+    hours = group_down_hours(
+        cluster_node_failure_rate(scenario),
+        float(scenario.repair_minutes or 0.0) / 60.0,
+        int(scenario.spare_nodes or 0),
+        swap_minutes=float(scenario.swap_minutes or 0.0),
+        group_nodes=scenario.nodes_per_group,
+        nodes=scenario.groups * scenario.nodes_per_group,
+    )
+    return 60.0 * hours
+
+
+@cached(maxsize=256)
+def priced_scenario(scenario: Scenario, *, repairs: bool = True) -> Scenario:
+    """The scenario whose fields the cycle laws cover, after the steps of the module docstring.
+
+    ``scenario`` itself when it needs none of them.
+
+    Parameters
+    ----------
+    scenario : Scenario
+        The run.
+    repairs : bool
+        ``False`` for a law that ends its cycle at every failure (CKPT-only,
+        ``r = 1``): repairs and the pool change nothing there, so they are
+        dropped first, and the law, lemons and domain events are priced
+        together exactly (domain events on top of the groups' own law,
+        :class:`~spare_theory.cycles.domains.ScaledExponential`).
+
+    Returns
+    -------
+    Scenario
+        With the pool turned into a group repair law (step 1), a mean-rate
+        exponential law under repairs (step 2), lemons folded into the rate
+        beside domains (step 3).
+
+    Raises
+    ------
+    ValueError
+        For a non-exponential ``failure_law`` with failure domains and no
+        repairs: no model, drop ``domain_size`` (``simulate_training`` runs it).
+
+    Examples
+    --------
+    >>> sc = Scenario(gpus=1024, gpus_per_group=8, gpu_mtbf_hours=2000.0, restart_minutes=20,
+    ...               checkpoint_minutes=5, work_hours=48, failure_law="weibull",
+    ...               repair_minutes=60.0)
+    >>> priced = priced_scenario(sc)
+    >>> priced.failure_law, round(priced.group_failure_rate_per_hour, 6)
+    ('exponential', 0.007073)
+    >>> priced_scenario(Scenario.published_600k()) == Scenario.published_600k()
+    True
+    """
+    sc = scenario
+    if not repairs and sc.repair_minutes is not None:
+        sc = dataclasses.replace(
+            sc,
+            repair_minutes=None,
+            repair_law="exponential",
+            rejoin_minutes=0.0,
+            spare_nodes=None,
+            swap_minutes=None,
+        )
+    if sc.pool:
+        sc = dataclasses.replace(
+            sc,
+            repair_minutes=pool_down_minutes(sc),
+            repair_law="exponential",
+            spare_nodes=None,
+            swap_minutes=None,
+        )
+    lemons = sc.lemon_fraction > 0 and sc.lemon_rate_factor > 1
+    domains = sc.domain_size is not None and sc.domain_mtbf_hours is not None
+    if sc.repair_minutes is not None and (lemons or domains or not sc.exponential):
+        rate = mean_group_rate(sc)
+        if not sc.exponential:
+            own = rate - (0.0 if sc.domain_mtbf_hours is None else 1.0 / sc.domain_mtbf_hours)
+            rate += own * (1.0 / clustering(sc) - 1.0)
+        return dataclasses.replace(
+            sc,
+            failure_law="exponential",
+            renewal="group",
+            gpu_mtbf_hours=sc.gpus_per_group / rate,
+            lemon_fraction=0.0,
+            lemon_rate_factor=1.0,
+            domain_size=None,
+            domain_mtbf_hours=None,
+        )
+    if not repairs:
+        return sc  # CKPT-only: the law, lemons and domain events together, exactly
+    if domains and not sc.exponential:
+        raise ValueError(
+            "failure domains (domain_size) with a non-exponential failure_law have no model "
+            "without repairs: drop domain_size or use failure_law='exponential' "
+            "(simulate_training runs the combination)"
+        )
+    if domains and lemons:
+        return dataclasses.replace(
+            sc,
+            gpu_mtbf_hours=sc.gpu_mtbf_hours
+            / (1.0 + (sc.lemon_rate_factor - 1.0) * sc.lemon_fraction),
+            lemon_fraction=0.0,
+            lemon_rate_factor=1.0,
+        )
+    return sc
