@@ -29,6 +29,9 @@ refused here, never silently ignored:
 Combinations no model covers raise ``ValueError`` naming the fields.  The
 best interval of a law is :func:`best_interval` (the one interval search of
 :mod:`spare_theory.planning.search` on the renewal-reward hours).
+
+A little over 500 lines because the choice of a scenario's cycle law is kept
+in this one place, every refusal with it.
 """
 
 from __future__ import annotations

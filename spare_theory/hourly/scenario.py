@@ -27,16 +27,13 @@ approximations, is the model's business (:mod:`spare_theory.hourly.compose`);
 the scenario only checks each field, and the event simulation plays any of
 them.
 
-The module is long (about 560 lines) for one class: every field's contract
-is stated in full in its docstring (about two thirds of the module).
+The module is long (about 620 lines) for one class: every field's contract
+is stated in full in its docstring (about two thirds of the module), and the
+CLI's options and ``spare-theory optimize --help`` are generated from it.
 
 The interval check shared by the model and the independent simulation
 (:func:`check_checkpoint_interval`) lives here too; which redundancies a
 strategy accepts is the strategy's own (:mod:`spare_theory.strategies`).
-
-This module is long (about 500 lines, half of them docstrings) because it is
-one dataclass whose field documentation is the contract the CLI, the model and
-the simulation read (``spare-theory optimize --help`` is generated from it).
 """
 
 from __future__ import annotations

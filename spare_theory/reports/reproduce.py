@@ -1,10 +1,10 @@
 """``spare-theory reproduce``: regenerate every table and figure.
 
-Runs each report module in turn (mu, overhead, training and headline,
-sweeps), writing tables to ``outdir/tables`` and figures to
-``outdir/figures``.  ``quick=True`` uses small sample sizes (seconds per
-report); the default reproduces the published comparisons in about three
-minutes on two cores.
+Runs each report module of :data:`REPORTS` in turn, writing tables to
+``outdir/tables`` and figures to ``outdir/figures``.  ``quick=True`` uses
+small sample sizes (seconds per report, about 70 s in all); the default
+takes about 10 minutes on two cores (the README's Benchmarks section says
+how that was measured).
 
 Interrupted runs and ``resume``
 -------------------------------
