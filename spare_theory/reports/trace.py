@@ -50,7 +50,15 @@ from ..training.estimate import time_to_train
 from ..training.optimize import optimal_plan
 from ._io import write_table
 
-__all__ = ["GPUS", "STRATEGIES", "reproduce", "spares_table", "trace_cell", "trace_table"]
+__all__ = [
+    "GPUS",
+    "STRATEGIES",
+    "reproduce",
+    "spares_table",
+    "trace_cell",
+    "trace_scenario",
+    "trace_table",
+]
 
 #: Cluster sizes of the tables.
 GPUS = (100_000, 600_000)
@@ -76,7 +84,20 @@ POOL_SHORTAGE = 0.001
 _REPLAY_CAP = 20.0
 
 
-def _scenario(log: Any, gpus: int, model: str, spares: int) -> Any:
+def trace_scenario(gpus: int, model: str = "full") -> Any:
+    """The shipped trace's scenario at ``gpus`` GPUs (:data:`CLUSTER`), a pool for 0.1 %.
+
+    ``model`` names the fitted law (:data:`MODELS`); the pool holds the
+    Poisson count of spares for :data:`POOL_SHORTAGE`.
+
+    Examples
+    --------
+    >>> sc = trace_scenario(100_000)
+    >>> sc.groups, sc.spare_nodes, sc.failure_law
+    (48, 352, 'weibull')
+    """
+    log = infinitehbd_failure_log()
+    spares = log_spares(log, gpus=gpus, probability=POOL_SHORTAGE)
     return log.scenario(gpus=gpus, spare_nodes=spares, **CLUSTER, **MODELS[model])
 
 
@@ -85,8 +106,8 @@ def trace_cell(task: tuple) -> dict[str, Any]:
     gpus, name, trials, seed = task
     seed = as_seed_sequence(seed)
     log = infinitehbd_failure_log()
-    spares = log_spares(log, gpus=gpus, probability=POOL_SHORTAGE)
-    full = _scenario(log, gpus, "full", spares)
+    full = trace_scenario(gpus)
+    spares = full.spare_nodes
     plan = optimal_plan(full, name)
     variables = {k: getattr(plan, k) for k in strategy(name).plan_variables}
     tau = plan.checkpoint_interval_minutes  # an hour-level plan always has one
@@ -100,7 +121,7 @@ def trace_cell(task: tuple) -> dict[str, Any]:
         "spare_nodes": spares,
     }
     for model in MODELS:
-        sc = _scenario(log, gpus, model, spares)
+        sc = trace_scenario(gpus, model)
         row[f"{model}_hours"] = time_to_train(sc, name, plan.r, tau, **variables).hours
     replays = ("bootstrap", "nodes")
     if not row["full_hours"] <= _REPLAY_CAP * full.work_hours:
