@@ -304,7 +304,7 @@ def _both(
 
 
 #: Group counts of the SPARe paper's step-level scenario in ``alternatives_paper``.
-PAPER_GROUPS: tuple[int, ...] = (200,)
+PAPER_GROUPS: tuple[int, ...] = (200, 600, 1000)
 
 
 def _paper_row(task: tuple[int, str, int]) -> dict[str, Any]:
@@ -418,7 +418,9 @@ def reproduce(
     stalls = _QUICK_STALL_SCENARIOS if quick else STALL_SCENARIOS
     table, cross = _both(chosen, stalls, executor, progress)
     said = verdicts(table, cross)
-    paper = paper_table(executor=executor, progress=progress)
+    paper = paper_table(
+        PAPER_GROUPS[:1] if quick else PAPER_GROUPS, executor=executor, progress=progress
+    )
     paper_said = verdicts(paper)
     work = float(next(iter(chosen.values())).work_hours)
     notes = (
