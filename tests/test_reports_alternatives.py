@@ -23,7 +23,7 @@ from spare_theory.reports.reproduce import REPORTS
 from spare_theory.strategies.registry import registered_strategies
 
 LABEL = "100k GPUs, groups of 1024"
-SC = alt.scenarios(())[LABEL]
+SC = alt.scenarios((), trace=False)[LABEL]
 
 
 @pytest.fixture(scope="module")
@@ -139,6 +139,22 @@ def test_the_restart_crossover_is_where_ckpt_meets_spare(restart_crossover):
 
     assert ckpt(row.crossover - 0.05) < spare < ckpt(row.crossover + 0.05)
     assert ckpt(row.crossover) == pytest.approx(spare, rel=2e-3)
+
+
+@pytest.mark.slow
+def test_the_repair_crossover_reprices_spare_at_each_repair_time():
+    # Both sides repaired alike: elastic DP loses to SPARe with fast repairs and wins with
+    # slow ones (groups that stay out cost SPARe stacks, elastic DP only batch share).
+    spec = ("elastic", None, "repair_minutes", (10.0, 120.0))
+    row = alt._crossover((LABEL, SC, spec))
+    root = row["crossover"]
+    assert root is not None and row["overtakes_reference"] == f"above {root:.3g} min"
+
+    def gap(minutes):
+        sc = dataclasses.replace(SC, repair_minutes=minutes)
+        return optimal_plan(sc, "elastic").hours - optimal_plan(sc, "spare").hours
+
+    assert gap(root - 2.0) > 0 > gap(root + 2.0)  # xtol is 1 min
 
 
 def test_a_crossover_outside_the_range_is_said_so():

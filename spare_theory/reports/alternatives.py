@@ -76,11 +76,18 @@ _QUICK_GROUP_SIZES: tuple[int, ...] = (4096,)
 RESTART_RANGE: tuple[float, float] = (0.05, 60.0)
 #: Reconfiguration stalls searched for elastic DP's and hot spares' crossovers, minutes.
 STALL_RANGE: tuple[float, float] = (0.05, 30.0)
-#: Scenarios whose stall crossovers are searched (each costs about ten best plans).
+#: Repair times searched for elastic DP's and hot spares' crossovers, minutes (both sides
+#: repaired: SPARe is priced at the same repair time).
+REPAIR_RANGE: tuple[float, float] = (10.0, 600.0)
+#: Scenarios whose stall and repair crossovers are searched (each costs about ten best plans).
 STALL_SCENARIOS: tuple[str, ...] = ("600k GPUs, groups of 2048", "100k GPUs, groups of 1024")
 _QUICK_STALL_SCENARIOS: tuple[str, ...] = ()
-# Crossover tolerance (minutes).
+# Crossover tolerance (minutes), and the coarser one of the repair searches (a minute in
+# hours of repair; each step prices two plans with repairs).
 _XTOL = 0.01
+_REPAIR_XTOL = 1.0
+# Costs that both sides pay: the reference is re-priced at each value.
+_PAIRED = ("repair_minutes",)
 
 
 #: Label of the shipped failure log's fitted scenario (``reports.trace.trace_scenario``).
@@ -152,11 +159,14 @@ MICROBATCHES = 16
 
 #: The crossovers searched: (strategy, preset applied first or None, field varied, range).
 #: CKPT-only is priced at in-memory checkpoints against its restart cost; elastic DP
-#: and hot spares against their reconfiguration stall.
+#: and hot spares against their reconfiguration stall, and against the repair time of
+#: failed groups (SPARe repaired alike).
 CROSSOVERS: tuple[tuple[str, str | None, str, tuple[float, float]], ...] = (
     ("ckpt", "in_memory_checkpoints", "restart_minutes", RESTART_RANGE),
     ("elastic", None, "reconfigure_minutes", STALL_RANGE),
     ("hot_spares", None, "reconfigure_minutes", STALL_RANGE),
+    ("elastic", None, "repair_minutes", REPAIR_RANGE),
+    ("hot_spares", None, "repair_minutes", REPAIR_RANGE),
 )
 
 
@@ -169,18 +179,28 @@ def _crossover(task: tuple[str, Scenario, tuple[Any, ...]]) -> dict[str, Any]:
     label, base, (strategy, preset, what, (a, b)) = task
     reference = _best_hours(base, REFERENCE)
     start = base if preset is None else with_preset(base, preset)
+    paired = what in _PAIRED
 
     def hours(x: float) -> float:
         field: dict[str, Any] = {what: x}
         return _best_hours(dataclasses.replace(start, **field), strategy)
 
-    # Hours grow with the cost: the alternative wins below the root.
+    def reference_at(x: float) -> float:
+        field: dict[str, Any] = {what: x}
+        return _best_hours(dataclasses.replace(base, **field), REFERENCE) if paired else reference
+
+    def gap(x: float) -> float:
+        return hours(x) - reference_at(x)
+
+    # The alternative wins where the gap is negative; a root where its sign changes.
     ha, hb = hours(a), hours(b)
+    ra, rb = reference_at(a), reference_at(b)
+    ga, gb = ha - ra, hb - rb
     root: float | None = None
-    if ha < reference < hb:
-        root = float(brentq(lambda x: hours(x) - reference, a, b, xtol=_XTOL))
-        said = f"below {root:.3g} min"
-    elif ha >= reference:
+    if (ga < 0) != (gb < 0):
+        root = float(brentq(gap, a, b, xtol=_REPAIR_XTOL if paired else _XTOL))
+        said = f"{'below' if ga < 0 else 'above'} {root:.3g} min"
+    elif ga >= 0:
         said = f"never in [{a:g}, {b:g}] min"
     else:
         said = f"everywhere in [{a:g}, {b:g}] min"
@@ -194,6 +214,8 @@ def _crossover(task: tuple[str, Scenario, tuple[Any, ...]]) -> dict[str, Any]:
         "reference_hours": reference,
         "hours_at_low": ha,
         "hours_at_high": hb,
+        "reference_at_low": ra,
+        "reference_at_high": rb,
         "crossover": root,
         "overtakes_reference": said,
     }
@@ -458,9 +480,13 @@ def reproduce(
             "with in-memory checkpoints (delta = 3 s) against the restart cost R in "
             f"[{RESTART_RANGE[0]:g}, {RESTART_RANGE[1]:g}] min; elastic DP and hot spares "
             f"against the reconfiguration stall in [{STALL_RANGE[0]:g}, {STALL_RANGE[1]:g}] min "
+            f"and against the repair time of failed groups in [{REPAIR_RANGE[0]:g}, "
+            f"{REPAIR_RANGE[1]:g}] min, SPARe repaired alike (reference_at_low/high: its hours "
+            "there; with repairs an alternative may win above the root instead) "
             f"(searched at: {', '.join(stalls) or 'none, --quick'}). A root of the difference "
-            f"of best hours (scipy.optimize.brentq, xtol {_XTOL} min), or 'never in [a, b]' / "
-            "'everywhere in [a, b]' when the difference keeps its sign on the range.",
+            f"of best hours (scipy.optimize.brentq, xtol {_XTOL} min, {_REPAIR_XTOL:g} min for "
+            "repairs), or 'never in [a, b]' / 'everywhere in [a, b]' when the difference keeps "
+            "its sign on the range.",
         ),
         *write_table(
             paper,

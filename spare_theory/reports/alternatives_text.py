@@ -22,7 +22,11 @@ REFERENCE = "spare"
 #: The preset of both fast restarts (the reference is also priced there).
 FASTEST_PRESET = "fast_restarts"
 # How a verdict names the cost a crossover varies.
-_VARIED = {"restart_minutes": "restarts", "reconfigure_minutes": "reconfiguration stalls"}
+_VARIED = {
+    "restart_minutes": "restarts",
+    "reconfigure_minutes": "reconfiguration stalls",
+    "repair_minutes": "repairs",
+}
 
 
 def plan_name(row: Any) -> str:
