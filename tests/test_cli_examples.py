@@ -7,7 +7,9 @@ joined.  Each runs in process through :func:`spare_theory.cli.main` in a
 scratch folder (whatever it writes lands there), which also holds the fenced
 ``toml`` blocks whose first line names a file (``# cluster.toml``).  The fast
 commands always run; reports, tables, sweeps and simulations are marked slow
-(still run in CI).
+(still run in CI).  A full ``reproduce`` (the README's main job, about 10 minutes)
+runs with ``--quick``: the same code at small sizes; the committed tables check
+the full sizes (``tests/test_committed_tables.py``, ``tests/test_wipeout_law.py``).
 """
 
 from __future__ import annotations
@@ -24,7 +26,7 @@ ROOT = Path(__file__).resolve().parents[1]
 DOCUMENTS = [ROOT / "README.md", ROOT / "CONTRIBUTING.md", *sorted((ROOT / "docs").glob("*.md"))]
 _BLOCK = re.compile(r"^```(\w*)\n(.*?)^```", re.M | re.S)
 # Subcommands that run reports, grids of plans or bootstraps: minutes, not seconds.
-_SLOW = {"reproduce", "table", "headline", "sweep", "fit"}
+_SLOW = {"reproduce", "table", "headline", "sweep", "fit", "compare"}
 
 
 def _blocks(kinds: set[str]) -> list[tuple[Path, str]]:
@@ -74,6 +76,8 @@ def test_documented_command_runs(argv, tmp_path, monkeypatch, capsys):
         if name:
             (tmp_path / name[1]).write_text(body)
     monkeypatch.chdir(tmp_path)
+    if argv[:1] == ["reproduce"] and "--quick" not in argv:
+        argv = [*argv, "--quick"]
     code = main(argv)
     captured = capsys.readouterr()
     assert code == 0, captured.err

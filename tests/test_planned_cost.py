@@ -85,10 +85,8 @@ def test_load_trigger_with_microbatches():
     u = np.array([0.01, 0.1, 0.3])
     assert np.all(law.theta(u) >= stacks.theta(u))
     np.testing.assert_allclose(law.logq(u), stacks.logq(u))
-    with pytest.raises(ValueError, match="microbatches"):
-        time_to_train(
-            dataclasses.replace(sc, repair_minutes=60.0), "spare", 14, 60.0, microbatches=4
-        )
+    # With repairs too, micro-batches are priced now (hourly.compose; checked against the
+    # simulation in tests/test_fields_compose.py), where this test once expected a refusal.
 
 
 def test_simulation_triggers_on_the_actual_cost():

@@ -215,7 +215,7 @@ def test_table_alternatives_quick_writes_its_files(tmp_path, capsys):
 
 @pytest.mark.slow
 def test_paper_rows_are_their_plans_priced_by_time_to_train():
-    frame = alt.paper_table(progress=False)
+    frame = alt.paper_table((200,), progress=False)
     sc = paper_scenario(200)
     assert sorted(frame.loc[frame["microbatches"] == 1, "strategy"]) == sorted(
         registered_strategies()

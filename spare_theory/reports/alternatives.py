@@ -363,7 +363,7 @@ def paper_table(
 
     Examples
     --------
-    >>> t = paper_table(progress=False)
+    >>> t = paper_table((200,), progress=False)
     >>> t.loc[t["winner"], ["strategy", "microbatches", "r"]].values.tolist()
     [['spare', 16, 8]]
     """
