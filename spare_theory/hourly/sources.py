@@ -120,6 +120,53 @@ class FaultTable:
         """Outages of the log."""
         return int(self.starts.size)
 
+    def slot_histories(
+        self, slots: int, mapping: str, rng: np.random.Generator, window: float
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """The log node each of ``slots`` node slots replays, and its shift in ``[0, window)``.
+
+        ``window`` is the log's window in the caller's unit (the shifts are
+        drawn in it).  ``"identity"``: slot ``i`` is node ``i``, one shift for
+        all; ``"bootstrap"``: copies of the whole log, one shift per copy;
+        ``"nodes"``: nodes drawn with replacement, one shift each.
+
+        Examples
+        --------
+        >>> t = FaultTable(np.array([1.0]), np.array([0.5]), np.array([0, 1]),
+        ...                np.array([1, 0]), 10.0)
+        >>> node, shift = t.slot_histories(5, "bootstrap", np.random.default_rng(0), 10.0)
+        >>> node.tolist(), bool(shift[0] == shift[1] != shift[2])
+        ([0, 1, 0, 1, 0], True)
+        """
+        L = self.nodes
+        if mapping == "identity":
+            if slots != L:
+                raise ValueError(
+                    f"mapping='identity' needs as many node slots as the log has nodes ({L}), "
+                    f"got {slots}: use 'bootstrap' or 'nodes'"
+                )
+            return np.arange(slots), np.full(slots, rng.uniform(0.0, window))
+        if mapping == "bootstrap":
+            copies = rng.uniform(0.0, window, -(-slots // L))
+            return np.arange(slots) % L, copies[np.arange(slots) // L]
+        node = rng.integers(L, size=slots)
+        return node, rng.uniform(0.0, window, slots)
+
+    def slot_outages(self, node: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Every outage of every slot: ``(slot, k)``, slot-major, ``k`` indexing ``starts``.
+
+        Examples
+        --------
+        >>> t = FaultTable(np.array([1.0, 5.0, 2.0]), np.array([0.5, 1.0, 3.0]),
+        ...                np.array([0, 2, 3]), np.array([2, 1, 0]), 10.0)
+        >>> [a.tolist() for a in t.slot_outages(np.array([1, 0, 2]))]
+        [[0, 1, 1], [2, 0, 1]]
+        """
+        per_slot = self.counts[node]
+        slot = np.repeat(np.arange(node.size), per_slot)
+        within = np.arange(slot.size) - np.repeat(np.cumsum(per_slot) - per_slot, per_slot)
+        return slot, np.repeat(self.offsets[node], per_slot) + within
+
 
 @dataclass(frozen=True)
 class Replay:
@@ -264,20 +311,7 @@ class LogFaults:
     def __init__(self, table: FaultTable, slots: int, mapping: str, rng: np.random.Generator):
         self.table = table
         L, W = table.nodes, table.window_hours
-        if mapping == "identity":
-            if slots != L:
-                raise ValueError(
-                    f"mapping='identity' needs as many node slots as the log has nodes ({L}), "
-                    f"got {slots}: use 'bootstrap' or 'nodes'"
-                )
-            node = np.arange(slots)
-            shift = np.full(slots, rng.uniform(0.0, W))
-        elif mapping == "bootstrap":
-            node = np.arange(slots) % L
-            shift = rng.uniform(0.0, W, -(-slots // L))[np.arange(slots) // L]
-        else:
-            node = rng.integers(L, size=slots)
-            shift = rng.uniform(0.0, W, slots)
+        node, shift = table.slot_histories(slots, mapping, rng, W)
         counts = table.counts[node]
         live = np.flatnonzero(counts > 0)
         node, shift = node[live], shift[live]

@@ -40,6 +40,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from .._caching import cached
 from .._parallel import map_tasks
 from .._validation import as_seed_sequence, child_seed
 from ..strategies.registry import strategy
@@ -84,6 +85,7 @@ POOL_SHORTAGE = 0.001
 _REPLAY_CAP = 20.0
 
 
+@cached(maxsize=8)  # a table cell and the alternatives report build each one several times
 def trace_scenario(gpus: int, model: str = "full") -> Any:
     """The shipped trace's scenario at ``gpus`` GPUs (:data:`CLUSTER`), a pool for 0.1 %.
 

@@ -142,29 +142,12 @@ class LogClocks:
         mapping: str,
         rng: np.random.Generator,
     ) -> None:
-        L, W = table.nodes, table.window_hours * 3600.0
+        W = table.window_hours * 3600.0
         slots = groups * nodes_per_group
-        if mapping == "identity":
-            if slots != L:
-                raise ValueError(
-                    f"mapping='identity' needs as many node slots as the log has nodes ({L}), "
-                    f"got {slots}: use 'bootstrap' or 'nodes'"
-                )
-            node = np.arange(slots)
-            shift = np.full(slots, rng.uniform(0.0, W))
-        elif mapping == "bootstrap":
-            node = np.arange(slots) % L
-            shift = rng.uniform(0.0, W, -(-slots // L))[np.arange(slots) // L]
-        else:
-            node = rng.integers(L, size=slots)
-            shift = rng.uniform(0.0, W, slots)
-        per_slot = table.counts[node]
-        owner = np.repeat(np.arange(slots) // nodes_per_group, per_slot)
-        within = np.arange(int(per_slot.sum())) - np.repeat(
-            np.cumsum(per_slot) - per_slot, per_slot
-        )
-        k = np.repeat(table.offsets[node], per_slot) + within
-        times = (table.starts[k] * 3600.0 - np.repeat(shift, per_slot)) % W
+        node, shift = table.slot_histories(slots, mapping, rng, W)
+        slot, k = table.slot_outages(node)
+        owner = slot // nodes_per_group
+        times = (table.starts[k] * 3600.0 - shift[slot]) % W
         order = np.lexsort((times, owner))
         owner, times, lengths = owner[order], times[order], table.durations[k][order] * 3600.0
         bounds = np.searchsorted(owner, np.arange(groups + 1))

@@ -69,22 +69,14 @@ def _in_repair_at_failures(
 ) -> list[np.ndarray]:
     """Per trial, the outages under way at each failure of a replayed cluster of ``nodes``."""
     table = fault_table(log)
-    W, L = table.window_hours, table.nodes
+    W = table.window_hours
     root = as_seed_sequence(seed)
     out = []
     for i in range(trials):
         rng = np.random.default_rng(child_seed(root, i))
-        if mapping == "bootstrap":
-            node = np.arange(nodes) % L
-            shift = rng.uniform(0.0, W, -(-nodes // L))[np.arange(nodes) // L]
-        else:
-            node = rng.integers(L, size=nodes)
-            shift = rng.uniform(0.0, W, nodes)
+        node, shift = table.slot_histories(nodes, mapping, rng, W)
         # Every outage of every slot, on the circle of length W.
-        per_slot = table.counts[node]
-        slot = np.repeat(np.arange(nodes), per_slot)
-        within = np.arange(slot.size) - np.repeat(np.cumsum(per_slot) - per_slot, per_slot)
-        k = np.repeat(table.offsets[node], per_slot) + within
+        slot, k = table.slot_outages(node)
         start = (table.starts[k] - shift[slot]) % W
         ends = start + np.minimum(table.durations[k], W)
         # Under way at a start: starts before it less ends before it, on the unrolled
