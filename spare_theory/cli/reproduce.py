@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 import argparse
-import concurrent.futures
-import contextlib
 import os
+import resource
 import time
-from pathlib import Path
+from typing import Any
 
-from ..reports.reproduce import MANIFEST_DIR, REPORTS, reproduce
+from ..reports.reproduce import MANIFEST_DIR, REPORTS, run_reports
 from ._common import Output, Subparsers, add_report_options, executor_from_args
 
 
@@ -19,10 +18,12 @@ def register(commands: Subparsers, tables: Subparsers) -> None:
         "reproduce",
         help="regenerate every table and figure",
         description="Runs the reports " + ", ".join(REPORTS) + " "
-        "in turn, their cells spread over every core by a process pool (--serial: one "
-        "process; same files), writing CSV and Markdown tables to OUTDIR/tables and PNG "
-        "figures to OUTDIR/figures; prints the files and the seconds each report took. Files "
-        "are written to a temporary file and renamed, so an interrupted run (Ctrl-C, kill) "
+        "side by side, longest first, each spreading its cells over every core by a process "
+        "pool (--serial: one process; --workers/--scheduler: the reports in turn on Dask; "
+        "the same files either way), writing CSV and Markdown tables to OUTDIR/tables and PNG "
+        "figures to OUTDIR/figures; prints the files, the seconds each report took, and the "
+        "run's wall time and CPU share. Files are written to a temporary file and renamed, "
+        "so an interrupted run (Ctrl-C, kill) "
         "leaves no half-written table or figure; each completed report records a manifest "
         "(seed, --quick, version, file hashes) in "
         f"OUTDIR/{MANIFEST_DIR}/ that --resume uses to skip it.",
@@ -45,44 +46,46 @@ def register(commands: Subparsers, tables: Subparsers) -> None:
 
 
 def _run(args: argparse.Namespace) -> Output:
+    cpu_before = _cpu_seconds()
+    start = time.perf_counter()
+    with executor_from_args(args) as executor:
+        runs = run_reports(
+            args.outdir,
+            quick=args.quick,
+            executor=executor,
+            seed=args.seed,
+            progress=not args.no_progress,
+            only=args.only,
+            resume=args.resume,
+            workers=1 if args.serial else None,
+        )
+    wall = time.perf_counter() - start
+    cpu = _cpu_seconds() - cpu_before
     lines = []
-    data = {}
-    with contextlib.ExitStack() as stack:
-        executor = stack.enter_context(executor_from_args(args))
-        if executor is None and not args.serial and (os.cpu_count() or 1) > 1:
-            # Every core by default; one pool shared by all reports.  On Ctrl-C the
-            # queued cells are cancelled, not run to the end.
-            pool = concurrent.futures.ProcessPoolExecutor(os.cpu_count())
-            stack.callback(pool.shutdown, wait=True, cancel_futures=True)
-            executor = pool
-        for name in args.only or REPORTS:
-            manifest = Path(args.outdir) / MANIFEST_DIR / f"{name}.json"
-            before = _stamp(manifest)
-            start = time.perf_counter()
-            paths = reproduce(
-                args.outdir,
-                quick=args.quick,
-                executor=executor,
-                seed=args.seed,
-                progress=not args.no_progress,
-                only=[name],
-                resume=args.resume,
-                workers=1,
-            )
-            seconds = time.perf_counter() - start
-            # reproduce rewrites the manifest of every report it runs; an untouched one was kept.
-            kept = before is not None and _stamp(manifest) == before
-            how = "kept from a previous run (same seed and sizes)" if kept else "written"
-            lines.append(f"{name}: {len(paths)} files {how} in {seconds:.1f} s")
-            lines.extend(f"  {p}" for p in paths)
-            data[name] = {"seconds": seconds, "resumed": kept, "files": [str(p) for p in paths]}
+    data: dict[str, Any] = {}
+    for run in runs:
+        how = "kept from a previous run (same seed and sizes)" if run.kept else "written"
+        lines.append(f"{run.name}: {len(run.files)} files {how} in {run.seconds:.1f} s")
+        lines.extend(f"  {p}" for p in run.files)
+        data[run.name] = {
+            "seconds": run.seconds,
+            "resumed": run.kept,
+            "files": [str(p) for p in run.files],
+        }
+    cores = os.cpu_count() or 1
+    # CPU of this process and its reaped descendants (the pools' processes); a
+    # Dask cluster's workers are not counted.
+    lines.append(
+        f"{len(runs)} reports in {wall:.1f} s wall, {cpu:.1f} s CPU "
+        f"({100 * cpu / wall:.0f} % of one core; {cores} cores)"
+    )
     return Output("\n".join(lines), data)
 
 
-def _stamp(path: Path) -> tuple[int, int] | None:
-    """Inode and modification time of ``path`` (a rewrite by rename changes both), or None."""
-    try:
-        st = path.stat()
-    except FileNotFoundError:
-        return None
-    return st.st_ino, st.st_mtime_ns
+def _cpu_seconds() -> float:
+    """User and system seconds of this process and of its children that have ended."""
+    total = 0.0
+    for who in (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN):
+        usage = resource.getrusage(who)
+        total += usage.ru_utime + usage.ru_stime
+    return total

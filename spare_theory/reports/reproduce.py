@@ -1,10 +1,21 @@
 """``spare-theory reproduce``: regenerate every table and figure.
 
-Runs each report module of :data:`REPORTS` in turn, writing tables to
+Runs each report module of :data:`REPORTS`, writing tables to
 ``outdir/tables`` and figures to ``outdir/figures``.  ``quick=True`` uses
-small sample sizes (seconds per report, about 70 s in all); the default
-takes about 10 minutes on two cores (the README's Benchmarks section says
-how that was measured).
+small sample sizes (seconds per report); the README's Benchmarks section
+gives the measured times of both sizes on two cores and how they were taken.
+
+Where the work runs
+-------------------
+By default (no ``executor``, more than one core) the reports run side by
+side: a pool of one process per core takes them longest first
+(:data:`REPORT_COST`), and each report spreads its cells over its own pool
+of one process per core.  The cores are thus shared by up to two reports'
+cells; a report's serial parts (model tables, figures) overlap another's
+cells instead of leaving a core idle, and the last report still uses every
+core.  Every report and every cell has its own seed, so the files are the
+same as a serial run's (``workers=1``) or a run on ``executor``, where the
+reports run in turn.
 
 Interrupted runs and ``resume``
 -------------------------------
@@ -21,20 +32,31 @@ are all still there, unchanged, is not recomputed.
 from __future__ import annotations
 
 import concurrent.futures
+import dataclasses
 import hashlib
 import importlib
 import json
 import os
+import time
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
+from .._parallel import progress_bar
 from .._validation import as_count, as_seed_sequence
 from ._io import atomic_path
 
-__all__ = ["MANIFEST_DIR", "REPORTS", "read_manifest", "reproduce"]
+__all__ = [
+    "MANIFEST_DIR",
+    "REPORTS",
+    "REPORT_COST",
+    "ReportRun",
+    "read_manifest",
+    "reproduce",
+    "run_reports",
+]
 
 #: Folder (under ``outdir``) holding one manifest JSON per report written by :func:`reproduce`.
 MANIFEST_DIR = ".reproduce"
@@ -54,6 +76,45 @@ REPORTS = (
 )
 
 
+#: CPU seconds of each report at default sizes, serial on the 2-core machine of
+#: the README's Benchmarks: reports side by side start longest first.
+REPORT_COST = {
+    "mu": 130.0,
+    "overhead": 30.0,
+    "training": 80.0,
+    "sweep": 90.0,
+    "domains": 100.0,
+    "microbatch": 60.0,
+    "simulator": 210.0,
+    "repairs": 190.0,
+    "alternatives": 230.0,
+    "trace": 90.0,
+}
+
+
+@dataclasses.dataclass(frozen=True)
+class ReportRun:
+    """One report of a :func:`run_reports` call.
+
+    Attributes
+    ----------
+    name : str
+        The report, among :data:`REPORTS`.
+    files : tuple of pathlib.Path
+        The files it wrote (or kept).
+    seconds : float
+        Wall-clock seconds from its start to its end (reports side by side
+        overlap, so these add up to more than the run).
+    kept : bool
+        ``True`` when ``resume`` kept its files from a previous run.
+    """
+
+    name: str
+    files: tuple[Path, ...]
+    seconds: float
+    kept: bool
+
+
 def reproduce(
     outdir: str | os.PathLike[str] = ".",
     *,
@@ -69,6 +130,7 @@ def reproduce(
 
     Every ``spare_theory.reports.<name>.reproduce`` has this signature (without
     ``only``) and the same return type: the list of files it wrote.
+    :func:`run_reports` does the same and also returns each report's time.
 
     Parameters
     ----------
@@ -77,12 +139,13 @@ def reproduce(
     quick : bool
         Small grids and sample sizes.
     executor : concurrent.futures.Executor, optional
-        Where the cells of each report run (``None``: a process pool of
-        ``workers`` processes shared by all reports).
+        Where the cells of each report run, the reports in turn (``None``:
+        the reports side by side on ``workers`` cores, see the module
+        docstring).
     seed : int or numpy.random.SeedSequence
         Seed passed to every report.
     progress : bool
-        Show progress bars.
+        Show progress bars (side by side: one bar over the reports).
     only : iterable of str, optional
         Reports to run, among :data:`REPORTS` (default: all, in that order).
     resume : bool
@@ -90,14 +153,15 @@ def reproduce(
         run's seed, ``quick`` flag and package version and whose files are
         unchanged; its files are returned as if written.
     workers : int, optional
-        Without ``executor``: processes of the pool (default: every core,
-        ``os.cpu_count()``); ``1`` runs serially in this process.  Every cell
-        has its own seed, so the files are identical either way.
+        Without ``executor``: processes per pool (default: every core,
+        ``os.cpu_count()``); ``1`` runs everything serially in this process.
+        Every cell has its own seed, so the files are identical either way.
 
     Returns
     -------
     list of pathlib.Path
-        The files written (or, with ``resume``, kept), report after report.
+        The files written (or, with ``resume``, kept), report after report
+        in the order of ``only`` (or :data:`REPORTS`).
 
     Raises
     ------
@@ -117,46 +181,130 @@ def reproduce(
     ['sweep.csv', 'sweep.md', 'sweep_by_point.csv', 'sweep_by_point.md',
      'sweep_reduction.png', 'sweep_availability.png']
     """
+    runs = run_reports(
+        outdir,
+        quick=quick,
+        executor=executor,
+        seed=seed,
+        progress=progress,
+        only=only,
+        resume=resume,
+        workers=workers,
+    )
+    return [path for run in runs for path in run.files]
+
+
+def run_reports(
+    outdir: str | os.PathLike[str] = ".",
+    *,
+    quick: bool = False,
+    executor: concurrent.futures.Executor | None = None,
+    seed: int | np.random.SeedSequence = 0,
+    progress: bool = True,
+    only: Iterable[str] | None = None,
+    resume: bool = False,
+    workers: int | None = None,
+) -> list[ReportRun]:
+    """:func:`reproduce`, returning what each report wrote and how long it took.
+
+    Parameters
+    ----------
+    outdir, quick, executor, seed, progress, only, resume, workers
+        As in :func:`reproduce`.
+
+    Returns
+    -------
+    list of ReportRun
+        One per report, in the order of ``only`` (or :data:`REPORTS`),
+        whatever order they ran in.
+
+    Raises
+    ------
+    ValueError
+        When ``only`` names an unknown report or ``workers < 1``.
+
+    Examples
+    --------
+    >>> run_reports("out", workers=0)
+    Traceback (most recent call last):
+    ...
+    ValueError: workers must be >= 1, got 0
+
+    Skipped: it writes files.
+
+    >>> [(r.name, r.kept) for r in run_reports("out", quick=True, only=["sweep"])]  # doctest: +SKIP
+    [('sweep', False)]
+    """
     outdir = Path(outdir)
     names = REPORTS if only is None else tuple(only)
     unknown = sorted(set(names) - set(REPORTS))
     if unknown:
         raise ValueError(f"only must name reports among {list(REPORTS)}, got {unknown}")
+    count = (os.cpu_count() or 1) if workers is None else as_count(workers, "workers")
     run = _run_key(seed, quick)
     _remove_partial_files(outdir)
-    count = (os.cpu_count() or 1) if workers is None else as_count(workers, "workers")
-    if executor is None and count > 1:
-        pool = concurrent.futures.ProcessPoolExecutor(count)
-        try:
-            return reproduce(
-                outdir,
-                quick=quick,
-                executor=pool,
-                seed=seed,
-                progress=progress,
-                only=names,
-                resume=resume,
-            )
-        finally:  # on an interrupt, cancel the queued cells instead of running them
-            pool.shutdown(wait=True, cancel_futures=True)
-    paths: list[Path] = []
-    for name in names:
-        kept = _unchanged_files(outdir, name, run) if resume else None
+    job = _Job(outdir, run, quick, seed, resume, count)
+    if executor is not None or count == 1 or len(names) == 1:
+        return [job(name, executor, progress) for name in names]
+    # Side by side, longest first; each report process makes its own cell pool.
+    pool = concurrent.futures.ProcessPoolExecutor(min(count, len(names)))
+    try:
+        futures = {
+            pool.submit(job, name, None, False): name
+            for name in sorted(names, key=lambda n: -REPORT_COST[n])
+        }
+        done: dict[str, ReportRun] = {}
+        with progress_bar(len(names), "reports", progress) as bar:
+            for future in concurrent.futures.as_completed(futures):
+                report = future.result()
+                done[report.name] = report
+                bar.set_postfix_str(report.name)
+                bar.update(1)
+    finally:  # on an interrupt, cancel the reports not started
+        pool.shutdown(wait=True, cancel_futures=True)
+    return [done[name] for name in names]
+
+
+@dataclasses.dataclass(frozen=True)
+class _Job:
+    """One report of a run, picklable so that a report process can run it."""
+
+    outdir: Path
+    run: dict[str, Any]
+    quick: bool
+    seed: int | np.random.SeedSequence
+    resume: bool
+    workers: int
+
+    def __call__(
+        self, name: str, executor: concurrent.futures.Executor | None, progress: bool
+    ) -> ReportRun:
+        start = time.perf_counter()
+        kept = _unchanged_files(self.outdir, name, self.run) if self.resume else None
         if kept is not None:
-            paths.extend(kept)
-            continue
-        manifest = outdir / MANIFEST_DIR / f"{name}.json"
+            return ReportRun(name, tuple(kept), time.perf_counter() - start, True)
+        manifest = self.outdir / MANIFEST_DIR / f"{name}.json"
         manifest.unlink(missing_ok=True)  # an interrupted report leaves no stale manifest
         module = importlib.import_module(f"{__package__}.{name}")
-        written = [
-            Path(p)
-            for p in module.reproduce(
-                outdir, quick=quick, executor=executor, seed=seed, progress=progress
-            )
-        ]
-        _write_manifest(manifest, name, run, outdir, written)
-        paths.extend(written)
-    return paths
+        pool = None
+        if executor is None and self.workers > 1:
+            pool = executor = concurrent.futures.ProcessPoolExecutor(self.workers)
+        try:
+            written = [
+                Path(p)
+                for p in module.reproduce(
+                    self.outdir,
+                    quick=self.quick,
+                    executor=executor,
+                    seed=self.seed,
+                    progress=progress,
+                )
+            ]
+        finally:  # on an interrupt, cancel the queued cells instead of running them
+            if pool is not None:
+                pool.shutdown(wait=True, cancel_futures=True)
+        _write_manifest(manifest, name, self.run, self.outdir, written)
+        return ReportRun(name, tuple(written), time.perf_counter() - start, False)
 
 
 def _remove_partial_files(outdir: Path) -> None:
