@@ -42,8 +42,7 @@ from .._validation import as_count, as_real, as_seed_sequence, child_seed
 from ..placement.domains import failure_domains
 from ..placement.placements import validate_hosts
 from ..wipeout.simulation import split_tasks
-from .reordering import ReorderingController
-from .stacks import WipedOut
+from .overhead import stacks_trajectory
 
 __all__ = [
     "DomainOverheadSamples",
@@ -314,8 +313,11 @@ def cycle_trajectory(
     """Event times and ``S*`` after each event of one cycle, until the wipe-out.
 
     Groups fail at ``X`` (equal times are one event, e.g. a domain event);
-    the exact :class:`~spare_theory.stacking.reordering.ReorderingController` gives
-    ``S*`` after each event.
+    ``S*`` after each event is exact: the one
+    :class:`~spare_theory.stacking.reordering.ReorderingController` keeps,
+    found by the compiled kernel of
+    :func:`~spare_theory.stacking.overhead.stacks_trajectory` (about 8x
+    faster at ``N = 1024``, ``r = 10``, ``bench/bench_controller.py``).
 
     Parameters
     ----------
@@ -343,23 +345,17 @@ def cycle_trajectory(
     """
     order = np.argsort(X, kind="stable")
     xs = X[order]
-    controller = ReorderingController(hosts)
-    times, stacks = [0.0], [1]
-    k = 0
-    N = X.size
-    while k < N:
-        t = xs[k]
-        try:
-            while k < N and xs[k] == t:
-                controller.fail(int(order[k]))
-                k += 1
-        except WipedOut:
-            k = int(np.searchsorted(xs, t, side="right"))
-            times.append(float(t))
-            return np.array(times), np.array(stacks, dtype=np.int64), k
-        times.append(float(t))
-        stacks.append(controller.stacks)
-    raise AssertionError("every group failed without a wipe-out")  # pragma: no cover
+    # S* after each failure of the order (f = 0..T-1; failure T - 1 wipes out): the
+    # exact S* is unique, so these are the controller's values, found by the compiled
+    # kernel.  An event ends where the sorted times change.
+    per_failure = stacks_trajectory(hosts, order)
+    T = per_failure.size
+    ends = np.append(np.flatnonzero(xs[1:] != xs[:-1]) + 1, xs.size)
+    cut = int(np.searchsorted(ends, T))  # the wiping event: the first ending at or after T
+    before = ends[:cut]
+    times = np.concatenate(([0.0], xs[before - 1], xs[T - 1 : T]))
+    stacks = np.concatenate(([1], per_failure[before])).astype(np.int64)
+    return times, stacks, int(ends[cut])
 
 
 def simulate_domain_overhead(
