@@ -50,10 +50,10 @@ argument validators, never a cycle law, the renewal model or the searches
 from __future__ import annotations
 
 import concurrent.futures as cf
-import heapq
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
+from heapq import heappop, heappush
 from typing import Any
 
 import numpy as np
@@ -208,48 +208,51 @@ class _Cycle:
         self.planned = False
         self.next_fail = failures.next_time(t, N)
 
-    def _triggered(self) -> bool:
-        """True (and :attr:`planned` set) when the groups down or the step cost reach a trigger."""
-        self.planned = self.N - self.healthy >= self.trigger or (
-            self.rule.cost_grows and 1.0 / self.rule.throughput >= self.cost_trigger
-        )
-        return self.planned
-
     def _next_event(self) -> float:
-        return min(self.next_fail, self.due[0][0]) if self.due else self.next_fail
+        """Time of the next failure or rejoin (``min(next_fail, due[0][0])``)."""
+        due, nxt = self.due, self.next_fail
+        return due[0][0] if due and due[0][0] < nxt else nxt
 
     def _event(self) -> bool:
-        """Apply the next failure or rejoin (the clock moves to it); True at a wipe-out."""
-        if self.due and self.due[0][0] <= self.next_fail:
-            self.t, g = heapq.heappop(self.due)
-            self.failures.restore(g, self.healthy)
+        """Apply the next failure or rejoin (the clock moves to it); True at a wipe-out.
+
+        After an event changing the groups up, True also when the groups down
+        or the step cost reach a trigger (then :attr:`planned` is set).
+        """
+        due, failures, rule = self.due, self.failures, self.rule
+        if due and due[0][0] <= self.next_fail:
+            self.t, g = heappop(due)
+            failures.restore(g, self.healthy)
             self.healthy += 1
             self.repairs += 1
             if self.reconfigures:
                 self._reconfigure()
             else:
                 self.stall_end = max(self.stall_end, self.t) + self.stall
-            self.rule.rejoin(g)
+            rule.rejoin(g)
         else:
-            self.t = self.next_fail
-            g = self.failures.pick(self.healthy) if self.picks else -1
+            self.t = t = self.next_fail
+            g = failures.pick(self.healthy) if self.picks else -1
             if g is None:  # a node-level event that fails no group
-                self.next_fail = self.failures.next_time(self.t, self.healthy)
+                self.next_fail = failures.next_time(t, self.healthy)
                 return False
             self.healthy -= 1
             if self.repair_hours is not None:
-                heapq.heappush(self.due, (self.t + self.repair_hours(self.rng.random()), g))
-            if self.rule.fail(g):
+                heappush(due, (t + self.repair_hours(self.rng.random()), g))
+            if rule.fail(g):
                 if self.repair_hours is None:
                     # Without repairs the next failure is drawn before the cycle ends:
                     # the stream order every seeded result without repairs rests on.
-                    self.next_fail = self.failures.next_time(self.t, self.healthy)
+                    self.next_fail = failures.next_time(t, self.healthy)
                 return True
             if self.reconfigures:
                 self._reconfigure()
         # The failure rate changed (or a failure happened): draw the next one afresh.
-        self.next_fail = self.failures.next_time(self.t, self.healthy)
-        return self._triggered()
+        self.next_fail = failures.next_time(self.t, self.healthy)
+        self.planned = self.N - self.healthy >= self.trigger or (
+            rule.cost_grows and 1.0 / rule.throughput >= self.cost_trigger
+        )
+        return self.planned
 
     def _reconfigure(self) -> None:
         """A membership change: the stall starts over now (or after the wait holding it)."""
@@ -286,29 +289,36 @@ class _Cycle:
         ``work`` itself for the others).
         """
         work, batch, left = 0.0, 0.0, tau
+        # Locals and inlined min()s: this loop runs once per event (same operations).
+        rule, due, reconfigures = self.rule, self.due, self.reconfigures
+        t = self.t
         while True:
             # The next stop: the stall's end, the interval's end or the work's end.
-            if self.t < self.stall_end:
-                rate, done = 0.0, self.t + left <= self.stall_end
-                end = self.t + left if done else self.stall_end
+            stall_end = self.stall_end
+            if t < stall_end:
+                rate, done = 0.0, t + left <= stall_end
+                end = t + left if done else stall_end
             else:
-                rate, done = self.rule.throughput, True
-                end = self.t + min(left, (work_left - work) / rate)
-            nxt = self._next_event()
-            stop = min(end, nxt)
-            if self.reconfigures and rate > 0:
-                batch += self.rule.batch_throughput * (stop - self.t)
+                rate, done = rule.throughput, True
+                need = (work_left - work) / rate
+                end = t + (need if need < left else left)
+            nxt = self.next_fail
+            if due and due[0][0] < nxt:
+                nxt = due[0][0]
+            if reconfigures and rate > 0:
+                batch += rule.batch_throughput * ((nxt if nxt < end else end) - t)
             if nxt >= end:
-                work += rate * (end - self.t)
-                left -= end - self.t
-                self.t = end
+                work += rate * (end - t)
+                left -= end - t
+                self.t = t = end
                 if done:
-                    return work, batch if self.reconfigures else work, False
+                    return work, batch if reconfigures else work, False
                 continue
-            work += rate * (nxt - self.t)
-            left -= nxt - self.t
+            work += rate * (nxt - t)
+            left -= nxt - t
             if self._event():
-                return work, batch if self.reconfigures else work, True
+                return work, batch if reconfigures else work, True
+            t = self.t
 
 
 def _one_run(

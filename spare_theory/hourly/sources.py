@@ -43,10 +43,10 @@ and the lemon and domain labels of layers 2 and 3.
 
 from __future__ import annotations
 
-import heapq
 import math
 from collections import deque
 from dataclasses import dataclass
+from heapq import heapify, heappop, heappush, heapreplace
 from typing import Any
 
 import numpy as np
@@ -253,7 +253,7 @@ class ClockFaults:
         if domains and domain_rate > 0:
             waits = rng.exponential(1.0 / domain_rate, domains)
             self.heap += [(float(w), -(d + 1)) for d, w in enumerate(waits)]
-        heapq.heapify(self.heap)
+        heapify(self.heap)
         self.buffer: list[float] = []
 
     def _lifetime(self) -> float:
@@ -276,7 +276,7 @@ class ClockFaults:
             step = float(self.rng.exponential(1.0 / self.domain_rate))
         else:
             step = self._lifetime() / self.speed[unit]
-        heapq.heapreplace(self.heap, (t + step, unit))
+        heapreplace(self.heap, (t + step, unit))
         return unit, None
 
 
@@ -322,11 +322,14 @@ class LogFaults:
         wrapped = k >= end
         k = np.where(wrapped, table.offsets[node], k)
         base = np.where(wrapped, W, 0.0) - shift
-        self.node, self.index, self.base = node.tolist(), k.tolist(), base.tolist()
+        # Per live slot, as lists (the pops index them one at a time): the next outage,
+        # the node's first outage and one past its last, the shift of the current wrap.
+        self.index, self.base = k.tolist(), base.tolist()
+        self.first, self.end = table.offsets[node].tolist(), end.tolist()
         self.slot = live.tolist()
         starts = table.starts
-        self.heap = [(float(starts[k[i]] + base[i]), i) for i in range(live.size)]
-        heapq.heapify(self.heap)
+        self.heap = list(zip((starts[k] + base).tolist(), range(live.size)))
+        heapify(self.heap)
         self.starts, self.durations = starts.tolist(), table.durations.tolist()
         self.window = W
 
@@ -336,16 +339,15 @@ class LogFaults:
 
     def pop(self) -> tuple[int, float | None]:
         """The next fault: ``(slot, the outage's length in hours)``."""
-        _, i = self.heap[0]
+        i = self.heap[0][1]
         k = self.index[i]
         duration = self.durations[k]
-        j = self.node[i]
         k += 1
-        if k == self.table.offsets[j] + self.table.counts[j]:
-            k = int(self.table.offsets[j])
+        if k == self.end[i]:
+            k = self.first[i]
             self.base[i] += self.window
         self.index[i] = k
-        heapq.heapreplace(self.heap, (self.starts[k] + self.base[i], i))
+        heapreplace(self.heap, (self.starts[k] + self.base[i], i))
         return self.slot[i], duration
 
 
@@ -424,14 +426,27 @@ class NodeWorld:
                 rng,
             )
             self.log_repairs = False
+        #: The groups of each domain, in increasing order (a domain event walks them).
+        self.domain_groups: list[list[int]] = (
+            []
+            if self.domain is None
+            else [
+                part.tolist()
+                for part in np.split(
+                    np.argsort(self.domain, kind="stable"), np.cumsum(np.bincount(self.domain))[:-1]
+                )
+            ]
+        )
         #: Whether failed slots are filled again within a cycle.
         self.repairs = self.log_repairs or scenario.repair_minutes is not None
         #: Spares in the pool (``None``: no pool).
         self.pool: int | None = scenario.spare_nodes if scenario.pool else None
         self.swap = (scenario.swap_minutes or 0.0) / 60.0
-        self.down_slot = np.zeros(self.slots, dtype=bool)
-        self.missing = np.zeros(N, dtype=np.int64)
-        self.group_down = np.zeros(N, dtype=bool)
+        # Not arrays: the events read and write them one element at a time (a
+        # bytearray for the slots, cleared at each restart in one allocation).
+        self.down_slot = bytearray(self.slots)
+        self.missing = [0] * N  # slots of each group down
+        self.group_down = [False] * N
         self.waiting: deque[tuple[int, int]] = deque()  # (slot, epoch) waiting for a node
         self.events: list[tuple[float, int, int, int]] = []  # (time, kind, slot, epoch)
         self.epoch = 0  # a restart's count: fills scheduled before it are void
@@ -449,10 +464,9 @@ class NodeWorld:
             # the pool, repaid by the next repairs (a failure finds a spare only while
             # fewer than spare_nodes nodes are in repair).
             self.pool -= len(self.waiting)
-        down = np.flatnonzero(self.down_slot)
-        self.down_slot[down] = False
-        self.missing[:] = 0
-        self.group_down[:] = False
+        self.down_slot = bytearray(self.slots)
+        self.missing = [0] * len(self.missing)
+        self.group_down = [False] * len(self.group_down)
         self.waiting.clear()
         self.pending.clear()
         self.due = []
@@ -464,7 +478,9 @@ class NodeWorld:
         if self.pending:
             return t
         nxt = self.faults.peek()
-        return min(nxt, self.events[0][0]) if self.events else nxt
+        events = self.events
+        # min(nxt, events[0][0]), without the call (the hottest line of a replay).
+        return events[0][0] if events and events[0][0] < nxt else nxt
 
     def _repair(self, slot: int, t: float, duration: float | None) -> None:
         """Slot ``slot`` failed at ``t``: its node to repair, the slot's fill scheduled."""
@@ -477,60 +493,68 @@ class NodeWorld:
                 batch = repair_hours(self.scenario, self.rng.random(_BATCH))
                 self.repair_draws = np.asarray(batch, dtype=float).tolist()[::-1]
             repair = self.repair_draws.pop()
+        events = self.events
         if self.pool is None:
-            heapq.heappush(self.events, (t + repair, _FILL, slot, self.epoch))
+            heappush(events, (t + repair, _FILL, slot, self.epoch))
             return
-        heapq.heappush(self.events, (t + repair, _REPAIRED, -1, 0))
+        heappush(events, (t + repair, _REPAIRED, -1, 0))
         if self.pool > 0:  # (below 0: nodes owed since a restart, module docstring)
             self.pool -= 1
-            heapq.heappush(self.events, (t + self.swap, _FILL, slot, self.epoch))
+            heappush(events, (t + self.swap, _FILL, slot, self.epoch))
         else:
             self.waiting.append((slot, self.epoch))
 
     def _fail_slot(self, slot: int, t: float, duration: float | None) -> int | None:
         """Slot ``slot`` fails at ``t``: its group if that was whole, else ``None``."""
-        if self.down_slot[slot]:
+        down_slot = self.down_slot
+        if down_slot[slot]:
             return None  # a replayed fault of a slot still waiting: nothing new
-        self.down_slot[slot] = True
+        down_slot[slot] = 1
         g = slot // self.per_group
         self.missing[g] += 1
         self._repair(slot, t, duration)
-        if self.group_down[g]:
+        group_down = self.group_down
+        if group_down[g]:
             return None
-        self.group_down[g] = True
+        group_down[g] = True
         return g
 
     def pick(self, healthy: int) -> int | None:
         """Play the next event; the group that failed (``None``: no group failed)."""
         if self.pending:
             return self.pending.pop()
-        if self.events and self.events[0][0] <= self.faults.peek():
-            t, kind, slot, epoch = heapq.heappop(self.events)
+        events, faults = self.events, self.faults
+        t = faults.peek()
+        if events and events[0][0] <= t:
+            t, kind, slot, epoch = heappop(events)
             if kind == _REPAIRED:
                 if self.waiting:
                     waiting, epoch = self.waiting.popleft()
-                    heapq.heappush(self.events, (t + self.swap, _FILL, waiting, epoch))
+                    heappush(events, (t + self.swap, _FILL, waiting, epoch))
                 elif self.pool is not None:
                     self.pool += 1
             elif epoch == self.epoch and self.down_slot[slot]:
-                self.down_slot[slot] = False
+                self.down_slot[slot] = 0
                 g = slot // self.per_group
-                self.missing[g] -= 1
-                if self.missing[g] == 0 and self.returns:
-                    heapq.heappush(self.due, (t + self.heal, g))
+                missing = self.missing
+                missing[g] -= 1
+                if missing[g] == 0 and self.returns:
+                    heappush(self.due, (t + self.heal, g))
             return None
-        t = self.faults.peek()
-        unit, duration = self.faults.pop()
+        unit, duration = faults.pop()
         if unit >= 0:
             return self._fail_slot(unit, t, duration)
         # A domain event: one slot (the first up) of each whole group of the domain.
-        for g in np.flatnonzero(self.domain == -unit - 1).tolist():
+        per_group, down_slot = self.per_group, self.down_slot
+        for g in self.domain_groups[-unit - 1]:
             if self.group_down[g]:
                 continue
-            first = g * self.per_group
-            up = np.flatnonzero(~self.down_slot[first : first + self.per_group])
-            if up.size and self._fail_slot(first + int(up[0]), t, None) is not None:
-                self.pending.append(g)
+            first = g * per_group
+            for slot in range(first, first + per_group):
+                if not down_slot[slot]:
+                    if self._fail_slot(slot, t, None) is not None:
+                        self.pending.append(g)
+                    break
         self.pending.reverse()
         return self.pending.pop() if self.pending else None
 
