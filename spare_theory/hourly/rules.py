@@ -179,6 +179,7 @@ class _Recompute:
         first = hosts[:, 0]
         self.primary = bool(np.array_equal(np.sort(first), np.arange(N)))
         self.alternatives = hosts[:, 1:].tolist()
+        self.half = N // 2  # the greedy certificate is tried up to this many groups down
         self.owner = np.argsort(first).tolist()  # the type whose first host is group g
 
     def _two_stacks(self) -> bool:
@@ -190,9 +191,9 @@ class _Recompute:
         failure); the max flow decides otherwise.
         """
         taken: set[int] = set()
-        failed = self.failed
+        failed, alternatives, owner = self.failed, self.alternatives, self.owner
         for g in failed:
-            for h in self.alternatives[self.owner[g]]:
+            for h in alternatives[owner[g]]:
                 if h not in failed and h not in taken:
                     taken.add(h)
                     break
@@ -202,8 +203,7 @@ class _Recompute:
 
     def _cost(self) -> float:
         if self.microbatches == 1:
-            N = self.hosts.shape[0]
-            if self.primary and 0 < len(self.failed) <= N // 2 and self._two_stacks():
+            if self.primary and 0 < len(self.failed) <= self.half and self._two_stacks():
                 return 2
             return min_stacks(self.hosts, self.failed)
         return min_load(self.hosts, self.failed, microbatches=self.microbatches)
