@@ -10,6 +10,7 @@ mean ``1 / nu``, outages of exponential length.
 from __future__ import annotations
 
 import dataclasses
+import heapq
 
 import numpy as np
 import pandas as pd
@@ -154,6 +155,42 @@ def test_faults_wrap_around_the_log_and_copies_are_shifted():
         assert np.allclose(mine[2:] - mine[:-2], 10.0)
         starts[slot] = mine[0] % 10.0
     assert starts[0] != starts[2]  # each copy its own shift
+
+
+@pytest.mark.parametrize("mapping", ["identity", "bootstrap", "nodes"])
+def test_log_faults_stream_pops_as_a_heap_of_the_slots_histories(mapping):
+    # Nodes 0 and 1 share outage starts (identity: one shift for all, so slots tie and
+    # the slot index decides), node 0 repeats a start, nodes 2 and 3 never fail.
+    starts = np.array([0.5, 2.0, 2.0, 7.0, 0.5, 2.0, 3.0])
+    table = FaultTable(
+        starts, np.arange(1.0, 8.0), np.array([0, 4, 7, 7]), np.array([4, 3, 0, 0]), 10.0
+    )
+    slots = 4 if mapping == "identity" else 9
+    faults = LogFaults(table, slots, mapping, np.random.default_rng(3))
+    # The reference: a heap of each slot's next fault keyed (time, slot), a wrap of the
+    # history adding the window to the slot's offset.
+    node, shift = table.slot_histories(slots, mapping, np.random.default_rng(3), 10.0)
+    heap, state = [], {}
+    for s in range(slots):
+        first, end = table.offsets[node[s]], table.offsets[node[s]] + table.counts[node[s]]
+        if first == end:
+            continue
+        k = first + np.searchsorted(starts[first:end], shift[s])
+        base = -shift[s] + (10.0 if k == end else 0.0)
+        k = first if k == end else k
+        state[s] = [k, base, first, end]
+        heap.append((starts[k] + base, s))
+    heapq.heapify(heap)
+    for _ in range(200):  # several windows of every slot
+        t, s = heap[0]
+        k, base, first, end = state[s]
+        expected = (s, table.durations[k])
+        k += 1
+        if k == end:
+            k, base = first, base + 10.0
+        state[s][:2] = k, base
+        heapq.heapreplace(heap, (starts[k] + base, s))
+        assert faults.peek() == t and faults.pop() == expected
 
 
 def test_fault_table_of_the_shipped_trace():
