@@ -51,13 +51,13 @@ from scipy.sparse.csgraph import min_weight_full_bipartite_matching
 
 from .._validation import as_count
 from ..placement.placements import group_stacks, validate_hosts
-from .stacks import WipedOut, min_stacks, piece_flow, surviving_edges, validate_failed
+from .stacks import WipedOut, least_stacks, piece_flow, surviving_edges, validate_failed
 
 # Distance label of a host that cannot reach spare capacity; relabels before a global one.
 _INF = 1 << 40
 _RELABEL_BUDGET = 512
 
-__all__ = ["MicrobatchPlan", "ReorderPlan", "ReorderingController", "reorder"]
+__all__ = ["MicrobatchPlan", "ReorderPlan", "ReorderingController", "StackReorderer", "reorder"]
 
 
 @dataclass(frozen=True)
@@ -90,20 +90,6 @@ class ReorderPlan:
     order: np.ndarray
     assignment: np.ndarray
     moves: int
-
-
-def _validate_order(order: npt.ArrayLike | None, hosts: np.ndarray) -> np.ndarray:
-    """``order`` must give every group a permutation of the types it holds."""
-    stacks = group_stacks(hosts)
-    if order is None:
-        return stacks
-    arr = np.asarray(order)
-    if arr.shape != stacks.shape or arr.dtype.kind not in "iu":
-        raise ValueError(f"order must be an integer array of shape {stacks.shape}")
-    arr = arr.astype(np.int64)
-    if not np.array_equal(np.sort(arr, axis=1), np.sort(stacks, axis=1)):
-        raise ValueError("order must list, for every group, exactly the types it holds")
-    return arr
 
 
 @dataclass(frozen=True)
@@ -222,44 +208,118 @@ def reorder(
     1.375
     """
     placement = validate_hosts(hosts)
-    N, r = placement.shape
-    failed_ids = validate_failed(failed, N)
+    failed_ids = validate_failed(failed, placement.shape[0])
     m = as_count(microbatches, "microbatches", minimum=1)
     if m > 1:
         if order is not None:
             raise ValueError("order applies to microbatches=1 only (whole-shard stacks)")
         return _microbatch_plan(placement, failed_ids, m)
-    current = _validate_order(order, placement)
-    S = min_stacks(placement, failed_ids)
-    alive = np.ones(N, dtype=bool)
-    alive[failed_ids] = False
-    # Edges type t -> slot (host h, copy c); weight 1 if t is already in the
-    # top S of h, else 2 (weights must be non-zero to be stored edges).
-    groups, positions = np.nonzero(current >= 0)
-    types = current[groups, positions]
+    return StackReorderer(placement)(failed_ids, order)
+
+
+class StackReorderer:
+    """:func:`reorder` (whole shards) for one placement, checked once.
+
+    The step-level simulator reorders the same placement after every
+    failure; this keeps the checked placement and its stacks, so a call
+    costs the matching alone.  ``StackReorderer(hosts)(failed, order)`` is
+    ``reorder(hosts, failed, order)``.
+
+    Parameters
+    ----------
+    hosts : array_like, shape (N, r)
+        Placement.
+
+    Examples
+    --------
+    >>> from spare_theory import cyclic_placement
+    >>> from spare_theory.stacking.reordering import StackReorderer
+    >>> reorderer = StackReorderer(cyclic_placement(13, 4))
+    >>> plan = reorderer([0, 1, 2])
+    >>> plan.stacks, plan.moves, reorderer([0, 1, 2, 5]).stacks
+    (2, 4, 2)
+    """
+
+    def __init__(self, hosts: npt.ArrayLike) -> None:
+        self.hosts = validate_hosts(hosts)
+        self.stacks = group_stacks(self.hosts)
+        self._held = np.sort(self.stacks, axis=1)  # the types of each group, sorted
+
+    def _order(self, order: npt.ArrayLike | None) -> np.ndarray:
+        """``order`` must give every group a permutation of the types it holds."""
+        if order is None:
+            return self.stacks
+        arr = np.asarray(order)
+        if arr.shape != self.stacks.shape or arr.dtype.kind not in "iu":
+            raise ValueError(f"order must be an integer array of shape {self.stacks.shape}")
+        arr = arr.astype(np.int64)
+        if not np.array_equal(np.sort(arr, axis=1), self._held):
+            raise ValueError("order must list, for every group, exactly the types it holds")
+        return arr
+
+    def __call__(
+        self,
+        failed: npt.ArrayLike | set[int] | frozenset[int],
+        order: npt.ArrayLike | None = None,
+    ) -> ReorderPlan:
+        """The minimal-move :class:`ReorderPlan` after failures ``failed`` (see :func:`reorder`).
+
+        Raises
+        ------
+        WipedOut
+            If some type has no surviving host.
+        ValueError
+            If ``failed`` or ``order`` is not valid for the placement.
+        """
+        placement = self.hosts
+        N, r = placement.shape
+        failed_ids = validate_failed(failed, N)
+        current = self._order(order)
+        types, groups = surviving_edges(placement, failed_ids)
+        S = least_stacks(N, r, types, groups, failed_ids.size)
+        alive = np.ones(N, dtype=bool)
+        alive[failed_ids] = False
+        matched_types, slots = min_weight_full_bipartite_matching(_slot_graph(current, alive, S))
+        assignment = np.empty(N, dtype=np.int64)
+        assignment[matched_types] = slots // S
+        in_top = current[assignment, :S] == np.arange(N)[:, None]
+        moved_in = np.zeros(N, dtype=np.int64)
+        np.add.at(moved_in, assignment, ~in_top.any(axis=1))
+        new = current.copy()
+        new[~alive] = -1
+        chosen = np.zeros((N, r), dtype=bool)
+        chosen[assignment, np.argmax(current[assignment] == np.arange(N)[:, None], axis=1)] = True
+        for h in np.flatnonzero(moved_in):
+            # Swap each assigned type below S with an unassigned type in the top S.
+            low = np.flatnonzero(chosen[h, S:]) + S
+            free = np.flatnonzero(~chosen[h, :S])[: low.size]
+            new[h, free], new[h, low] = current[h, low], current[h, free]
+        return ReorderPlan(
+            stacks=S, order=new, assignment=assignment, moves=int(2 * moved_in.sum())
+        )
+
+
+def _slot_graph(current: np.ndarray, alive: np.ndarray, S: int) -> csr_matrix:
+    """Edges type ``t`` -> slot (host ``h``, copy ``c``) = column ``h S + c``, as a CSR matrix.
+
+    Weight 1 if ``t`` is already in the top ``S`` of ``h``, else 2 (weights
+    must be non-zero to be stored edges).  Built directly in canonical form
+    (each row's columns increasing: its hosts in increasing id, then the
+    copies), the arrays that ``csr_matrix((data, (rows, cols)))`` gives for
+    these edges listed host by host, without its conversion and sort.
+    """
+    N, r = current.shape
+    groups = np.repeat(np.arange(N), r)
+    positions = np.tile(np.arange(r), N)
+    types = current.ravel()
     keep = alive[groups]
     types, groups, positions = types[keep], groups[keep], positions[keep]
-    weight = np.where(positions < S, 1.0, 2.0)
-    copies = np.arange(S)
-    rows = np.repeat(types, S)
-    cols = (groups[:, None] * S + copies[None, :]).ravel()
-    graph = csr_matrix((np.repeat(weight, S), (rows, cols)), shape=(N, N * S))
-    matched_types, slots = min_weight_full_bipartite_matching(graph)
-    assignment = np.empty(N, dtype=np.int64)
-    assignment[matched_types] = slots // S
-    in_top = current[assignment, :S] == np.arange(N)[:, None]
-    moved_in = np.zeros(N, dtype=np.int64)
-    np.add.at(moved_in, assignment, ~in_top.any(axis=1))
-    new = current.copy()
-    new[~alive] = -1
-    chosen = np.zeros((N, r), dtype=bool)
-    chosen[assignment, np.argmax(current[assignment] == np.arange(N)[:, None], axis=1)] = True
-    for h in np.flatnonzero(moved_in):
-        # Swap each assigned type below S with an unassigned type in the top S.
-        low = np.flatnonzero(chosen[h, S:]) + S
-        free = np.flatnonzero(~chosen[h, :S])[: low.size]
-        new[h, free], new[h, low] = current[h, low], current[h, free]
-    return ReorderPlan(stacks=S, order=new, assignment=assignment, moves=int(2 * moved_in.sum()))
+    by_type = np.argsort(types, kind="stable")  # hosts stay in increasing id
+    weight = np.where(positions[by_type] < S, 1.0, 2.0)
+    indptr = np.zeros(N + 1, dtype=np.int64)
+    np.cumsum(np.bincount(types, minlength=N) * S, out=indptr[1:])
+    indices = (groups[by_type][:, None] * S + np.arange(S)[None, :]).ravel()
+    return csr_matrix((np.repeat(weight, S), indices, indptr), shape=(N, N * S))
 
 
 class ReorderingController:
