@@ -7,6 +7,8 @@ from COO triplets.  The references below are the former code; on random,
 contiguous and cyclic placements with random failures and random stack
 orders, ``S*`` must agree and the matching graph must be the same arrays,
 so ``min_weight_full_bipartite_matching`` returns the same assignment.
+The controller's ``pieces`` table, now filled from its piece entries, must
+equal the former lookup per (type, host).
 """
 
 from __future__ import annotations
@@ -16,7 +18,13 @@ import pytest
 from scipy.sparse import csr_matrix
 from scipy.sparse.csgraph import maximum_flow, min_weight_full_bipartite_matching
 
-from spare_theory import contiguous_placement, cyclic_placement, random_placement, reorder
+from spare_theory import (
+    ReorderingController,
+    contiguous_placement,
+    cyclic_placement,
+    random_placement,
+    reorder,
+)
 from spare_theory.placement.placements import group_stacks
 from spare_theory.stacking.reordering import StackReorderer, _slot_graph
 from spare_theory.stacking.stacks import WipedOut, min_stacks, surviving_edges
@@ -118,3 +126,18 @@ def test_direct_slot_graph_is_the_coo_graph_and_gives_the_same_matching():
 def test_reorderer_checks_its_order(order, match):
     with pytest.raises(ValueError, match=match):
         StackReorderer(cyclic_placement(7, 3))([0], order)
+
+
+def test_controller_pieces_match_a_lookup_per_type_and_host():
+    rng = np.random.default_rng(3)
+    hosts = cyclic_placement(200, 12)
+    controller = ReorderingController(hosts, microbatches=8)
+    for g in rng.permutation(200)[:90].tolist():
+        try:
+            controller.fail(g)
+        except WipedOut:
+            break
+        expected = np.array(
+            [[controller._x[t].get(h, 0) for h in row] for t, row in enumerate(hosts.tolist())]
+        )
+        np.testing.assert_array_equal(controller.pieces, expected)

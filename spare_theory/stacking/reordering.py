@@ -32,16 +32,18 @@ minimal-move order is computed for ``m > 1``.  The controller takes ``m`` too
 and repairs a piece flow instead of a matching (see
 :class:`ReorderingController`).
 
-This module is long (about 600 lines, 40 % docstrings and Examples) because it
+This module is long (about 700 lines, 40 % docstrings and Examples) because it
 holds one idea, the minimal-move reordering, in its three typed forms (the
-``reorder`` overloads) and the online controller that applies it failure by
-failure; they share the flow network and its validation.
+``reorder`` overloads), its per-placement form for the simulator's hot loop
+(:class:`StackReorderer`) and the online controller that applies it failure
+by failure; they share the flow network and its validation.
 """
 
 from __future__ import annotations
 
 from collections import deque
 from dataclasses import dataclass
+from itertools import chain
 from typing import Literal, overload
 
 import numpy as np
@@ -421,9 +423,14 @@ class ReorderingController:
         if self.microbatches == 1:
             out[self._placement == self.assignment[:, None]] = 1
             return out
-        for t, row in enumerate(self._hosts):
-            for k, h in enumerate(row):
-                out[t, k] = self._x[t].get(h, 0)
+        # One entry per (type, host) holding pieces (about N), not a lookup per (t, k).
+        x = self._x
+        types = np.repeat(np.arange(self.N), [len(x_t) for x_t in x])
+        hosts = np.fromiter(chain.from_iterable(x), dtype=np.int64, count=types.size)
+        counts = chain.from_iterable(x_t.values() for x_t in x)
+        out[types, np.argmax(self._placement[types] == hosts[:, None], axis=1)] = np.fromiter(
+            counts, dtype=np.int64, count=types.size
+        )
         return out
 
     @property
