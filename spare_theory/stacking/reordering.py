@@ -311,16 +311,17 @@ def _slot_graph(current: np.ndarray, alive: np.ndarray, S: int) -> csr_matrix:
     these edges listed host by host, without its conversion and sort.
     """
     N, r = current.shape
-    groups = np.repeat(np.arange(N), r)
-    positions = np.tile(np.arange(r), N)
-    types = current.ravel()
-    keep = alive[groups]
-    types, groups, positions = types[keep], groups[keep], positions[keep]
-    by_type = np.argsort(types, kind="stable")  # hosts stay in increasing id
-    weight = np.where(positions[by_type] < S, 1.0, 2.0)
-    indptr = np.zeros(N + 1, dtype=np.int64)
+    index = np.int32 if N * S < 2**31 - 1 else np.int64  # scipy's own choice
+    cells = np.flatnonzero(np.repeat(alive, r))  # (group, position) cells of survivors
+    types = current.ravel()[cells]
+    # A stable sort (unique result) groups the edges by type, hosts still increasing;
+    # 16-bit keys sort by radix.
+    by_type = np.argsort(types.astype(np.uint16) if N <= 1 << 16 else types, kind="stable")
+    cells = cells[by_type]
+    weight = np.where(cells % r < S, 1.0, 2.0)
+    indptr = np.zeros(N + 1, dtype=index)
     np.cumsum(np.bincount(types, minlength=N) * S, out=indptr[1:])
-    indices = (groups[by_type][:, None] * S + np.arange(S)[None, :]).ravel()
+    indices = ((cells // r).astype(index)[:, None] * S + np.arange(S, dtype=index)).ravel()
     return csr_matrix((np.repeat(weight, S), indices, indptr), shape=(N, N * S))
 
 
