@@ -5,8 +5,8 @@ number of steps (``N x S`` normals per step with ``S`` the trial's mean
 stacks per step, here 1 for Rep's single compute), which any step-level
 simulation has to do.  Prints seconds per trial, the ratio to the baseline,
 and the share of the SPARe trial spent in the reordering
-(:func:`spare_theory.stacking.reordering.reorder`, one call per failure whose
-survivors' top ``S`` stacks no longer cover every type).
+(:class:`spare_theory.stacking.reordering.StackReorderer`, one call per
+failure whose survivors' top ``S`` stacks no longer cover every type).
 
 Run: ``python bench/bench_step_sim.py`` (about a minute of CPU).
 """
@@ -49,7 +49,8 @@ def main() -> None:
         reorder = sum(
             v[3]
             for key, v in stats.stats.items()
-            if key[2] == "reorder"  # type: ignore[attr-defined]
+            # The simulator calls a StackReorderer (reorder's per-placement form).
+            if key[0].endswith("reordering.py") and key[2] == "__call__"  # type: ignore[attr-defined]
         )
         base = baseline(N, 10_000, 2 if strategy == "spare" else 1)
         print(

@@ -1,8 +1,9 @@
 """Event simulation of the time to the first wipe-out when failed groups are repaired.
 
 Independent of the model it checks (:mod:`spare_theory.cycles.repairs`): it
-imports only the scenario and the argument validators; the strategy supplies
-its wipe-out *units* (:meth:`spare_theory.strategies.base.Strategy.wipeout_units`).
+imports only the scenario, the argument validators and the compiler switch
+:mod:`spare_theory._jit`; the strategy supplies its wipe-out *units*
+(:meth:`spare_theory.strategies.base.Strategy.wipeout_units`).
 One trial starts with all ``N`` groups up at time 0 and plays events until
 the first wipe-out:
 
@@ -15,9 +16,9 @@ the first wipe-out:
   every group (CKPT-only, ``r = 1``), a replica set (Rep), a shard type's
   ``r`` hosts on the cyclic modular-ruler placement (SPARe).
 
-Trials run in lockstep (numpy arrays over trials), each with its own stream
-``child_seed(seed, i)`` read through a per-trial buffer, so trial ``i`` is
-the same whatever ``trials`` is.
+Each trial has its own stream ``child_seed(seed, i)``, so trial ``i`` is the
+same whatever ``trials`` is; its events run in one compiled loop
+(:mod:`spare_theory._jit`) over buffers of its uniforms.
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike
 
+from .._jit import compiled
 from .._parallel import map_tasks
 from .._samples import TrialSamples
 from .._validation import as_count, as_seed_sequence, child_seed
@@ -38,8 +40,8 @@ from .scenario import Scenario
 __all__ = ["WipeoutTimes", "repair_hours", "simulate_wipeout_times"]
 
 # Uniforms drawn per trial at a time.
-_BUFFER = 256
-# Trials per task when the trials are spread over an executor (run in lockstep).
+_BUFFER = 1024
+# Trials per task when the trials are spread over an executor.
 _TRIALS_PER_TASK = 64
 
 
@@ -100,26 +102,6 @@ def repair_hours(scenario: Scenario, q: ArrayLike) -> np.ndarray:
     if law == "fixed":
         return np.full(q.shape, m / 60.0)
     return np.asarray(law.ppf(q), dtype=float) / 60.0
-
-
-class _Streams:
-    """Per-trial uniform streams read in lockstep (each trial's own generator)."""
-
-    def __init__(self, seed: np.random.SeedSequence, first: int, trials: int) -> None:
-        self.rngs = [np.random.default_rng(child_seed(seed, first + i)) for i in range(trials)]
-        self.buffer = np.empty((trials, _BUFFER))
-        for i, rng in enumerate(self.rngs):
-            self.buffer[i] = rng.random(_BUFFER)
-        self.next = np.zeros(trials, dtype=np.int64)
-
-    def take(self, rows: np.ndarray) -> np.ndarray:
-        """One uniform in ``[0, 1)`` for each trial of ``rows``."""
-        for i in rows[self.next[rows] >= _BUFFER]:
-            self.buffer[i] = self.rngs[i].random(_BUFFER)
-            self.next[i] = 0
-        out = self.buffer[rows, self.next[rows]]
-        self.next[rows] += 1
-        return out
 
 
 def simulate_wipeout_times(
@@ -190,52 +172,131 @@ def simulate_wipeout_times(
 
 
 def _block(task: tuple) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Trials ``first .. first + trials - 1``, in lockstep."""
+    """Trials ``first .. first + trials - 1``, one after another.
+
+    Trial ``i`` reads the uniforms of ``child_seed(seed, first + i)`` in
+    order, ``_BUFFER`` at a time (the same doubles as one long draw); the
+    events run in :func:`_play` on each buffer.  The transcendental parts
+    (``log1p(-u)`` of the failure gaps, the repair-law quantiles) are numpy's,
+    applied to the whole buffer, so the numbers are the ones the numpy calls
+    give element by element.
+    """
     scenario, units, size, first, trials, seed, max_events = task
-    streams = _Streams(seed, first, trials)
-    N, lam = scenario.groups, scenario.group_failure_rate_per_hour
-    due = np.full((trials, N), np.inf)  # repair due time (inf: up, or down for good)
-    is_up = np.ones((trials, N), dtype=bool)
-    down = np.zeros((trials, size.size), dtype=np.int64)
-    f = np.zeros(trials, dtype=np.int64)
+    units = np.ascontiguousarray(units, dtype=np.int64)
+    size = np.ascontiguousarray(size, dtype=np.int64)
+    N, lam = scenario.groups, float(scenario.group_failure_rate_per_hour)
     t = np.zeros(trials)
-    failures = np.zeros(trials, dtype=np.int64)
-    repairs = np.zeros(trials, dtype=np.int64)
-    active = np.arange(trials)
-    events = 0
-    while active.size:
-        events += 1
-        if events > max_events:
-            raise ValueError(
-                f"max_events = {max_events} events without a wipe-out in some trial: "
-                "wipe-outs too rare to simulate here (raise max_events or use the model)"
+    counts = np.zeros((trials, 4), dtype=np.int64)  # f, failures, repairs, events
+    for i in range(trials):
+        rng = np.random.default_rng(child_seed(seed, first + i))
+        due = np.full(N, np.inf)  # repair due time (inf: up, or down for good)
+        is_up = np.ones(N, dtype=bool)
+        down = np.zeros(size.size, dtype=np.int64)
+        u = np.empty(0)
+        while True:
+            u = np.concatenate([u, rng.random(_BUFFER)])
+            used, status = _play(
+                u,
+                np.log1p(-u),
+                repair_hours(scenario, u),
+                counts[i],
+                t[i : i + 1],
+                due,
+                is_up,
+                down,
+                units,
+                size,
+                lam,
+                max_events,
             )
-        with np.errstate(divide="ignore"):
-            t_fail = t[active] - np.log1p(-streams.take(active)) / ((N - f[active]) * lam)
-        g_rep = np.argmin(due[active], axis=1)
-        t_rep = due[active, g_rep]
-        fails = t_fail < t_rep
-        # Repairs: the group is up again.
-        rows, g = active[~fails], g_rep[~fails]
-        t[rows] = t_rep[~fails]
-        due[rows, g] = np.inf
-        is_up[rows, g] = True
-        f[rows] -= 1
-        repairs[rows] += 1
+            if status == _WIPED:
+                break
+            if status == _TOO_MANY:
+                raise ValueError(
+                    f"max_events = {max_events} events without a wipe-out in some trial: "
+                    "wipe-outs too rare to simulate here (raise max_events or use the model)"
+                )
+            u = u[used:]
+    return t, counts[:, 1].copy(), counts[:, 2].copy()
+
+
+# What _play stopped at: uniforms used up, a wipe-out, or max_events reached.
+_MORE, _WIPED, _TOO_MANY = 0, 1, 2
+
+
+@compiled
+def _play(
+    u: np.ndarray,
+    log_u: np.ndarray,
+    repair_u: np.ndarray,
+    counts: np.ndarray,
+    clock: np.ndarray,
+    due: np.ndarray,
+    is_up: np.ndarray,
+    down: np.ndarray,
+    units: np.ndarray,
+    size: np.ndarray,
+    lam: float,
+    max_events: int,
+) -> tuple[int, int]:
+    """Play one trial's events on uniforms ``u``; return ``(uniforms used, status)``.
+
+    ``log_u = log1p(-u)`` and ``repair_u`` (repair hours at quantile ``u``)
+    are given per uniform.  An event takes ``u`` for the next failure time
+    (``t - log1p(-u) / ((N - f) lam)``); if it comes before the earliest due
+    repair (first lowest index on ties), two more: the ``floor(u (N - f))``-th
+    up group fails, repaired after the hours of the third.  An event starts
+    only with three uniforms left, so it never stops half-way.  ``counts``
+    (``f``, failures, repairs, events) and ``clock`` (``t``) carry the state
+    between calls.
+    """
+    N = due.size
+    f, failures, repairs, events = counts[0], counts[1], counts[2], counts[3]
+    t = clock[0]
+    pos, status = 0, _MORE
+    while pos + 3 <= u.size:
+        if events >= max_events:
+            status = _TOO_MANY
+            break
+        events += 1
+        t_fail = t - log_u[pos] / ((N - f) * lam)
+        pos += 1
+        g = 0
+        for j in range(1, N):
+            if due[j] < due[g]:
+                g = j
+        t_rep = due[g]
+        if not t_fail < t_rep:  # a repair: the group is up again
+            t = t_rep
+            due[g] = np.inf
+            is_up[g] = True
+            f -= 1
+            repairs += 1
+            for k in range(units.shape[1]):
+                down[units[g, k]] -= 1
+            continue
+        # A failure: the pick-th up group (0-based) goes down.
+        t = t_fail
+        pick = int(np.floor(u[pos] * (N - f)))
+        pos += 1
+        g, up = 0, 0
+        for j in range(N):
+            up += is_up[j]
+            if up > pick:
+                g = j
+                break
+        is_up[g] = False
+        due[g] = t + repair_u[pos]
+        pos += 1
+        f += 1
+        failures += 1
+        wiped = False
         for k in range(units.shape[1]):
-            down[rows, units[g, k]] -= 1
-        # Failures: a uniformly random up group goes down.
-        rows = active[fails]
-        t[rows] = t_fail[fails]
-        pick = np.floor(streams.take(rows) * (N - f[rows])).astype(np.int64)
-        g = np.argmax(np.cumsum(is_up[rows], axis=1) > pick[:, None], axis=1)
-        is_up[rows, g] = False
-        due[rows, g] = t[rows] + repair_hours(scenario, streams.take(rows))
-        f[rows] += 1
-        failures[rows] += 1
-        wiped = np.zeros(rows.size, dtype=bool)
-        for k in range(units.shape[1]):
-            down[rows, units[g, k]] += 1
-            wiped |= down[rows, units[g, k]] >= size[units[g, k]]
-        active = np.setdiff1d(active, rows[wiped], assume_unique=True)
-    return t, failures, repairs
+            down[units[g, k]] += 1
+            wiped |= down[units[g, k]] >= size[units[g, k]]
+        if wiped:
+            status = _WIPED
+            break
+    counts[0], counts[1], counts[2], counts[3] = f, failures, repairs, events
+    clock[0] = t
+    return pos, status

@@ -11,6 +11,7 @@ __getattr__, __dir__, __all__ = attach(
         "OverheadSamples": "overhead",
         "ReorderPlan": "reordering",
         "ReorderingController": "reordering",
+        "StackReorderer": "reordering",
         "WipedOut": "stacks",
         "cycle_trajectory": "domains_sim",
         "expected_load": "load",

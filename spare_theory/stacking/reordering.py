@@ -32,16 +32,18 @@ minimal-move order is computed for ``m > 1``.  The controller takes ``m`` too
 and repairs a piece flow instead of a matching (see
 :class:`ReorderingController`).
 
-This module is long (about 600 lines, 40 % docstrings and Examples) because it
+This module is long (about 700 lines, 40 % docstrings and Examples) because it
 holds one idea, the minimal-move reordering, in its three typed forms (the
-``reorder`` overloads) and the online controller that applies it failure by
-failure; they share the flow network and its validation.
+``reorder`` overloads), its per-placement form for the simulator's hot loop
+(:class:`StackReorderer`) and the online controller that applies it failure
+by failure; they share the flow network and its validation.
 """
 
 from __future__ import annotations
 
 from collections import deque
 from dataclasses import dataclass
+from itertools import chain
 from typing import Literal, overload
 
 import numpy as np
@@ -51,13 +53,13 @@ from scipy.sparse.csgraph import min_weight_full_bipartite_matching
 
 from .._validation import as_count
 from ..placement.placements import group_stacks, validate_hosts
-from .stacks import WipedOut, min_stacks, piece_flow, surviving_edges, validate_failed
+from .stacks import WipedOut, least_stacks, piece_flow, surviving_edges, validate_failed
 
 # Distance label of a host that cannot reach spare capacity; relabels before a global one.
 _INF = 1 << 40
 _RELABEL_BUDGET = 512
 
-__all__ = ["MicrobatchPlan", "ReorderPlan", "ReorderingController", "reorder"]
+__all__ = ["MicrobatchPlan", "ReorderPlan", "ReorderingController", "StackReorderer", "reorder"]
 
 
 @dataclass(frozen=True)
@@ -90,20 +92,6 @@ class ReorderPlan:
     order: np.ndarray
     assignment: np.ndarray
     moves: int
-
-
-def _validate_order(order: npt.ArrayLike | None, hosts: np.ndarray) -> np.ndarray:
-    """``order`` must give every group a permutation of the types it holds."""
-    stacks = group_stacks(hosts)
-    if order is None:
-        return stacks
-    arr = np.asarray(order)
-    if arr.shape != stacks.shape or arr.dtype.kind not in "iu":
-        raise ValueError(f"order must be an integer array of shape {stacks.shape}")
-    arr = arr.astype(np.int64)
-    if not np.array_equal(np.sort(arr, axis=1), np.sort(stacks, axis=1)):
-        raise ValueError("order must list, for every group, exactly the types it holds")
-    return arr
 
 
 @dataclass(frozen=True)
@@ -222,44 +210,119 @@ def reorder(
     1.375
     """
     placement = validate_hosts(hosts)
-    N, r = placement.shape
-    failed_ids = validate_failed(failed, N)
+    failed_ids = validate_failed(failed, placement.shape[0])
     m = as_count(microbatches, "microbatches", minimum=1)
     if m > 1:
         if order is not None:
             raise ValueError("order applies to microbatches=1 only (whole-shard stacks)")
         return _microbatch_plan(placement, failed_ids, m)
-    current = _validate_order(order, placement)
-    S = min_stacks(placement, failed_ids)
-    alive = np.ones(N, dtype=bool)
-    alive[failed_ids] = False
-    # Edges type t -> slot (host h, copy c); weight 1 if t is already in the
-    # top S of h, else 2 (weights must be non-zero to be stored edges).
-    groups, positions = np.nonzero(current >= 0)
-    types = current[groups, positions]
-    keep = alive[groups]
-    types, groups, positions = types[keep], groups[keep], positions[keep]
-    weight = np.where(positions < S, 1.0, 2.0)
-    copies = np.arange(S)
-    rows = np.repeat(types, S)
-    cols = (groups[:, None] * S + copies[None, :]).ravel()
-    graph = csr_matrix((np.repeat(weight, S), (rows, cols)), shape=(N, N * S))
-    matched_types, slots = min_weight_full_bipartite_matching(graph)
-    assignment = np.empty(N, dtype=np.int64)
-    assignment[matched_types] = slots // S
-    in_top = current[assignment, :S] == np.arange(N)[:, None]
-    moved_in = np.zeros(N, dtype=np.int64)
-    np.add.at(moved_in, assignment, ~in_top.any(axis=1))
-    new = current.copy()
-    new[~alive] = -1
-    chosen = np.zeros((N, r), dtype=bool)
-    chosen[assignment, np.argmax(current[assignment] == np.arange(N)[:, None], axis=1)] = True
-    for h in np.flatnonzero(moved_in):
-        # Swap each assigned type below S with an unassigned type in the top S.
-        low = np.flatnonzero(chosen[h, S:]) + S
-        free = np.flatnonzero(~chosen[h, :S])[: low.size]
-        new[h, free], new[h, low] = current[h, low], current[h, free]
-    return ReorderPlan(stacks=S, order=new, assignment=assignment, moves=int(2 * moved_in.sum()))
+    return StackReorderer(placement)(failed_ids, order)
+
+
+class StackReorderer:
+    """:func:`reorder` (whole shards) for one placement, checked once.
+
+    The step-level simulator reorders the same placement after every
+    failure; this keeps the checked placement and its stacks, so a call
+    costs the matching alone.  ``StackReorderer(hosts)(failed, order)`` is
+    ``reorder(hosts, failed, order)``.
+
+    Parameters
+    ----------
+    hosts : array_like, shape (N, r)
+        Placement.
+
+    Examples
+    --------
+    >>> from spare_theory import cyclic_placement
+    >>> from spare_theory.stacking.reordering import StackReorderer
+    >>> reorderer = StackReorderer(cyclic_placement(13, 4))
+    >>> plan = reorderer([0, 1, 2])
+    >>> plan.stacks, plan.moves, reorderer([0, 1, 2, 5]).stacks
+    (2, 4, 2)
+    """
+
+    def __init__(self, hosts: npt.ArrayLike) -> None:
+        self.hosts = validate_hosts(hosts)
+        self.stacks = group_stacks(self.hosts)
+        self._held = np.sort(self.stacks, axis=1)  # the types of each group, sorted
+
+    def _order(self, order: npt.ArrayLike | None) -> np.ndarray:
+        """``order`` must give every group a permutation of the types it holds."""
+        if order is None:
+            return self.stacks
+        arr = np.asarray(order)
+        if arr.shape != self.stacks.shape or arr.dtype.kind not in "iu":
+            raise ValueError(f"order must be an integer array of shape {self.stacks.shape}")
+        arr = arr.astype(np.int64)
+        if not np.array_equal(np.sort(arr, axis=1), self._held):
+            raise ValueError("order must list, for every group, exactly the types it holds")
+        return arr
+
+    def __call__(
+        self,
+        failed: npt.ArrayLike | set[int] | frozenset[int],
+        order: npt.ArrayLike | None = None,
+    ) -> ReorderPlan:
+        """The minimal-move :class:`ReorderPlan` after failures ``failed`` (see :func:`reorder`).
+
+        Raises
+        ------
+        WipedOut
+            If some type has no surviving host.
+        ValueError
+            If ``failed`` or ``order`` is not valid for the placement.
+        """
+        placement = self.hosts
+        N, r = placement.shape
+        failed_ids = validate_failed(failed, N)
+        current = self._order(order)
+        types, groups = surviving_edges(placement, failed_ids)
+        S = least_stacks(N, r, types, groups, failed_ids.size)
+        alive = np.ones(N, dtype=bool)
+        alive[failed_ids] = False
+        matched_types, slots = min_weight_full_bipartite_matching(_slot_graph(current, alive, S))
+        assignment = np.empty(N, dtype=np.int64)
+        assignment[matched_types] = slots // S
+        in_top = current[assignment, :S] == np.arange(N)[:, None]
+        moved_in = np.zeros(N, dtype=np.int64)
+        np.add.at(moved_in, assignment, ~in_top.any(axis=1))
+        new = current.copy()
+        new[~alive] = -1
+        chosen = np.zeros((N, r), dtype=bool)
+        chosen[assignment, np.argmax(current[assignment] == np.arange(N)[:, None], axis=1)] = True
+        for h in np.flatnonzero(moved_in):
+            # Swap each assigned type below S with an unassigned type in the top S.
+            low = np.flatnonzero(chosen[h, S:]) + S
+            free = np.flatnonzero(~chosen[h, :S])[: low.size]
+            new[h, free], new[h, low] = current[h, low], current[h, free]
+        return ReorderPlan(
+            stacks=S, order=new, assignment=assignment, moves=int(2 * moved_in.sum())
+        )
+
+
+def _slot_graph(current: np.ndarray, alive: np.ndarray, S: int) -> csr_matrix:
+    """Edges type ``t`` -> slot (host ``h``, copy ``c``) = column ``h S + c``, as a CSR matrix.
+
+    Weight 1 if ``t`` is already in the top ``S`` of ``h``, else 2 (weights
+    must be non-zero to be stored edges).  Built directly in canonical form
+    (each row's columns increasing: its hosts in increasing id, then the
+    copies), the arrays that ``csr_matrix((data, (rows, cols)))`` gives for
+    these edges listed host by host, without its conversion and sort.
+    """
+    N, r = current.shape
+    index = np.int32 if N * S < 2**31 - 1 else np.int64  # scipy's own choice
+    cells = np.flatnonzero(np.repeat(alive, r))  # (group, position) cells of survivors
+    types = current.ravel()[cells]
+    # A stable sort (unique result) groups the edges by type, hosts still increasing;
+    # 16-bit keys sort by radix.
+    by_type = np.argsort(types.astype(np.uint16) if N <= 1 << 16 else types, kind="stable")
+    cells = cells[by_type]
+    weight = np.where(cells % r < S, 1.0, 2.0)
+    indptr = np.zeros(N + 1, dtype=index)
+    np.cumsum(np.bincount(types, minlength=N) * S, out=indptr[1:])
+    indices = ((cells // r).astype(index)[:, None] * S + np.arange(S, dtype=index)).ravel()
+    return csr_matrix((np.repeat(weight, S), indices, indptr), shape=(N, N * S))
 
 
 class ReorderingController:
@@ -362,9 +425,14 @@ class ReorderingController:
         if self.microbatches == 1:
             out[self._placement == self.assignment[:, None]] = 1
             return out
-        for t, row in enumerate(self._hosts):
-            for k, h in enumerate(row):
-                out[t, k] = self._x[t].get(h, 0)
+        # One entry per (type, host) holding pieces (about N), not a lookup per (t, k).
+        x = self._x
+        types = np.repeat(np.arange(self.N), [len(x_t) for x_t in x])
+        hosts = np.fromiter(chain.from_iterable(x), dtype=np.int64, count=types.size)
+        counts = chain.from_iterable(x_t.values() for x_t in x)
+        out[types, np.argmax(self._placement[types] == hosts[:, None], axis=1)] = np.fromiter(
+            counts, dtype=np.int64, count=types.size
+        )
         return out
 
     @property

@@ -49,6 +49,7 @@ import numpy.typing as npt
 from scipy.sparse import csr_matrix
 from scipy.sparse.csgraph import breadth_first_order, maximum_flow
 
+from .._jit import compiled
 from .._validation import as_count, as_count_array
 from ..placement.placements import validate_hosts
 
@@ -173,14 +174,105 @@ def _surviving_edges(hosts: np.ndarray, failed: np.ndarray) -> tuple[np.ndarray,
 
 
 def _feasible(N: int, types: np.ndarray, groups: np.ndarray, S: int) -> bool:
-    """Max-flow test: can every type go to a surviving host with at most ``S`` per host?"""
-    # Nodes: 0 source, 1..N types, N+1..2N hosts, 2N+1 sink.
-    source, sink = 0, 2 * N + 1
-    tails = np.concatenate([np.full(N, source), 1 + types, N + 1 + np.arange(N)])
-    heads = np.concatenate([1 + np.arange(N), N + 1 + groups, np.full(N, sink)])
-    caps = np.concatenate([np.ones(N + types.size, dtype=np.int32), np.full(N, S, dtype=np.int32)])
-    graph = csr_matrix((caps, (tails, heads)), shape=(2 * N + 2, 2 * N + 2))
-    return bool(maximum_flow(graph, source, sink, method="dinic").flow_value == N)
+    """Can every type go to a surviving host with at most ``S`` per host?
+
+    The max-flow test of the module docstring, answered by augmenting paths
+    (:func:`_assign_all`) rather than ``scipy.sparse.csgraph.maximum_flow``:
+    the answer, whether the maximum flow is ``N``, is the same; the flow
+    network's construction cost more than the search at the simulator's sizes.
+    """
+    starts = np.zeros(N + 1, dtype=np.int64)
+    np.cumsum(np.bincount(types, minlength=N), out=starts[1:])
+    return bool(_assign_all(starts, groups.astype(np.int64, copy=False), S))
+
+
+@compiled
+def _assign_all(starts: np.ndarray, hosts: np.ndarray, S: int) -> bool:
+    """Assign types one by one, each by a shortest augmenting path; False if one has none.
+
+    Type ``t``'s surviving hosts are ``hosts[starts[t]:starts[t + 1]]``.  A
+    breadth-first search over hosts (a full host passes one of its types to
+    another of that type's hosts) ends at a host with a free slot.  If ``t``
+    has no such path, the hosts ``R`` it reaches are full and hold, with
+    ``t``, a set ``X`` of types whose hosts all lie in ``R``: ``|X| > S |R|``,
+    so by Hall's theorem no assignment exists.
+    """
+    N = starts.size - 1
+    load = np.zeros(N, dtype=np.int64)
+    members = np.full((N, S), -1, dtype=np.int64)  # members[h, :load[h]]: types on h
+    slot = np.full(N, -1, dtype=np.int64)  # slot[t]: t's column in members
+    seen = np.full(N, -1, dtype=np.int64)  # seen[h] = t: h reached in t's search
+    via = np.empty(N, dtype=np.int64)  # type that would move onto h
+    came = np.empty(N, dtype=np.int64)  # host it leaves (-1: the new type)
+    queue = np.empty(N, dtype=np.int64)
+    for t in range(N):
+        end = -1
+        for e in range(starts[t], starts[t + 1]):
+            if load[hosts[e]] < S:
+                end = hosts[e]
+                via[end], came[end] = t, -1
+                break
+        head, tail = 0, 0
+        if end < 0:
+            for e in range(starts[t], starts[t + 1]):
+                h = hosts[e]
+                if seen[h] != t:
+                    seen[h], via[h], came[h] = t, t, -1
+                    queue[tail] = h
+                    tail += 1
+        while end < 0 and head < tail:
+            h = queue[head]
+            head += 1
+            for j in range(S):
+                u = members[h, j]
+                for e in range(starts[u], starts[u + 1]):
+                    h2 = hosts[e]
+                    if seen[h2] == t:
+                        continue
+                    seen[h2], via[h2], came[h2] = t, u, h
+                    if load[h2] < S:
+                        end = h2
+                        break
+                    queue[tail] = h2
+                    tail += 1
+                if end >= 0:
+                    break
+        if end < 0:
+            return False
+        # Shift along the path: every host but the end swaps the type that
+        # leaves it for the one that arrives, in the same slot.
+        u, h = via[end], came[end]
+        free = slot[u]
+        members[end, load[end]] = u
+        slot[u] = load[end]
+        load[end] += 1
+        while h >= 0:
+            u, prev = via[h], came[h]
+            members[h, free] = u
+            slot[u], free = free, slot[u]
+            h = prev
+    return True
+
+
+def least_stacks(N: int, r: int, types: np.ndarray, groups: np.ndarray, failures: int) -> int:
+    """``S*`` from the surviving edges (:func:`surviving_edges`) of ``failures`` failed groups.
+
+    The search of :func:`min_stacks` on inputs already checked: upward from
+    ``ceil(N / (N - failures))``, at most ``r``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from spare_theory import cyclic_placement
+    >>> from spare_theory.stacking.stacks import least_stacks, surviving_edges
+    >>> types, groups = surviving_edges(cyclic_placement(7, 3), np.array([0, 1]))
+    >>> least_stacks(7, 3, types, groups, 2)
+    2
+    """
+    S = -(-N // (N - failures))
+    while r > S and not _feasible(N, types, groups, S):
+        S += 1
+    return S
 
 
 def min_stacks(hosts: npt.ArrayLike, failed: npt.ArrayLike | set[int] | frozenset[int]) -> int:
@@ -198,7 +290,7 @@ def min_stacks(hosts: npt.ArrayLike, failed: npt.ArrayLike | set[int] | frozense
     int
         ``S*``, with ``ceil(N/(N-|F|)) <= S* <= r``.  Found by a linear search
         upward from the lower bound (``S*`` is almost always the bound or one
-        above it), each step a ``scipy.sparse.csgraph.maximum_flow`` test.
+        above it), each step the max-flow test, answered by augmenting paths.
 
     Raises
     ------
@@ -218,10 +310,7 @@ def min_stacks(hosts: npt.ArrayLike, failed: npt.ArrayLike | set[int] | frozense
     N, r = placement.shape
     failed_ids = validate_failed(failed, N)
     types, groups = _surviving_edges(placement, failed_ids)
-    S = int(stacks_lower_bound(N, failed_ids.size))
-    while r > S and not _feasible(N, types, groups, S):
-        S += 1
-    return S
+    return least_stacks(N, r, types, groups, failed_ids.size)
 
 
 def load_lower_bound(

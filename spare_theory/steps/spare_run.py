@@ -45,7 +45,7 @@ from typing import Any, Literal
 import numpy as np
 
 from ..placement.placements import cyclic_placement, group_stacks
-from ..stacking.reordering import ReorderingController, reorder
+from ..stacking.reordering import ReorderingController, StackReorderer
 from ..stacking.stacks import WipedOut
 from .runs import RepairTimes, StepRun
 from .scenario import StepScenario
@@ -62,6 +62,7 @@ class _Stacks:
     def __init__(self, run: StepRun, r: int) -> None:
         self.run, self.N = run, run.N
         self.hosts = cyclic_placement(self.N, r)
+        self.reorder = StackReorderer(self.hosts)
         self.base_order = group_stacks(self.hosts)  # order[g, p]: type at stack position p
         self.reset()
 
@@ -81,7 +82,7 @@ class _Stacks:
             out = np.ones(N, dtype=bool)
             out[self.active] = False
             gone = np.flatnonzero(out)
-            plan = reorder(self.hosts, gone, self.order)
+            plan = self.reorder(gone, self.order)
             order_new = plan.order.copy()
             order_new[gone] = self.order[gone]
             self.S, self.order = plan.stacks, order_new
@@ -115,7 +116,7 @@ class _Stacks:
 
     def recover(self, pending: np.ndarray, at: float) -> Outcome:
         """After the attempt's failures (``pending``), noticed at ``at``: the next layout."""
-        N, hosts, order, S, act = self.N, self.hosts, self.order, self.S, self.active
+        N, order, S, act = self.N, self.order, self.S, self.active
         flagged = pending[act]
         survivors = act[~flagged]
         covered = np.zeros(N, dtype=bool)
@@ -128,7 +129,7 @@ class _Stacks:
         out[survivors] = False
         failed = np.flatnonzero(out)
         try:
-            plan = reorder(hosts, failed, order)
+            plan = self.reorder(failed, order)
         except WipedOut:
             return "wiped"
         self.run.start_repairs(act[flagged], at)
