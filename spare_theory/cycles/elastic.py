@@ -321,41 +321,56 @@ class ElasticCycle(TabulatedCycle):
 
     # -- throughput -------------------------------------------------------------
 
-    def _throughputs(
-        self, u: np.ndarray, window: np.ndarray | None = None
-    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """``theta``, the full-batch throughput and the rejoin rate at ``u`` (module docstring).
-
-        ``window``: the stall exposure before ``u`` (default ``min(s, u - rho)``).
-        """
-        N, A, K, mu = self.N, self.active, self.K, self.mu
-        spares = N - A
-        if window is None:
-            window = np.clip(u - self.rho, 0.0, self.stall)
-        before = self.down_probability(u - window)
-        a, b = before * np.exp(-mu * window), (1.0 - before) * np.exp(-window)
-        t = a / (a + b)
+    def _throughputs(self, u: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """``theta``, the full-batch throughput and the rejoin rate at ``u`` (module docstring)."""
+        N, K, mu = self.N, self.K, self.mu
+        window = np.clip(u - self.rho, 0.0, self.stall)
+        theta, batch = self._shares(u, window, self._log_q_free(u))
         p = self.down_probability(u)
         with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-            # sum_{f <= k} w_f = (a + b)^N P(X <= k) and
-            # sum_{f <= k} f w_f = N t (a + b)^N P(Y <= k - 1), X ~ Binom(N, t),
-            # Y ~ Binom(N - 1, t); all over P(Binom(N, p) < K).
-            scale = np.exp(N * np.log(a + b) - np.asarray(stats.binom.logcdf(K - 1, N, p)))
-            full = _between(0, min(K, spares) - 1, N, t)
-            shrunk = _between(spares, K - 1, N, t) - t * _between(spares - 1, K - 2, N - 1, t)
-            theta = scale * ((A / N) * full + shrunk)
-            batch = scale * (A / N) * _between(0, K - 1, N, t)
             rejoins = (
                 mu * N * p * _between(0, K - 2, N - 1, p) / _between(0, K - 1, N, p)
                 if mu > 0
                 else np.zeros(u.shape)
             )
+        rejoins = np.clip(np.nan_to_num(rejoins, nan=0.0, posinf=0.0), 0.0, mu * N)
+        return theta, batch, rejoins
+
+    def _shares(
+        self, u: np.ndarray, window: np.ndarray, log_free: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """``theta`` and the full-batch throughput at ``u`` with stall exposure ``window``.
+
+        ``log_free``: :meth:`_log_q_free` at ``u`` (shared by callers that vary
+        only the window).
+        """
+        N, A, K, mu = self.N, self.active, self.K, self.mu
+        spares = N - A
+        before = self.down_probability(u - window)
+        a, b = before * np.exp(-mu * window), (1.0 - before) * np.exp(-window)
+        t = a / (a + b)
+        # Each binomial band once (plain elastic DP asks for P(X < K) twice).
+        bands: dict[tuple[int, int, int], np.ndarray] = {}
+
+        def between(lo: int, hi: int, n: int) -> np.ndarray:
+            if (lo, hi, n) not in bands:
+                bands[lo, hi, n] = _between(lo, hi, n, t)
+            return bands[lo, hi, n]
+
+        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+            # sum_{f <= k} w_f = (a + b)^N P(X <= k) and
+            # sum_{f <= k} f w_f = N t (a + b)^N P(Y <= k - 1), X ~ Binom(N, t),
+            # Y ~ Binom(N - 1, t); all over P(Binom(N, p) < K).
+            scale = np.exp(N * np.log(a + b) - log_free)
+            full = between(0, min(K, spares) - 1, N)
+            shrunk = between(spares, K - 1, N) - t * between(spares - 1, K - 2, N - 1)
+            theta = scale * ((A / N) * full + shrunk)
+            batch = scale * (A / N) * between(0, K - 1, N)
         # Deep in the tail (log Q far below LOG_END) the ratios lose their digits:
         # keep them within their bounds, 0 <= theta <= batch <= A / N.
         batch = np.clip(np.nan_to_num(batch, nan=0.0, posinf=0.0), 0.0, A / N)
         theta = np.clip(np.nan_to_num(theta, nan=0.0, posinf=0.0), 0.0, batch)
-        rejoins = np.clip(np.nan_to_num(rejoins, nan=0.0, posinf=0.0), 0.0, mu * N)
-        return theta, batch, rejoins
+        return theta, batch
 
     def checkpoint_loss(self, start: np.ndarray, d: float) -> tuple[np.ndarray, np.ndarray] | None:
         """Work lost to the stall that follows a checkpoint of ``d`` ending at ``start``.
@@ -379,8 +394,9 @@ class ElasticCycle(TabulatedCycle):
             v = a + (s - a) * (x + 1) / 2
             u = (self.u[:, None] + v[None, :]).ravel()
             e = np.broadcast_to(d + v[None, :], (self.u.size, v.size)).ravel()
-            base = self._throughputs(u, np.minimum(s, np.maximum(u - self.rho, 0.0)))
-            longer = self._throughputs(u, np.minimum(e, np.maximum(u - self.rho, 0.0)))
+            elapsed, log_free = np.maximum(u - self.rho, 0.0), self._log_q_free(u)
+            base = self._shares(u, np.minimum(s, elapsed), log_free)
+            longer = self._shares(u, np.minimum(e, elapsed), log_free)
             self._loss[d] = tuple(
                 ((base[i] - longer[i]) * np.interp(u, self.u, scale)).reshape(self.u.size, v.size)
                 @ w
