@@ -109,7 +109,7 @@ class PlannedCycle(TabulatedCycle):
 
     def _no_repairs(self) -> None:
         N, k = self.N, self.k
-        log_s, cost = self.base.count_law()
+        log_s, cost = _count_law(self.base)
         f = np.arange(k)
         cost = cost[:k]
         # Grid uniform in p up to where k failures are all but certain, plus early points.
@@ -183,7 +183,7 @@ class PlannedCycle(TabulatedCycle):
     def _with_repairs(self) -> None:
         N, k, mu = self.N, self.k, self.mu
         base = repair_cycle(self.base, mu, self.stall)
-        log_s, cost = self.base.count_law()
+        log_s, cost = _count_law(self.base)
         # Where the chain without trigger is cut: beyond, the down count is
         # out of reach (12 sd above its stationary mean) or a wipe-out certain.
         mean_down = N / (1.0 + mu)
@@ -220,6 +220,15 @@ class PlannedCycle(TabulatedCycle):
         if self.mu == 0.0:
             return 0.0
         return cycle_time_average(self.u, self.log_q, self.repairs_rate)
+
+
+@cached(maxsize=64)
+def _count_law(base: CycleLaw) -> tuple[np.ndarray, np.ndarray]:
+    """``base.count_law()``, once per law: a search over the trigger ``k`` asks at every ``k``."""
+    log_s, cost = base.count_law()
+    for table in (log_s, cost):
+        table.setflags(write=False)  # shared by every PlannedCycle of the law
+    return log_s, cost
 
 
 @cached(maxsize=256)
