@@ -21,6 +21,8 @@ from collections.abc import Iterator
 import numpy as np
 from scipy.linalg import expm
 
+from .._caching import cached
+
 __all__ = [
     "chain_log_survival",
     "chain_states",
@@ -133,12 +135,7 @@ def chain_log_survival(
     j = np.arange(steps + 1)
     if fast_mixing(G, mean):
         return -j * h / mean
-    out = np.zeros(steps + 1)
-    done = 0
-    for done, (total, _) in enumerate(_propagate(G, h, steps, start), start=1):
-        out[done] = total
-    out[done + 1 :] = -np.inf
-    return out
+    return np.array(_states(G, h, steps, start)[0])
 
 
 def fast_mixing(G: np.ndarray, mean: float) -> bool:
@@ -155,6 +152,29 @@ def fast_mixing(G: np.ndarray, mean: float) -> bool:
     True
     """
     return bool(np.finfo(float).eps * np.abs(G).sum(axis=1).max() * mean > 1e-6)
+
+
+@cached(maxsize=4)
+def _states(
+    G: np.ndarray, h: float, steps: int, start: np.ndarray | None
+) -> tuple[np.ndarray, np.ndarray]:
+    """``(log S, V)`` of :func:`chain_states` (read-only, shared).
+
+    Cached: an elastic cycle asks for its chain's survival, then for its states on
+    the same grid (a matrix exponential and ``steps`` products each time).
+    """
+    log_s = np.full(steps + 1, -np.inf)
+    log_s[0] = 0.0
+    V = np.zeros((steps + 1, G.shape[0]))
+    if start is None:
+        V[0, 0] = 1.0
+    else:
+        V[0] = np.asarray(start, dtype=float) / float(np.sum(start))
+    for i, (total, v) in enumerate(_propagate(G, h, steps, start), start=1):
+        log_s[i], V[i] = total, v
+    log_s.setflags(write=False)
+    V.setflags(write=False)
+    return log_s, V
 
 
 def _propagate(
@@ -206,15 +226,7 @@ def chain_states(
     ([1.0, 0.0], True)
     """
     k = G.shape[0]
-    log_s = np.full(steps + 1, -np.inf)
-    log_s[0] = 0.0
-    V = np.zeros((steps + 1, k))
-    if start is None:
-        V[0, 0] = 1.0
-    else:
-        V[0] = np.asarray(start, dtype=float) / float(np.sum(start))
-    for i, (total, v) in enumerate(_propagate(G, h, steps, start), start=1):
-        log_s[i], V[i] = total, v
+    log_s, V = (np.array(table) for table in _states(G, h, steps, start))
     L = np.zeros((steps + 1, k))
     m = math.ceil(lag / h) if lag > 0 else 0
     if m <= steps:
