@@ -122,10 +122,17 @@ class PlannedCycle(TabulatedCycle):
         u = self.u[:, None]
         log_p = np.log(-np.expm1(-np.maximum(u, 1e-300)))
         log_binom = gammaln(N + 1) - gammaln(f + 1) - gammaln(N - f + 1)
-        log_w = log_binom + np.where(f > 0, f * log_p, 0.0) - (N - f) * u + log_s[:k]
+        # log_binom + f log p - (N - f) u + log s_f, built in place (a grid x k table);
+        # f log p taken as 0 at f = 0, as in the formula.
+        log_w = f * log_p
+        log_w[:, 0] = 0.0
+        log_w += log_binom
+        log_w -= (N - f) * u
+        log_w += log_s[:k]
         self.log_q = logsumexp(log_w, axis=1)
-        top = log_w.max(axis=1, keepdims=True)
-        w = np.exp(log_w - top)
+        w = log_w
+        w -= log_w.max(axis=1, keepdims=True)
+        np.exp(w, out=w)
         self.theta_grid = (w / cost).sum(axis=1) / w.sum(axis=1)
         j = k - 1
         log_end = (

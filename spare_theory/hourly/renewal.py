@@ -56,8 +56,11 @@ __all__ = [
 ]
 
 _PARTS = ("useful", "redundancy", "checkpoint", "restart", "lost")
-# Quadrature points per piece for the work kept at planned restarts.
+# Quadrature points per piece for the work kept at planned restarts, and the rule
+# on [0, 1] (built once: planned_kept runs at every grid of every trigger searched).
 _GAUSS_POINTS = 8
+_GAUSS_X, _GAUSS_W = np.polynomial.legendre.leggauss(_GAUSS_POINTS)
+_GAUSS_X, _GAUSS_W = (_GAUSS_X + 1) / 2, _GAUSS_W / 2
 
 
 @dataclass(frozen=True)
@@ -437,8 +440,7 @@ def planned_kept(
     """
     if not law.planned:
         return np.zeros(start.shape)
-    x, w = np.polynomial.legendre.leggauss(_GAUSS_POINTS)
-    x, w = (x + 1) / 2, w / 2  # on [0, 1]
+    x, w = _GAUSS_X, _GAUSS_W
 
     def density(u: np.ndarray) -> np.ndarray:
         return np.exp(law.logq(u) - log_q0) * law.planned_hazard(u)
