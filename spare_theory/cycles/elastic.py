@@ -85,23 +85,52 @@ _NEVER = 1e150
 _SPAN_PASSES = 8
 
 
-def _cdf(k: int, n: int, t: np.ndarray, upper: np.ndarray) -> np.ndarray:
-    """``P(X <= k)`` for ``X ~ Binom(n, t)``, or ``P(X > k)`` where ``upper`` (no cancellation)."""
-    if k < 0 or k >= n:
-        return np.where(upper, float(k < 0), float(k >= 0))
-    out = np.empty(np.shape(t))
-    out[~upper] = bdtr(k, n, t[~upper])
-    out[upper] = bdtrc(k, n, t[upper])
-    return out
+class _Binomial:
+    """Bands ``P(lo <= X <= hi)`` of ``X ~ Binom(n, t)`` over one array ``t``, each element once.
 
+    A band is taken from the tail the mass is not in (no cancellation): the
+    distribution function ``P(X <= k)`` (``bdtr``) where ``n t`` is below the
+    band's middle, ``P(X > k)`` (``bdtrc``) above.  Each ``(k, n)`` keeps the
+    values of each tail already computed, so bands that share a bound (hot
+    spares' throughput asks for ``k = r - 1`` and ``r`` twice each) compute
+    an element's tail once.
+    """
 
-def _between(lo: int, hi: int, n: int, t: np.ndarray) -> np.ndarray:
-    """``P(lo <= X <= hi)``, ``X ~ Binom(n, t)``: from the tail the mass is not in."""
-    upper = n * t > 0.5 * (lo + hi)
-    if hi < lo:
-        return np.zeros(np.shape(t))
-    a, b = _cdf(hi, n, t, upper), _cdf(lo - 1, n, t, upper)
-    return np.where(upper, b - a, a - b)
+    def __init__(self, t: np.ndarray) -> None:
+        self.t = t
+        self._tails: dict[tuple[int, int, bool], tuple[np.ndarray, np.ndarray]] = {}
+        self._bands: dict[tuple[int, int, int], np.ndarray] = {}
+
+    def _tail(self, k: int, n: int, upper: bool, where: np.ndarray) -> np.ndarray:
+        """``P(X > k)`` if ``upper`` else ``P(X <= k)``, valid at least ``where``."""
+        if (k, n, upper) not in self._tails:
+            self._tails[k, n, upper] = np.empty(self.t.shape), np.zeros(self.t.shape, dtype=bool)
+        values, done = self._tails[k, n, upper]
+        todo = where & ~done
+        if todo.any():
+            values[todo] = (bdtrc if upper else bdtr)(k, n, self.t[todo])
+            done |= todo
+        return values
+
+    def _cdf(self, k: int, n: int, upper: np.ndarray) -> np.ndarray:
+        """``P(X <= k)``, or ``P(X > k)`` where ``upper``."""
+        if k < 0 or k >= n:
+            return np.where(upper, float(k < 0), float(k >= 0))
+        out = np.empty(self.t.shape)
+        out[~upper] = self._tail(k, n, False, ~upper)[~upper]
+        out[upper] = self._tail(k, n, True, upper)[upper]
+        return out
+
+    def between(self, lo: int, hi: int, n: int) -> np.ndarray:
+        """``P(lo <= X <= hi)`` (each band computed once)."""
+        if (lo, hi, n) not in self._bands:
+            upper = n * self.t > 0.5 * (lo + hi)
+            if hi < lo:
+                self._bands[lo, hi, n] = np.zeros(self.t.shape)
+            else:
+                a, b = self._cdf(hi, n, upper), self._cdf(lo - 1, n, upper)
+                self._bands[lo, hi, n] = np.where(upper, b - a, a - b)
+        return self._bands[lo, hi, n]
 
 
 class ElasticCycle(TabulatedCycle):
@@ -328,8 +357,9 @@ class ElasticCycle(TabulatedCycle):
         theta, batch = self._shares(u, window, self._log_q_free(u))
         p = self.down_probability(u)
         with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+            binomial = _Binomial(p)
             rejoins = (
-                mu * N * p * _between(0, K - 2, N - 1, p) / _between(0, K - 1, N, p)
+                mu * N * p * binomial.between(0, K - 2, N - 1) / binomial.between(0, K - 1, N)
                 if mu > 0
                 else np.zeros(u.shape)
             )
@@ -349,14 +379,7 @@ class ElasticCycle(TabulatedCycle):
         before = self.down_probability(u - window)
         a, b = before * np.exp(-mu * window), (1.0 - before) * np.exp(-window)
         t = a / (a + b)
-        # Each binomial band once (plain elastic DP asks for P(X < K) twice).
-        bands: dict[tuple[int, int, int], np.ndarray] = {}
-
-        def between(lo: int, hi: int, n: int) -> np.ndarray:
-            if (lo, hi, n) not in bands:
-                bands[lo, hi, n] = _between(lo, hi, n, t)
-            return bands[lo, hi, n]
-
+        between = _Binomial(t).between
         with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
             # sum_{f <= k} w_f = (a + b)^N P(X <= k) and
             # sum_{f <= k} f w_f = N t (a + b)^N P(Y <= k - 1), X ~ Binom(N, t),
