@@ -132,12 +132,12 @@ def survival_integral(log_a: ArrayLike, log_b: ArrayLike, width: ArrayLike) -> n
     """
     log_a = np.asarray(log_a, dtype=float)
     d = np.asarray(log_b, dtype=float) - log_a
-    # In place, each branch only where it applies: the renewal sums' hot loop.
+    # In place, the small-d branch only where it applies: the renewal sums' hot loop.
     small = np.abs(d) < 1e-8
     shape = np.broadcast_shapes(np.shape(width), d.shape)
-    with np.errstate(invalid="ignore", over="ignore"):
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         factor = np.expm1(d, out=np.empty(d.shape))
-        np.divide(factor, d, out=factor, where=~small)
+        factor /= d  # then overwritten where d is small (a masked divide is slower)
         factor[small] = 1.0 + d[small] / 2
         out = np.multiply(width, np.exp(log_a), out=np.empty(shape))
         out *= factor
