@@ -132,10 +132,17 @@ def survival_integral(log_a: ArrayLike, log_b: ArrayLike, width: ArrayLike) -> n
     """
     log_a = np.asarray(log_a, dtype=float)
     d = np.asarray(log_b, dtype=float) - log_a
-    with np.errstate(invalid="ignore", over="ignore"):
-        factor = np.where(np.abs(d) < 1e-8, 1.0 + d / 2, np.expm1(d) / np.where(d == 0, 1.0, d))
-        out = width * np.exp(log_a) * factor
-    return np.where(np.isneginf(log_a), 0.0, out)
+    # In place, the small-d branch only where it applies: the renewal sums' hot loop.
+    small = np.abs(d) < 1e-8
+    shape = np.broadcast_shapes(np.shape(width), d.shape)
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        factor = np.expm1(d, out=np.empty(d.shape))
+        factor /= d  # then overwritten where d is small (a masked divide is slower)
+        factor[small] = 1.0 + d[small] / 2
+        out = np.multiply(width, np.exp(log_a), out=np.empty(shape))
+        out *= factor
+    out[np.broadcast_to(np.isneginf(log_a), shape)] = 0.0
+    return out
 
 
 class CycleLaw(ABC):
@@ -328,8 +335,12 @@ class TabulatedCycle(CycleLaw):
 
     def logq(self, u: ArrayLike) -> np.ndarray:
         u = np.asarray(u, dtype=float)
-        inside = np.interp(u, self.u, self.log_q)
-        return np.where(u > self.u[-1], self.log_q[-1] + self.slope * (u - self.u[-1]), inside)
+        out = np.asarray(np.interp(u, self.u, self.log_q))
+        beyond = u > self.u[-1]
+        if out.ndim == 0:
+            return np.where(beyond, self.log_q[-1] + self.slope * (u - self.u[-1]), out)
+        out[beyond] = self.log_q[-1] + self.slope * (u[beyond] - self.u[-1])
+        return out
 
     def theta(self, u: ArrayLike) -> np.ndarray:
         return np.interp(np.asarray(u, dtype=float), self.u, self.theta_grid)

@@ -16,10 +16,11 @@ the step-level model.  Derivations in ``docs/theory.md`` section 6.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterator
 
 import numpy as np
 from scipy.linalg import expm
+
+from .._caching import cached
 
 __all__ = [
     "chain_log_survival",
@@ -133,12 +134,7 @@ def chain_log_survival(
     j = np.arange(steps + 1)
     if fast_mixing(G, mean):
         return -j * h / mean
-    out = np.zeros(steps + 1)
-    done = 0
-    for done, (total, _) in enumerate(_propagate(G, h, steps, start), start=1):
-        out[done] = total
-    out[done + 1 :] = -np.inf
-    return out
+    return np.array(_states(G, h, steps, start)[0])
 
 
 def fast_mixing(G: np.ndarray, mean: float) -> bool:
@@ -157,25 +153,40 @@ def fast_mixing(G: np.ndarray, mean: float) -> bool:
     return bool(np.finfo(float).eps * np.abs(G).sum(axis=1).max() * mean > 1e-6)
 
 
-def _propagate(
+@cached(maxsize=4)
+def _states(
     G: np.ndarray, h: float, steps: int, start: np.ndarray | None
-) -> Iterator[tuple[float, np.ndarray]]:
-    """``(log P(not lost by i h), state given not lost)`` for ``i = 1..steps`` (stops if lost)."""
+) -> tuple[np.ndarray, np.ndarray]:
+    """``(log S, V)`` of :func:`chain_states` (read-only, shared).
+
+    The state is carried one step at a time (``V_i = V_{i-1} expm(G h)``,
+    renormalised) and the logs of the kept mass summed; rows after the chain
+    is lost stay 0.  Cached: an elastic cycle asks for its chain's survival,
+    then for its states on the same grid (a matrix exponential and ``steps``
+    products each time).
+    """
     P = np.maximum(expm(G * h), 0.0)
+    log_s = np.full(steps + 1, -np.inf)
+    log_s[0] = 0.0
+    V = np.zeros((steps + 1, G.shape[0]))
     if start is None:
-        v = np.zeros(G.shape[0])
-        v[0] = 1.0
+        V[0, 0] = 1.0
     else:
-        v = np.asarray(start, dtype=float) / float(np.sum(start))
+        V[0] = np.asarray(start, dtype=float) / float(np.sum(start))
     total = 0.0
-    for _ in range(steps):
-        v = v @ P
-        s = float(v.sum())
-        if s <= 0.0:
-            return
-        total += math.log(s)
-        v /= s
-        yield total, v
+    for i in range(1, steps + 1):
+        # Straight into the table, no temporaries: this loop runs millions of times.
+        row = np.matmul(V[i - 1], P, out=V[i])
+        mass = float(np.add.reduce(row))
+        if mass <= 0.0:
+            row[:] = 0.0
+            break
+        total += math.log(mass)
+        row /= mass
+        log_s[i] = total
+    log_s.setflags(write=False)
+    V.setflags(write=False)
+    return log_s, V
 
 
 def chain_states(
@@ -206,15 +217,7 @@ def chain_states(
     ([1.0, 0.0], True)
     """
     k = G.shape[0]
-    log_s = np.full(steps + 1, -np.inf)
-    log_s[0] = 0.0
-    V = np.zeros((steps + 1, k))
-    if start is None:
-        V[0, 0] = 1.0
-    else:
-        V[0] = np.asarray(start, dtype=float) / float(np.sum(start))
-    for i, (total, v) in enumerate(_propagate(G, h, steps, start), start=1):
-        log_s[i], V[i] = total, v
+    log_s, V = (np.array(table) for table in _states(G, h, steps, start))
     L = np.zeros((steps + 1, k))
     m = math.ceil(lag / h) if lag > 0 else 0
     if m <= steps:

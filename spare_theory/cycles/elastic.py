@@ -85,23 +85,52 @@ _NEVER = 1e150
 _SPAN_PASSES = 8
 
 
-def _cdf(k: int, n: int, t: np.ndarray, upper: np.ndarray) -> np.ndarray:
-    """``P(X <= k)`` for ``X ~ Binom(n, t)``, or ``P(X > k)`` where ``upper`` (no cancellation)."""
-    if k < 0 or k >= n:
-        return np.where(upper, float(k < 0), float(k >= 0))
-    out = np.empty(np.shape(t))
-    out[~upper] = bdtr(k, n, t[~upper])
-    out[upper] = bdtrc(k, n, t[upper])
-    return out
+class _Binomial:
+    """Bands ``P(lo <= X <= hi)`` of ``X ~ Binom(n, t)`` over one array ``t``, each element once.
 
+    A band is taken from the tail the mass is not in (no cancellation): the
+    distribution function ``P(X <= k)`` (``bdtr``) where ``n t`` is below the
+    band's middle, ``P(X > k)`` (``bdtrc``) above.  Each ``(k, n)`` keeps the
+    values of each tail already computed, so bands that share a bound (hot
+    spares' throughput asks for ``k = r - 1`` and ``r`` twice each) compute
+    an element's tail once.
+    """
 
-def _between(lo: int, hi: int, n: int, t: np.ndarray) -> np.ndarray:
-    """``P(lo <= X <= hi)``, ``X ~ Binom(n, t)``: from the tail the mass is not in."""
-    upper = n * t > 0.5 * (lo + hi)
-    if hi < lo:
-        return np.zeros(np.shape(t))
-    a, b = _cdf(hi, n, t, upper), _cdf(lo - 1, n, t, upper)
-    return np.where(upper, b - a, a - b)
+    def __init__(self, t: np.ndarray) -> None:
+        self.t = t
+        self._tails: dict[tuple[int, int, bool], tuple[np.ndarray, np.ndarray]] = {}
+        self._bands: dict[tuple[int, int, int], np.ndarray] = {}
+
+    def _tail(self, k: int, n: int, upper: bool, where: np.ndarray) -> np.ndarray:
+        """``P(X > k)`` if ``upper`` else ``P(X <= k)``, valid at least ``where``."""
+        if (k, n, upper) not in self._tails:
+            self._tails[k, n, upper] = np.empty(self.t.shape), np.zeros(self.t.shape, dtype=bool)
+        values, done = self._tails[k, n, upper]
+        todo = where & ~done
+        if todo.any():
+            values[todo] = (bdtrc if upper else bdtr)(k, n, self.t[todo])
+            done |= todo
+        return values
+
+    def _cdf(self, k: int, n: int, upper: np.ndarray) -> np.ndarray:
+        """``P(X <= k)``, or ``P(X > k)`` where ``upper``."""
+        if k < 0 or k >= n:
+            return np.where(upper, float(k < 0), float(k >= 0))
+        out = np.empty(self.t.shape)
+        out[~upper] = self._tail(k, n, False, ~upper)[~upper]
+        out[upper] = self._tail(k, n, True, upper)[upper]
+        return out
+
+    def between(self, lo: int, hi: int, n: int) -> np.ndarray:
+        """``P(lo <= X <= hi)`` (each band computed once)."""
+        if (lo, hi, n) not in self._bands:
+            upper = n * self.t > 0.5 * (lo + hi)
+            if hi < lo:
+                self._bands[lo, hi, n] = np.zeros(self.t.shape)
+            else:
+                a, b = self._cdf(hi, n, upper), self._cdf(lo - 1, n, upper)
+                self._bands[lo, hi, n] = np.where(upper, b - a, a - b)
+        return self._bands[lo, hi, n]
 
 
 class ElasticCycle(TabulatedCycle):
@@ -321,41 +350,50 @@ class ElasticCycle(TabulatedCycle):
 
     # -- throughput -------------------------------------------------------------
 
-    def _throughputs(
-        self, u: np.ndarray, window: np.ndarray | None = None
-    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """``theta``, the full-batch throughput and the rejoin rate at ``u`` (module docstring).
+    def _throughputs(self, u: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """``theta``, the full-batch throughput and the rejoin rate at ``u`` (module docstring)."""
+        N, K, mu = self.N, self.K, self.mu
+        window = np.clip(u - self.rho, 0.0, self.stall)
+        theta, batch = self._shares(u, window, self._log_q_free(u))
+        p = self.down_probability(u)
+        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+            binomial = _Binomial(p)
+            rejoins = (
+                mu * N * p * binomial.between(0, K - 2, N - 1) / binomial.between(0, K - 1, N)
+                if mu > 0
+                else np.zeros(u.shape)
+            )
+        rejoins = np.clip(np.nan_to_num(rejoins, nan=0.0, posinf=0.0), 0.0, mu * N)
+        return theta, batch, rejoins
 
-        ``window``: the stall exposure before ``u`` (default ``min(s, u - rho)``).
+    def _shares(
+        self, u: np.ndarray, window: np.ndarray, log_free: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """``theta`` and the full-batch throughput at ``u`` with stall exposure ``window``.
+
+        ``log_free``: :meth:`_log_q_free` at ``u`` (shared by callers that vary
+        only the window).
         """
         N, A, K, mu = self.N, self.active, self.K, self.mu
         spares = N - A
-        if window is None:
-            window = np.clip(u - self.rho, 0.0, self.stall)
         before = self.down_probability(u - window)
         a, b = before * np.exp(-mu * window), (1.0 - before) * np.exp(-window)
         t = a / (a + b)
-        p = self.down_probability(u)
+        between = _Binomial(t).between
         with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
             # sum_{f <= k} w_f = (a + b)^N P(X <= k) and
             # sum_{f <= k} f w_f = N t (a + b)^N P(Y <= k - 1), X ~ Binom(N, t),
             # Y ~ Binom(N - 1, t); all over P(Binom(N, p) < K).
-            scale = np.exp(N * np.log(a + b) - np.asarray(stats.binom.logcdf(K - 1, N, p)))
-            full = _between(0, min(K, spares) - 1, N, t)
-            shrunk = _between(spares, K - 1, N, t) - t * _between(spares - 1, K - 2, N - 1, t)
+            scale = np.exp(N * np.log(a + b) - log_free)
+            full = between(0, min(K, spares) - 1, N)
+            shrunk = between(spares, K - 1, N) - t * between(spares - 1, K - 2, N - 1)
             theta = scale * ((A / N) * full + shrunk)
-            batch = scale * (A / N) * _between(0, K - 1, N, t)
-            rejoins = (
-                mu * N * p * _between(0, K - 2, N - 1, p) / _between(0, K - 1, N, p)
-                if mu > 0
-                else np.zeros(u.shape)
-            )
+            batch = scale * (A / N) * between(0, K - 1, N)
         # Deep in the tail (log Q far below LOG_END) the ratios lose their digits:
         # keep them within their bounds, 0 <= theta <= batch <= A / N.
         batch = np.clip(np.nan_to_num(batch, nan=0.0, posinf=0.0), 0.0, A / N)
         theta = np.clip(np.nan_to_num(theta, nan=0.0, posinf=0.0), 0.0, batch)
-        rejoins = np.clip(np.nan_to_num(rejoins, nan=0.0, posinf=0.0), 0.0, mu * N)
-        return theta, batch, rejoins
+        return theta, batch
 
     def checkpoint_loss(self, start: np.ndarray, d: float) -> tuple[np.ndarray, np.ndarray] | None:
         """Work lost to the stall that follows a checkpoint of ``d`` ending at ``start``.
@@ -379,8 +417,9 @@ class ElasticCycle(TabulatedCycle):
             v = a + (s - a) * (x + 1) / 2
             u = (self.u[:, None] + v[None, :]).ravel()
             e = np.broadcast_to(d + v[None, :], (self.u.size, v.size)).ravel()
-            base = self._throughputs(u, np.minimum(s, np.maximum(u - self.rho, 0.0)))
-            longer = self._throughputs(u, np.minimum(e, np.maximum(u - self.rho, 0.0)))
+            elapsed, log_free = np.maximum(u - self.rho, 0.0), self._log_q_free(u)
+            base = self._shares(u, np.minimum(s, elapsed), log_free)
+            longer = self._shares(u, np.minimum(e, elapsed), log_free)
             self._loss[d] = tuple(
                 ((base[i] - longer[i]) * np.interp(u, self.u, scale)).reshape(self.u.size, v.size)
                 @ w

@@ -109,7 +109,7 @@ class PlannedCycle(TabulatedCycle):
 
     def _no_repairs(self) -> None:
         N, k = self.N, self.k
-        log_s, cost = self.base.count_law()
+        log_s, cost = _count_law(self.base)
         f = np.arange(k)
         cost = cost[:k]
         # Grid uniform in p up to where k failures are all but certain, plus early points.
@@ -122,10 +122,17 @@ class PlannedCycle(TabulatedCycle):
         u = self.u[:, None]
         log_p = np.log(-np.expm1(-np.maximum(u, 1e-300)))
         log_binom = gammaln(N + 1) - gammaln(f + 1) - gammaln(N - f + 1)
-        log_w = log_binom + np.where(f > 0, f * log_p, 0.0) - (N - f) * u + log_s[:k]
+        # log_binom + f log p - (N - f) u + log s_f, built in place (a grid x k table);
+        # f log p taken as 0 at f = 0, as in the formula.
+        log_w = f * log_p
+        log_w[:, 0] = 0.0
+        log_w += log_binom
+        log_w -= (N - f) * u
+        log_w += log_s[:k]
         self.log_q = logsumexp(log_w, axis=1)
-        top = log_w.max(axis=1, keepdims=True)
-        w = np.exp(log_w - top)
+        w = log_w
+        w -= log_w.max(axis=1, keepdims=True)
+        np.exp(w, out=w)
         self.theta_grid = (w / cost).sum(axis=1) / w.sum(axis=1)
         j = k - 1
         log_end = (
@@ -183,7 +190,7 @@ class PlannedCycle(TabulatedCycle):
     def _with_repairs(self) -> None:
         N, k, mu = self.N, self.k, self.mu
         base = repair_cycle(self.base, mu, self.stall)
-        log_s, cost = self.base.count_law()
+        log_s, cost = _count_law(self.base)
         # Where the chain without trigger is cut: beyond, the down count is
         # out of reach (12 sd above its stationary mean) or a wipe-out certain.
         mean_down = N / (1.0 + mu)
@@ -220,6 +227,15 @@ class PlannedCycle(TabulatedCycle):
         if self.mu == 0.0:
             return 0.0
         return cycle_time_average(self.u, self.log_q, self.repairs_rate)
+
+
+@cached(maxsize=64)
+def _count_law(base: CycleLaw) -> tuple[np.ndarray, np.ndarray]:
+    """``base.count_law()``, once per law: a search over the trigger ``k`` asks at every ``k``."""
+    log_s, cost = base.count_law()
+    for table in (log_s, cost):
+        table.setflags(write=False)  # shared by every PlannedCycle of the law
+    return log_s, cost
 
 
 @cached(maxsize=256)

@@ -56,8 +56,11 @@ __all__ = [
 ]
 
 _PARTS = ("useful", "redundancy", "checkpoint", "restart", "lost")
-# Quadrature points per piece for the work kept at planned restarts.
+# Quadrature points per piece for the work kept at planned restarts, and the rule
+# on [0, 1] (built once: planned_kept runs at every grid of every trigger searched).
 _GAUSS_POINTS = 8
+_GAUSS_X, _GAUSS_W = np.polynomial.legendre.leggauss(_GAUSS_POINTS)
+_GAUSS_X, _GAUSS_W = (_GAUSS_X + 1) / 2, _GAUSS_W / 2
 
 
 @dataclass(frozen=True)
@@ -309,26 +312,23 @@ def renewal_terms(law: CycleLaw, rho: float, kappa: ArrayLike, d: float) -> Rene
             return _block_terms(law, rho, kappa, d, count, law.max_segments)
     segments = np.maximum(np.ceil((u_stop - rho) / alpha).astype(np.int64) + 1, 1)
     # Segment j of one interval ends where segment j+1 starts: lay out the
-    # n + 1 bounds of every interval end to end and evaluate each bound once.
+    # n + 1 bounds of every interval end to end and evaluate each bound once
+    # (per-interval values spread by np.repeat: faster than gathers).
     first_bound = np.cumsum(segments + 1) - (segments + 1)
-    owner = np.repeat(np.arange(kappa.size), segments + 1)
-    j = np.arange(owner.size) - first_bound[owner]
-    bounds = rho + alpha[owner] * j
-    seg = np.flatnonzero(j < segments[owner])  # the bound each segment starts at
+    j = np.arange(int((segments + 1).sum())) - np.repeat(first_bound, segments + 1)
+    bounds = rho + np.repeat(alpha, segments + 1) * j
+    seg = np.flatnonzero(j < np.repeat(segments, segments + 1))  # where each segment starts
     first = first_bound - np.arange(kappa.size)  # each interval's first segment
-    k, start = kappa[owner[seg]], bounds[seg]
-    log_bounds = law.logq(bounds) - log_q0
+    k, start = np.repeat(kappa, segments), bounds[seg]
+    log_bounds = law.logq(bounds)
+    log_bounds -= log_q0
     log_start, log_end = log_bounds[seg], log_bounds[seg + 1]
-    log_mid = law.logq(start + k) - log_q0
-    # Q integrated over the compute pieces, then over the checkpoint pieces.
-    pieces = survival_integral(
-        np.concatenate([log_start, log_mid]),
-        np.concatenate([log_mid, log_end]),
-        np.concatenate([k, np.full(k.size, d)]),
-    )
-    kept = np.exp(log_end) + planned_kept(law, start, k, d, log_q0)
+    log_mid = law.logq(start + k)
+    log_mid -= log_q0
     follows = (j[seg] > 0).astype(float)  # segments after a checkpoint (not the restart)
-    return _collect(law, kappa, first, start, k, d, pieces, kept, follows, restart, log_q0)
+    return _collect(
+        law, kappa, first, start, k, d, (log_start, log_mid, log_end), follows, restart, log_q0
+    )
 
 
 def _block_terms(
@@ -347,23 +347,21 @@ def _block_terms(
     alpha = kappa + d
     width = np.maximum(np.ceil(segments / cap), 1.0)
     blocks = np.ceil(segments / width).astype(np.int64)
-    owner = np.repeat(np.arange(kappa.size), blocks)
     first = np.cumsum(blocks) - blocks
-    w = width[owner]
-    start = rho + alpha[owner] * ((np.arange(owner.size) - first[owner]) * w + (w - 1) / 2)
-    k = kappa[owner]
-    log_start = law.logq(start) - log_q0
-    log_mid = law.logq(start + k) - log_q0
-    log_end = law.logq(start + alpha[owner]) - log_q0
-    pieces = survival_integral(
-        np.concatenate([log_start, log_mid]),
-        np.concatenate([log_mid, log_end]),
-        np.concatenate([k, np.full(k.size, d)]),
-    )
-    kept = np.exp(log_end) + planned_kept(law, start, k, d, log_q0)
-    block = np.arange(owner.size) - first[owner]
+    block = np.arange(int(blocks.sum())) - np.repeat(first, blocks)
+    w = np.repeat(width, blocks)
+    step, k = np.repeat(alpha, blocks), np.repeat(kappa, blocks)
+    start = rho + step * (block * w + (w - 1) / 2)
+    log_start = law.logq(start)
+    log_start -= log_q0
+    log_mid = law.logq(start + k)
+    log_mid -= log_q0
+    log_end = law.logq(start + step)
+    log_end -= log_q0
     follows = np.where(block == 0, (w - 1) / w, 1.0)
-    return _collect(law, kappa, first, start, k, d, pieces, kept, follows, restart, log_q0, w)
+    return _collect(
+        law, kappa, first, start, k, d, (log_start, log_mid, log_end), follows, restart, log_q0, w
+    )
 
 
 def _collect(
@@ -373,8 +371,7 @@ def _collect(
     start: np.ndarray,
     k: np.ndarray,
     d: float,
-    pieces: np.ndarray,
-    kept: np.ndarray,
+    logs: tuple[np.ndarray, np.ndarray, np.ndarray],
     follows: np.ndarray,
     restart: float,
     log_q0: float,
@@ -382,21 +379,32 @@ def _collect(
 ) -> RenewalTerms:
     """Sum the segments' pieces per interval (each weighted by ``width`` segments) into terms.
 
-    A law whose batch is not exact also sums the kept work at the full batch
+    ``logs``: ``log Q / Q(rho)`` at each segment's start, end of compute and
+    end; ``Q`` is integrated over the compute and the checkpoint piece.  A
+    law whose batch is not exact also sums the kept work at the full batch
     (:meth:`CycleLaw.batch_theta`), for the samples skipped; a law with a
     :meth:`CycleLaw.checkpoint_loss` loses it in the share ``follows`` of
     each segment's work that comes after a checkpoint.
     """
+    log_start, log_mid, log_end = logs
+    # The rows to sum are written in place (segments can number millions).
+    table = np.empty((4 if law.exact_batch else 5, k.size))
+    table[0] = survival_integral(log_start, log_mid, k)
+    table[1] = survival_integral(log_mid, log_end, d)
+    kept = np.exp(log_end, out=table[2])
+    if law.planned:
+        kept += planned_kept(law, start, k, d, log_q0)
     mid = start + k / 2
     theta, batch = law.theta(mid), None if law.exact_batch else law.batch_theta(mid)
     loss = law.checkpoint_loss(start, d)
     if loss is not None:
         theta = theta - follows * loss[0] / k
         batch = None if batch is None else batch - follows * loss[1] / k
-    rows = [pieces[: k.size], pieces[k.size :], kept, kept * theta]
+    np.multiply(kept, theta, out=table[3])
     if batch is not None:
-        rows.append(kept * batch)
-    table = np.stack(rows) if width is None else width * np.stack(rows)
+        np.multiply(kept, batch, out=table[4])
+    if width is not None:
+        table *= width
     sums = np.add.reduceat(table, first, axis=1)
     compute, checkpoint, kept_sum, useful_sum = sums[:4]
     kept_compute, useful = kappa * kept_sum, kappa * useful_sum
@@ -432,8 +440,7 @@ def planned_kept(
     """
     if not law.planned:
         return np.zeros(start.shape)
-    x, w = np.polynomial.legendre.leggauss(_GAUSS_POINTS)
-    x, w = (x + 1) / 2, w / 2  # on [0, 1]
+    x, w = _GAUSS_X, _GAUSS_W
 
     def density(u: np.ndarray) -> np.ndarray:
         return np.exp(law.logq(u) - log_q0) * law.planned_hazard(u)

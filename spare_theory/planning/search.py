@@ -151,15 +151,18 @@ def minimize_log_interval(
         best_x, best, data, i = float(scan[j]), float(scan_objective[j]), scan_data, j
     a, b = max(best_x - _RIPPLE_STEP, lo), min(best_x + _RIPPLE_STEP, hi)
     if b > a:
+        # Brent's answer is a point it evaluated: keep each one's data.
+        polished: dict[float, Any] = {}
+
+        def at(y: float) -> float:
+            polished[y] = values(np.array([y]))
+            return float(polished[y][1][0])
+
         polish = minimize_scalar(
-            lambda y: float(values(np.array([y]))[1][0]),
-            bounds=(a, b),
-            method="bounded",
-            options={"xatol": _POLISH_XATOL},
+            at, bounds=(a, b), method="bounded", options={"xatol": _POLISH_XATOL}
         )
         if polish.fun < best:
-            data, objective = values(np.array([float(polish.x)]))
-            return float(polish.x), data, 0
+            return float(polish.x), polished[float(polish.x)][0], 0
     return best_x, data, i
 
 

@@ -33,6 +33,7 @@ next step, so a checkpoint costs ``E[max(delta + C_L, M_{n-1})] - E[M_n]``
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass
 from typing import Any
@@ -156,6 +157,32 @@ class StepCycle:
     burst_handling: float
     burst_failures: float
     membership: MembershipTerms | None = None
+
+    @functools.cached_property
+    def _integrals(self) -> dict[str | None, np.ndarray]:
+        return {}
+
+    def q_integral(self, weight: str | None = None) -> np.ndarray:
+        """``int_0^t Q(s) w(s) ds`` at every grid point (cumulative trapezoid), computed once.
+
+        ``w`` is the field ``weight`` of the cycle (``"phi"``, ``"partial"``,
+        ``"noticed"``, ``"failed"``) or of its membership terms
+        (``"stalled"``); ``None``: 1.  The estimate needs these at every
+        checkpoint interval it tries, and they do not depend on it.
+
+        Examples
+        --------
+        >>> from spare_theory.steps.scenario import paper_scenario
+        >>> cyc = rep_step_cycle(paper_scenario(200), 3)
+        >>> bool(cyc.q_integral()[-1] <= cyc.t[-1]), cyc.q_integral() is cyc.q_integral()
+        (True, True)
+        """
+        if weight not in self._integrals:
+            y = np.exp(self.log_q)
+            if weight is not None:
+                y = y * getattr(self.membership if weight == "stalled" else self, weight)
+            self._integrals[weight] = integrate.cumulative_trapezoid(y, self.t, initial=0.0)
+        return self._integrals[weight]
 
 
 def first_failure_grid(law: Any, t: np.ndarray, burst: Any) -> tuple[np.ndarray, np.ndarray]:

@@ -305,6 +305,10 @@ def estimate_steps(
         """``int_0^horizon y dt``."""
         return float(np.interp(horizon, t, integrate.cumulative_trapezoid(y, t, initial=0.0)))
 
+    def q_upto(weight: str | None = None) -> float:
+        """``int_0^horizon Q w dt`` (the cycle's integral, the same at every ``k``)."""
+        return float(np.interp(horizon, t, cyc.q_integral(weight)))
+
     # Detection remainder rho, uniform phase in a checkpoint period, at the
     # wipe-out's attempt length.
     inside = t[1:] <= horizon
@@ -325,11 +329,11 @@ def estimate_steps(
     ) / period
     # A wipe-out at the resume is detected at the end of the first attempt.
     rho = (1.0 - q0) * (cyc.tau0 - a_half) + max(q0 - q_end, 0.0) * rho_later
-    compute = upto(q) + rho + cyc.burst_handling
-    handling = upto(q * cyc.phi) + cyc.burst_handling
-    partials = upto(q * cyc.partial) + (q0 if cyc.burst_failures else 0.0)
-    noticed = upto(q * cyc.noticed) + wiped + cyc.burst_failures
-    replays = upto(q * cyc.failed) / mean_life
+    compute = q_upto() + rho + cyc.burst_handling
+    handling = q_upto("phi") + cyc.burst_handling
+    partials = q_upto("partial") + (q0 if cyc.burst_failures else 0.0)
+    noticed = q_upto("noticed") + wiped + cyc.burst_failures
+    replays = q_upto("failed") / mean_life
     checkpoints = delta * (1.0 + float(kept.sum()))
     # Time of the kept steps: at the time-averaged attempt of productive time.
     steps_rate = q * rate
@@ -344,7 +348,7 @@ def estimate_steps(
     stalls, skipped = 0.0, 0.0
     if mem is not None:  # stalls in the compute phase and after the checkpoints
         at_ckpt = np.interp(np.concatenate([[t0], c_j]), t, mem.ckpt_stall)
-        stalls = upto(q * mem.stalled) + float(np.concatenate([[q0], kept]) @ at_ckpt)
+        stalls = q_upto("stalled") + float(np.concatenate([[q0], kept]) @ at_ckpt)
         if not mem.exact_batch:
             skipped = 1.0 - kept_work / (kept_steps * mem.full_batch)
     down = cycles * (wiped * ED + sc.partial_recovery_seconds * partials + stalls)

@@ -368,7 +368,9 @@ def best_trigger(scenario: Scenario, strategy: Any, r: int) -> tuple[int | None,
     return k_best, est
 
 
-@cached(maxsize=256)
+# Small entries (a scenario, a strategy, r -> an estimate): a report's crossovers plan
+# thousands of (scenario, r) and ask again for the reference's, which 256 had dropped.
+@cached(maxsize=4096)
 def best_plan_variable(
     scenario: Scenario | StepScenario, strategy: Any, r: int
 ) -> tuple[dict[str, int], Any]:
