@@ -76,19 +76,20 @@ REPORTS = (
 )
 
 
-#: CPU seconds of each report at default sizes, serial on the 2-core machine of
-#: the README's Benchmarks: reports side by side start longest first.
+#: Rough CPU seconds of each report at default sizes on the README's 2-core machine
+#: (serial profiles scaled to a whole run's CPU); only their order matters: reports
+#: side by side start longest first.
 REPORT_COST = {
-    "mu": 130.0,
+    "mu": 105.0,
     "overhead": 30.0,
     "training": 80.0,
-    "sweep": 90.0,
-    "domains": 100.0,
-    "microbatch": 60.0,
-    "simulator": 210.0,
-    "repairs": 190.0,
-    "alternatives": 230.0,
-    "trace": 90.0,
+    "sweep": 105.0,
+    "domains": 45.0,
+    "microbatch": 65.0,
+    "simulator": 125.0,
+    "repairs": 85.0,
+    "alternatives": 155.0,
+    "trace": 100.0,
 }
 
 
@@ -246,7 +247,10 @@ def run_reports(
     job = _Job(outdir, run, quick, seed, resume, count)
     if executor is not None or count == 1 or len(names) == 1:
         return [job(name, executor, progress) for name in names]
-    # Side by side, longest first; each report process makes its own cell pool.
+    # Side by side, longest first; each report process makes its own cell pool.  The
+    # report modules are imported here, once: the forked processes inherit them.
+    for name in names:
+        importlib.import_module(f"{__package__}.{name}")
     pool = concurrent.futures.ProcessPoolExecutor(min(count, len(names)))
     try:
         futures = {
