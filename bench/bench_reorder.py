@@ -8,7 +8,7 @@ process on the same placements, failure sets and stack orders:
   ``scipy.sparse.csgraph.min_weight_full_bipartite_matching`` call on its
   graph, which any exact minimal-move plan has to solve (issue 22 asks the
   rest, the checks, ``S*`` and the graph, to cost less than the matching).
-* the ``S*`` search (augmenting paths, :func:`least_stacks` on the
+* the ``S*`` search (a bipartite matching per ``S``, :func:`least_stacks` on the
   surviving edges) against one ``maximum_flow`` on the COO-built flow
   network at ``S*``, the former cost of each step of that search.
 

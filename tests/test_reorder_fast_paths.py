@@ -1,6 +1,7 @@
 """The fast paths of ``min_stacks`` / ``reorder`` against the scipy constructions they replaced.
 
-Issue 22: ``S*`` is decided by augmenting paths instead of
+Issue 22: ``S*`` is decided by a bipartite matching on a CSR-built slot graph
+(``maximum_bipartite_matching``) instead of
 ``scipy.sparse.csgraph.maximum_flow`` on a COO-built network, and the
 matching graph of ``reorder`` is built directly in CSR form instead of
 from COO triplets.  The references below are the former code; on random,
@@ -90,7 +91,7 @@ def _cases(count, seed):
         yield hosts, failed, order
 
 
-def test_augmenting_paths_give_the_max_flow_stacks():
+def test_slot_matching_gives_the_max_flow_stacks():
     above = 0
     for hosts, failed, _ in _cases(300, seed=1):
         S = min_stacks(hosts, failed)

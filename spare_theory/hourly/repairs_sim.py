@@ -261,10 +261,7 @@ def _play(
         events += 1
         t_fail = t - log_u[pos] / ((N - f) * lam)
         pos += 1
-        g = 0
-        for j in range(1, N):
-            if due[j] < due[g]:
-                g = j
+        g = int(np.argmin(due))  # the earliest due repair, first lowest index on ties
         t_rep = due[g]
         if not t_fail < t_rep:  # a repair: the group is up again
             t = t_rep

@@ -253,10 +253,10 @@ def run_reports(
         importlib.import_module(f"{__package__}.{name}")
     pool = concurrent.futures.ProcessPoolExecutor(min(count, len(names)))
     try:
-        futures = {
-            pool.submit(job, name, None, False): name
+        futures = [
+            pool.submit(job, name, None, False)
             for name in sorted(names, key=lambda n: -REPORT_COST[n])
-        }
+        ]
         done: dict[str, ReportRun] = {}
         with progress_bar(len(names), "reports", progress) as bar:
             for future in concurrent.futures.as_completed(futures):

@@ -47,9 +47,12 @@ from collections.abc import Iterable
 import numpy as np
 import numpy.typing as npt
 from scipy.sparse import csr_matrix
-from scipy.sparse.csgraph import breadth_first_order, maximum_flow
+from scipy.sparse.csgraph import (
+    breadth_first_order,
+    maximum_bipartite_matching,
+    maximum_flow,
+)
 
-from .._jit import compiled
 from .._validation import as_count, as_count_array
 from ..placement.placements import validate_hosts
 
@@ -176,82 +179,19 @@ def _surviving_edges(hosts: np.ndarray, failed: np.ndarray) -> tuple[np.ndarray,
 def _feasible(N: int, types: np.ndarray, groups: np.ndarray, S: int) -> bool:
     """Can every type go to a surviving host with at most ``S`` per host?
 
-    The max-flow test of the module docstring, answered by augmenting paths
-    (:func:`_assign_all`) rather than ``scipy.sparse.csgraph.maximum_flow``:
-    the answer, whether the maximum flow is ``N``, is the same; the flow
-    network's construction cost more than the search at the simulator's sizes.
+    The max-flow test of the module docstring as a bipartite matching of the
+    types to ``S`` slots per host (``scipy.sparse.csgraph.maximum_bipartite_matching``,
+    Hopcroft-Karp): the flow is ``N`` iff every type is matched.  The graph
+    is built directly in CSR form (``types`` come sorted from
+    :func:`surviving_edges`): its construction from triplets cost more than
+    the search at the simulator's sizes.
     """
-    starts = np.zeros(N + 1, dtype=np.int64)
-    np.cumsum(np.bincount(types, minlength=N), out=starts[1:])
-    return bool(_assign_all(starts, groups.astype(np.int64, copy=False), S))
-
-
-@compiled
-def _assign_all(starts: np.ndarray, hosts: np.ndarray, S: int) -> bool:
-    """Assign types one by one, each by a shortest augmenting path; False if one has none.
-
-    Type ``t``'s surviving hosts are ``hosts[starts[t]:starts[t + 1]]``.  A
-    breadth-first search over hosts (a full host passes one of its types to
-    another of that type's hosts) ends at a host with a free slot.  If ``t``
-    has no such path, the hosts ``R`` it reaches are full and hold, with
-    ``t``, a set ``X`` of types whose hosts all lie in ``R``: ``|X| > S |R|``,
-    so by Hall's theorem no assignment exists.
-    """
-    N = starts.size - 1
-    load = np.zeros(N, dtype=np.int64)
-    members = np.full((N, S), -1, dtype=np.int64)  # members[h, :load[h]]: types on h
-    slot = np.full(N, -1, dtype=np.int64)  # slot[t]: t's column in members
-    seen = np.full(N, -1, dtype=np.int64)  # seen[h] = t: h reached in t's search
-    via = np.empty(N, dtype=np.int64)  # type that would move onto h
-    came = np.empty(N, dtype=np.int64)  # host it leaves (-1: the new type)
-    queue = np.empty(N, dtype=np.int64)
-    for t in range(N):
-        end = -1
-        for e in range(starts[t], starts[t + 1]):
-            if load[hosts[e]] < S:
-                end = hosts[e]
-                via[end], came[end] = t, -1
-                break
-        head, tail = 0, 0
-        if end < 0:
-            for e in range(starts[t], starts[t + 1]):
-                h = hosts[e]
-                if seen[h] != t:
-                    seen[h], via[h], came[h] = t, t, -1
-                    queue[tail] = h
-                    tail += 1
-        while end < 0 and head < tail:
-            h = queue[head]
-            head += 1
-            for j in range(S):
-                u = members[h, j]
-                for e in range(starts[u], starts[u + 1]):
-                    h2 = hosts[e]
-                    if seen[h2] == t:
-                        continue
-                    seen[h2], via[h2], came[h2] = t, u, h
-                    if load[h2] < S:
-                        end = h2
-                        break
-                    queue[tail] = h2
-                    tail += 1
-                if end >= 0:
-                    break
-        if end < 0:
-            return False
-        # Shift along the path: every host but the end swaps the type that
-        # leaves it for the one that arrives, in the same slot.
-        u, h = via[end], came[end]
-        free = slot[u]
-        members[end, load[end]] = u
-        slot[u] = load[end]
-        load[end] += 1
-        while h >= 0:
-            u, prev = via[h], came[h]
-            members[h, free] = u
-            slot[u], free = free, slot[u]
-            h = prev
-    return True
+    index = np.int32 if N * S < 2**31 - 1 else np.int64
+    indptr = np.zeros(N + 1, dtype=index)
+    np.cumsum(np.bincount(types, minlength=N) * S, out=indptr[1:])
+    slots = (groups[:, None] * S + np.arange(S)).ravel().astype(index)
+    graph = csr_matrix((np.ones(slots.size), slots, indptr), shape=(N, N * S))
+    return bool((maximum_bipartite_matching(graph, perm_type="column") >= 0).all())
 
 
 def least_stacks(N: int, r: int, types: np.ndarray, groups: np.ndarray, failures: int) -> int:
@@ -290,7 +230,7 @@ def min_stacks(hosts: npt.ArrayLike, failed: npt.ArrayLike | set[int] | frozense
     int
         ``S*``, with ``ceil(N/(N-|F|)) <= S* <= r``.  Found by a linear search
         upward from the lower bound (``S*`` is almost always the bound or one
-        above it), each step the max-flow test, answered by augmenting paths.
+        above it), each step the max-flow test, answered by a bipartite matching.
 
     Raises
     ------
