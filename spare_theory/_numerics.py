@@ -55,11 +55,12 @@ def log_falling_ratio(f: npt.ArrayLike, N: int, k: int) -> npt.NDArray[np.float6
     """
     f = np.asarray(f, dtype=np.float64)
     out = np.zeros_like(f)
-    for j in range(k):
-        with np.errstate(divide="ignore", invalid="ignore"):
-            term = np.log1p((f - N) / (N - j))
-        out += np.where(f > j, term, -np.inf)
-    return out
+    below = f - N
+    # Terms with f <= j are -inf or NaN here; every such f gets -inf below.
+    with np.errstate(divide="ignore", invalid="ignore"):
+        for j in range(k):
+            out += np.log1p(below / (N - j))
+    return np.where(f > k - 1, out, -np.inf) if k else out
 
 
 def smooth_sum(P: Callable[[float], float], a: int, b: int) -> float:

@@ -5,6 +5,7 @@ from .._lazy import attach
 __getattr__, __dir__, __all__ = attach(
     __name__,
     {
+        "BLOCK_SEGMENTS": "base",
         "CkptOnly": "rep",
         "CycleLaw": "base",
         "DomainSpare": "domains",

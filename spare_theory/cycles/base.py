@@ -42,6 +42,7 @@ from numpy.typing import ArrayLike
 from .._caching import cached, value_key
 
 __all__ = [
+    "BLOCK_SEGMENTS",
     "EXPONENTIAL",
     "CycleLaw",
     "ExponentialLifetimes",
@@ -117,6 +118,13 @@ class ExponentialLifetimes:
 EXPONENTIAL = ExponentialLifetimes()
 
 
+#: Blocks per cycle of the laws whose cycles can run to millions of segments
+#: (repairs, elastic quorums, planned restarts): the midpoint rule's error is
+#: ``O(1 / BLOCK_SEGMENTS^2)``; the best hours of the alternatives' scenarios move
+#: by at most 1.2e-5 (relative) between 1024 and 4096 blocks, at 0.6x the time.
+BLOCK_SEGMENTS = 1024
+
+
 def survival_integral(log_a: ArrayLike, log_b: ArrayLike, width: ArrayLike) -> np.ndarray:
     """``int_0^width exp(log_a + (log_b - log_a) x / width) dx``, elementwise.
 
@@ -168,7 +176,8 @@ class CycleLaw(ABC):
     name: ClassVar[str]
     #: Largest number of checkpoint segments per cycle the renewal sums take
     #: one by one; beyond, they are summed in blocks by the midpoint rule
-    #: (:func:`spare_theory.hourly.renewal.renewal_terms`).  ``None``: always one by one.
+    #: (:func:`spare_theory.hourly.renewal.renewal_terms`).  ``None``: always one by one;
+    #: laws whose cycles can run to millions of segments use :data:`BLOCK_SEGMENTS`.
     max_segments: ClassVar[int | None] = None
     #: Whether cycles can also end in a planned restart (no rollback), at the
     #: hazard :meth:`planned_hazard` (:class:`~spare_theory.cycles.planned.PlannedCycle`).

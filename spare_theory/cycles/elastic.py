@@ -60,7 +60,7 @@ from scipy.optimize import brentq
 from scipy.special import bdtr, bdtrc
 
 from .._caching import cached
-from .base import TabulatedCycle, cycle_time_average
+from .base import BLOCK_SEGMENTS, TabulatedCycle, cycle_time_average
 from .chains import (
     chain_log_survival,
     chain_states,
@@ -178,7 +178,7 @@ class ElasticCycle(TabulatedCycle):
     """
 
     name = "elastic"
-    max_segments = 4096
+    max_segments = BLOCK_SEGMENTS
 
     def __init__(
         self,

@@ -22,7 +22,7 @@ from scipy.special import gammaln, logsumexp
 
 from .._caching import cached, value_key
 from .._validation import as_count, as_count_array, as_real_array
-from .base import CycleLaw, TabulatedCycle, cycle_time_average
+from .base import BLOCK_SEGMENTS, CycleLaw, TabulatedCycle, cycle_time_average
 from .chains import down_count_mean_passage
 from .repairs import EARLY_POINTS, GRID_STEPS, LOG_END, repair_cycle
 
@@ -90,7 +90,7 @@ class PlannedCycle(TabulatedCycle):
 
     name = "planned"
     planned = True
-    max_segments = 4096
+    max_segments = BLOCK_SEGMENTS
 
     def __init__(self, base: CycleLaw, k: int, mu: float = 0.0, stall: float = 0.0) -> None:
         N, r = base.N, base.r

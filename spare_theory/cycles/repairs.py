@@ -40,7 +40,7 @@ from numpy.typing import ArrayLike
 
 from .._caching import cached, value_key
 from ..lifetimes.outages import down_probability
-from .base import CycleLaw, TabulatedCycle, cycle_time_average, survival_integral
+from .base import BLOCK_SEGMENTS, CycleLaw, TabulatedCycle, cycle_time_average, survival_integral
 
 __all__ = ["EARLY_POINTS", "GRID_STEPS", "LOG_END", "RepairCycle", "repair_cycle"]
 
@@ -92,7 +92,7 @@ class RepairCycle(TabulatedCycle):
 
     name = "repair"
     # Fast repairs make cycles of millions of segments: sum them in blocks.
-    max_segments = 4096
+    max_segments = BLOCK_SEGMENTS
 
     def __init__(
         self, base: CycleLaw, mu: float, stall: float = 0.0, repair_law: Any = "exponential"

@@ -230,6 +230,19 @@ def minimize_integer(
     return min(sorted(seen), key=lambda n: seen[n]), seen
 
 
+# Gains below this share of the best value do not reset a walk's patience: on a
+# plateau (repairs that make wipe-outs negligible) the hours still fall in their
+# last digits with every r, and a walk would climb r for nothing.
+_PLATEAU_REL = 1e-12
+
+
+def _beats(current: float, best: float) -> bool:
+    """Whether ``current`` is below ``best`` by more than ``_PLATEAU_REL`` of it."""
+    if not math.isfinite(best):
+        return current < best
+    return current < best - _PLATEAU_REL * abs(best)
+
+
 #: What ``evaluate`` returns in :func:`walk_redundancy` when the model refuses an ``r``
 #: outright (a larger ``r`` is refused too: more hosts than failure domains, say).
 REFUSED: Any = type("Refused", (), {"__repr__": lambda self: "REFUSED"})()
@@ -239,8 +252,9 @@ REFUSED: Any = type("Refused", (), {"__repr__": lambda self: "REFUSED"})()
 class Leg:
     """One leg of a walk over ``r``: from ``start`` towards ``stop`` (either way).
 
-    ``patience``: consecutive ``r`` without beating the best value after
-    which the leg ends (``math.inf``: walk to ``stop``).
+    ``patience``: consecutive ``r`` without beating the best value (by more
+    than a relative ``1e-12``: gains in the last digits on a plateau do not
+    count) after which the leg ends (``math.inf``: walk to ``stop``).
 
     Examples
     --------
@@ -295,7 +309,8 @@ def walk_redundancy(
     A leg ends after its ``stop``, at the first ``r`` that ``accepts`` refuses
     (no plan of the strategy there: SPARe without a modular ruler at ``N``),
     or once ``patience`` consecutive ``r`` have not beaten the best value of
-    the whole curve so far (counted only once some value is finite).
+    the whole curve so far by more than a relative ``1e-12`` (counted only
+    once some value is finite).
     ``evaluate`` may return ``None`` (no plan progresses at that ``r``): it
     counts as not beating the best and is left out of the curve.  It may
     return :data:`REFUSED` (the model refuses that ``r``, and every larger
@@ -343,8 +358,8 @@ def walk_redundancy(
             if plan is not None:
                 curve[r] = plan
             current = math.inf if plan is None else value(plan)
-            if current < best:
-                best, worse = current, 0
+            if _beats(current, best):
+                best, worse = min(current, best), 0
                 continue
             worse += 1
             if worse >= leg.patience and math.isfinite(best):
@@ -373,8 +388,8 @@ def _search_bracket(
     def stop(r: int) -> bool:
         nonlocal best, worse
         current = value(curve[r]) if r in curve else math.inf
-        if current < best:
-            best, worse = current, 0
+        if _beats(current, best):
+            best, worse = min(current, best), 0
         else:
             worse += 1
         return worse >= leg.patience and math.isfinite(best)

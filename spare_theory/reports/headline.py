@@ -42,7 +42,7 @@ __all__ = [
 ]
 
 #: Group sizes (GPUs per group) of the headline table.
-HEADLINE_GPUS_PER_GROUP = (8, 64, 256, 1024, 2048, 4096)
+HEADLINE_GPUS_PER_GROUP = (8, 1024, 2048, 4096)
 #: Pieces per shard of the headline's SPARe plans with micro-batch splitting
 #: (``docs/theory.md`` section 7); 1024 stands for the limit of large ``m``.
 HEADLINE_MICROBATCHES = (4, 16, 1024)

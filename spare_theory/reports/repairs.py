@@ -5,7 +5,7 @@ Writes
 * ``tables/repairs_600k.csv|md``: the best plan of each strategy
   (:func:`spare_theory.training.optimize.optimal_plan`) at 600,000 GPUs
   (:meth:`spare_theory.Scenario.published_600k`, groups of 2048 and 1024
-  GPUs) against the mean repair time (1 min, 10 min, 1 h, 6 h, never):
+  GPUs) against the mean repair time (10 min, 1 h, 6 h, never):
   ``r``, interval, hours, availability, expected wipe-outs and repairs, the
   winner of each row group, for SPARe the smallest ``r`` within 1 % of its
   best hours (:meth:`~spare_theory.planning.plan.Plan.smallest_r_within`), and,
@@ -70,7 +70,7 @@ __all__ = [
 ]
 
 #: Mean repair times of the 600k table, minutes (``None``: no repairs).
-REPAIR_MINUTES: tuple[float | None, ...] = (1.0, 10.0, 60.0, 360.0, None)
+REPAIR_MINUTES: tuple[float | None, ...] = (10.0, 60.0, 360.0, None)
 #: Repair times at which the table also searches planned restarts.
 PLANNED_REPAIRS: tuple[float | None, ...] = (None,)
 #: ``(repair minutes, strategy, r, trials)`` of the wipe-out check (``N = 64``).

@@ -62,13 +62,10 @@ _DEFAULT_CELLS = {
     ("rep", 200, 2),
     ("rep", 200, 3),
     ("rep", 200, 6),
-    ("rep", 200, 12),
     ("rep", 1000, 3),
     ("rep", 1000, 10),
     ("rep", 1000, 26),
-    ("spare", 200, 5),
     ("spare", 200, 9),
-    ("spare", 200, 12),
     ("spare", 1000, 9),
 }
 _QUICK_CELLS = {("rep", 200, 3)}
@@ -403,7 +400,7 @@ def reproduce(
     elif quick:
         simulate, trials = [], 2
     else:
-        simulate = [(200, "rep"), (600, "rep"), (1000, "rep"), (200, "spare")]
+        simulate = [(200, "rep"), (200, "spare")]
         trials = 2
     paper = paper_table(
         simulate=simulate,

@@ -50,12 +50,12 @@ _MTBF = [f * LLAMA3_H100_GPU_MTBF_HOURS for f in (0.5, 1.0, 2.0)]
 SPLITS = (4, 16, 1024)
 #: Keyword arguments of :func:`~spare_theory.sweeps.sweep` for the default run:
 #: log-spaced GPU counts 10k..1M with the published 600k point added, the
-#: Llama-3-derived H100 MTBF and 0.5x and 2x of it, three group sizes, both
+#: Llama-3-derived H100 MTBF and 0.5x and 2x of it, two group sizes, both
 #: restart-cost models, and SPARe with :data:`SPLITS` micro-batches per shard.
 FULL_GRID: dict[str, Any] = dict(
-    gpus=sorted({int(round(g, -3)) for g in np.geomspace(10_000, 1_000_000, 9)} | {600_000}),
+    gpus=sorted({int(round(g, -3)) for g in np.geomspace(10_000, 1_000_000, 5)} | {600_000}),
     gpu_mtbf_hours=_MTBF,
-    gpus_per_group=[64, 512, 2048],
+    gpus_per_group=[512, 2048],
     restart_model=list(RESTART_MODELS),
     microbatches=SPLITS,
 )

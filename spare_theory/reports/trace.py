@@ -158,7 +158,7 @@ def trace_table(
     gpus: tuple[int, ...] = GPUS,
     strategies: tuple[str, ...] = STRATEGIES,
     *,
-    trials: int = 6,
+    trials: int = 4,
     seed: int | np.random.SeedSequence = 0,
     executor: concurrent.futures.Executor | None = None,
     progress: bool = False,

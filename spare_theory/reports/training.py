@@ -149,7 +149,7 @@ def training_error_table(
     """
     seed = as_seed_sequence(seed)
     grid = _ERROR_GRID[:2] if quick else _ERROR_GRID
-    cycles, trials = (15, 20) if quick else (30, 80)
+    cycles, trials = (15, 20) if quick else (30, 40)
     cells = [(g, s, r) for g in grid for s, rs in _ERROR_R.items() for r in rs]
     tasks = [(g, s, r, cycles, trials, child_seed(seed, i)) for i, (g, s, r) in enumerate(cells)]
     return pd.DataFrame(
