@@ -77,19 +77,19 @@ REPORTS = (
 
 
 #: Rough CPU seconds of each report at default sizes on the README's 2-core machine
-#: (serial profiles scaled to a whole run's CPU); only their order matters: reports
+#: (per-cell CPU of a whole run plus its serial parts); only their order matters: reports
 #: side by side start longest first.
 REPORT_COST = {
-    "mu": 105.0,
-    "overhead": 30.0,
-    "training": 80.0,
-    "sweep": 105.0,
+    "mu": 30.0,
+    "overhead": 32.0,
+    "training": 45.0,
+    "sweep": 35.0,
     "domains": 45.0,
-    "microbatch": 65.0,
-    "simulator": 125.0,
-    "repairs": 85.0,
-    "alternatives": 155.0,
-    "trace": 100.0,
+    "microbatch": 38.0,
+    "simulator": 100.0,
+    "repairs": 60.0,
+    "alternatives": 140.0,
+    "trace": 40.0,
 }
 
 
