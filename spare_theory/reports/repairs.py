@@ -165,7 +165,7 @@ def plans_table(
     --------
     >>> t = plans_table((2048,), (10.0,), planned=(), progress=False)
     >>> t[["strategy", "r", "r_within_1pct", "winner"]].values.tolist()
-    [['ckpt', 1, 1, False], ['rep', 2, 2, False], ['spare', 11, 4, True]]
+    [['ckpt', 1, 1, False], ['rep', 2, 2, False], ['spare', 13, 4, True]]
     """
     tasks = [
         (g, m, s, m in planned)
