@@ -147,7 +147,7 @@ def simulator_table(
     ----------
     size : {"quick", "default", "full"}
         Simulated cells: one Rep cell (``N = 200``, ``r = 3``) with 2 trials;
-        11 representative cells with 2 trials; every cell with 4 trials.
+        8 representative cells with 2 trials; every cell with 4 trials.
     executor : concurrent.futures.Executor, optional
         Where the simulated cells run (``None``: serially).
     seed : int or numpy.random.SeedSequence
