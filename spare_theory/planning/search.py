@@ -359,7 +359,7 @@ def walk_redundancy(
                 curve[r] = plan
             current = math.inf if plan is None else value(plan)
             if _beats(current, best):
-                best, worse = min(current, best), 0
+                best, worse = current, 0
                 continue
             worse += 1
             if worse >= leg.patience and math.isfinite(best):
@@ -389,7 +389,7 @@ def _search_bracket(
         nonlocal best, worse
         current = value(curve[r]) if r in curve else math.inf
         if _beats(current, best):
-            best, worse = min(current, best), 0
+            best, worse = current, 0
         else:
             worse += 1
         return worse >= leg.patience and math.isfinite(best)
