@@ -24,7 +24,6 @@ use.  Layers, lowest first (a lower layer never imports a higher one):
 from __future__ import annotations
 
 from ._lazy import attach
-from ._legacy import install as _install_legacy_paths
 
 __version__ = "0.1.0"
 
@@ -120,6 +119,4 @@ _API = {
 }
 
 __getattr__, __dir__, _names = attach(__name__, _API)
-# The flat package's module paths (spare_theory.optimize, ...) as deprecated aliases.
-_install_legacy_paths()
 __all__ = [*_names, "__version__"]

@@ -11,7 +11,8 @@ methods whatever it measures:
 
 The per-trial quantities are the dataclass fields holding 1-d arrays of one
 entry per trial, and the properties named in the class attribute
-``derived``.
+``derived``.  :class:`HourSamples` adds ``mean_hours`` and
+``standard_error_hours`` to results whose runs last ``hours``.
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-__all__ = ["TrialSamples"]
+__all__ = ["HourSamples", "TrialSamples"]
 
 
 class TrialSamples:
@@ -100,3 +101,32 @@ class TrialSamples:
         for name in self.quantities:
             columns[name] = np.asarray(getattr(self, name))
         return pd.DataFrame(columns)
+
+
+class HourSamples(TrialSamples):
+    """:class:`TrialSamples` of runs that last ``hours``: their mean and its standard error.
+
+    Examples
+    --------
+    >>> from dataclasses import dataclass
+    >>> @dataclass(frozen=True)
+    ... class Runs(HourSamples):
+    ...     hours: np.ndarray
+    >>> runs = Runs(np.array([10.0, 12.0]))
+    >>> runs.mean_hours, round(runs.standard_error_hours, 3)
+    (11.0, 1.0)
+    >>> Runs(np.array([10.0])).standard_error_hours
+    Traceback (most recent call last):
+    ...
+    ValueError: standard_error needs trials >= 2, got trials=1
+    """
+
+    @property
+    def mean_hours(self) -> float:
+        """Mean of ``hours`` over the trials."""
+        return self.mean("hours")
+
+    @property
+    def standard_error_hours(self) -> float:
+        """Standard error of :attr:`mean_hours`; raises with fewer than two trials."""
+        return self.standard_error("hours")

@@ -34,7 +34,6 @@ LAYERS = {
     "_numerics": 0,
     "_jit": 0,
     "_lazy": 0,
-    "_legacy": 0,
     "_caching": 0,
     "_samples": 0,
     "placement": 1,
@@ -203,9 +202,8 @@ def _private_uses(module: str, path: Path) -> Iterator[str]:
 
 
 MODULES = list(_modules())
-# The package __init__ is the public map, _lazy its loader and _legacy the old module paths:
-# they name every layer on purpose.
-LAYERED = [(m, p) for m, p in MODULES if m and m not in ("_lazy", "_legacy")]
+# The package __init__ is the public map and _lazy its loader: they name every layer on purpose.
+LAYERED = [(m, p) for m, p in MODULES if m and m != "_lazy"]
 
 
 @pytest.mark.parametrize(("module", "path"), LAYERED, ids=[m for m, _ in LAYERED])

@@ -39,7 +39,6 @@ __getattr__, __dir__, __all__ = attach(
         "log_survival_table": "spare",
         "planned_cycle": "planned",
         "rep_survival_log": "rep",
-        "rep_throughput": "rep",
         "repair_cycle": "repairs",
         "set_mean_absorption": "chains",
         "set_size_counts": "rep",

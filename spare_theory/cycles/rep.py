@@ -25,7 +25,7 @@ from ..placement.replicas import replica_set_sizes
 from .base import EXPONENTIAL, CycleLaw, ExponentialLifetimes, log1mexp
 from .chains import chain_log_survival, down_count_generator, set_mean_absorption
 
-__all__ = ["CkptOnly", "Rep", "rep_survival_log", "rep_throughput", "set_size_counts"]
+__all__ = ["CkptOnly", "Rep", "rep_survival_log", "set_size_counts"]
 
 
 def set_size_counts(N: int, r: int) -> tuple[tuple[int, int], ...]:
@@ -40,24 +40,6 @@ def set_size_counts(N: int, r: int) -> tuple[tuple[int, int], ...]:
     """
     sizes, counts = np.unique(replica_set_sizes(N, r), return_counts=True)
     return tuple((int(c), int(s)) for s, c in zip(sizes, counts))
-
-
-def rep_throughput(N: int, r: int) -> float:
-    """Throughput of Rep+CKPT relative to the failure-free run: ``floor(N/r) / N``.
-
-    The ``N`` groups form ``floor(N/r)`` replica sets; each computes one of
-    ``floor(N/r)`` shards of the global batch, so a step costs
-    ``N / floor(N/r)`` failure-free steps (``r`` when ``r`` divides ``N``).
-    The ``N mod r`` left-over groups join as many sets as extra replicas.
-
-    Examples
-    --------
-    >>> rep_throughput(1000, 3)
-    0.333
-    """
-    N = as_count(N, "N")
-    r = as_count(r, "r", maximum=N)
-    return (N // r) / N
 
 
 def rep_survival_log(N: int, r: int, u: ArrayLike) -> np.ndarray:

@@ -36,7 +36,6 @@ from __future__ import annotations
 
 import concurrent.futures as cf
 import dataclasses
-import math
 from bisect import bisect_right
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -45,7 +44,7 @@ import numpy as np
 import numpy.typing as npt
 
 from .._parallel import map_tasks
-from .._samples import TrialSamples
+from .._samples import HourSamples
 from .._validation import as_choice, as_count, as_seed_sequence, child_seed
 from ..placement.domains import domain_aware_placement, failure_domains
 from ..placement.placements import (
@@ -94,7 +93,7 @@ def placement_hosts(
 
 
 @dataclass(frozen=True)
-class DomainTrainingSamples(TrialSamples):
+class DomainTrainingSamples(HourSamples):
     """Per-run results of :func:`simulate_domain_training`.
 
     Attributes
@@ -117,17 +116,6 @@ class DomainTrainingSamples(TrialSamples):
     hours: npt.NDArray[np.float64]
     restarts: npt.NDArray[np.int64]
     exclusions: npt.NDArray[np.int64]
-
-    @property
-    def mean_hours(self) -> float:
-        """Mean hours over the runs."""
-        return float(self.hours.mean())
-
-    @property
-    def standard_error_hours(self) -> float:
-        """Standard error of ``mean_hours`` (0 for one run)."""
-        n = self.hours.size
-        return float(self.hours.std(ddof=1) / math.sqrt(n)) if n > 1 else 0.0
 
 
 def _advance(

@@ -24,7 +24,6 @@ same whatever ``trials`` is; its events run in one compiled loop
 from __future__ import annotations
 
 import concurrent.futures as cf
-import math
 from dataclasses import dataclass
 from typing import Any
 
@@ -33,7 +32,7 @@ from numpy.typing import ArrayLike
 
 from .._jit import compiled
 from .._parallel import map_tasks
-from .._samples import TrialSamples
+from .._samples import HourSamples
 from .._validation import as_count, as_seed_sequence, child_seed
 from .scenario import Scenario
 
@@ -46,7 +45,7 @@ _TRIALS_PER_TASK = 64
 
 
 @dataclass(frozen=True)
-class WipeoutTimes(TrialSamples):
+class WipeoutTimes(HourSamples):
     """Per-trial results of :func:`spare_theory.simulate_time_to_wipeout` (arrays of ``trials``).
 
     Attributes
@@ -66,17 +65,6 @@ class WipeoutTimes(TrialSamples):
     hours: np.ndarray
     failures: np.ndarray
     repairs: np.ndarray
-
-    @property
-    def mean_hours(self) -> float:
-        """Mean hours to the first wipe-out."""
-        return float(self.hours.mean())
-
-    @property
-    def standard_error_hours(self) -> float:
-        """Standard error of :attr:`mean_hours` (0 for one trial)."""
-        n = self.hours.size
-        return float(self.hours.std(ddof=1) / math.sqrt(n)) if n > 1 else 0.0
 
 
 def repair_hours(scenario: Scenario, q: ArrayLike) -> np.ndarray:

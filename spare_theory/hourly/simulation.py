@@ -59,7 +59,7 @@ from typing import Any
 import numpy as np
 
 from .._parallel import map_tasks
-from .._samples import TrialSamples
+from .._samples import HourSamples
 from .._validation import as_count, as_seed_sequence, child_seed
 from ..lifetimes.clocks import RenewalClocks
 from .repairs_sim import repair_hours
@@ -83,7 +83,7 @@ _TRIALS_PER_TASK = 4
 
 
 @dataclass(frozen=True)
-class TrainingSamples(TrialSamples):
+class TrainingSamples(HourSamples):
     """Per-run results of :func:`spare_theory.simulate_training` (arrays of length ``trials``).
 
     Attributes
@@ -121,17 +121,6 @@ class TrainingSamples(TrialSamples):
     planned_restarts: np.ndarray | None = None
     samples_skipped: np.ndarray | None = None
     exact_batch: bool = True
-
-    @property
-    def mean_hours(self) -> float:
-        """Mean wall-clock hours over the runs."""
-        return float(self.hours.mean())
-
-    @property
-    def standard_error_hours(self) -> float:
-        """Standard error of ``mean_hours`` (0 for one trial)."""
-        n = self.hours.size
-        return float(self.hours.std(ddof=1) / math.sqrt(n)) if n > 1 else 0.0
 
 
 class _ExponentialFailures:

@@ -15,7 +15,6 @@ __getattr__, __dir__, __all__ = attach(
         "failure_domains": "domains",
         "golomb_ruler": "rulers",
         "group_stacks": "placements",
-        "is_golomb_ruler": "rulers",
         "is_modular_ruler": "rulers",
         "max_hosts_per_domain": "domains",
         "min_groups_for_ruler": "rulers",

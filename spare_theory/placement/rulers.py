@@ -42,7 +42,6 @@ from .._validation import as_count
 __all__ = [
     "OPTIMAL_GOLOMB_RULERS",
     "golomb_ruler",
-    "is_golomb_ruler",
     "is_modular_ruler",
     "min_groups_for_ruler",
     "modular_ruler",
@@ -71,30 +70,6 @@ def _differences(marks: np.ndarray) -> np.ndarray:
     """All ``r(r-1)`` ordered non-zero differences ``a - b`` (``a != b``)."""
     diff = marks[:, None] - marks[None, :]
     return diff[~np.eye(len(marks), dtype=bool)]
-
-
-def is_golomb_ruler(marks: npt.ArrayLike) -> bool:
-    """True if all pairwise differences of ``marks`` are distinct integers.
-
-    Parameters
-    ----------
-    marks : array_like of int
-        Ruler marks (distinct integers).
-
-    Returns
-    -------
-    bool
-        ``a - b`` (``a != b`` marks) are pairwise distinct.
-
-    Examples
-    --------
-    >>> from spare_theory.placement.rulers import is_golomb_ruler
-    >>> is_golomb_ruler([0, 1, 4, 6]), is_golomb_ruler([0, 1, 2])
-    (True, False)
-    """
-    marks = np.asarray(marks, dtype=np.int64)
-    diffs = _differences(marks)
-    return len(np.unique(marks)) == len(marks) and len(np.unique(diffs)) == len(diffs)
 
 
 def is_modular_ruler(marks: npt.ArrayLike, N: int) -> bool:

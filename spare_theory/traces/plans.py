@@ -132,12 +132,6 @@ def groups_hit(slots: int, group_nodes: int, burst: float) -> float:
     return total / (min(g, L) if g <= L else g)
 
 
-def _lognormal_minutes(median_hours: float, mean_hours: float) -> Any:
-    """Lognormal of this median and mean, minutes (``sigma = sqrt(2 ln(mean / median))``)."""
-    sigma = math.sqrt(2.0 * math.log(mean_hours / median_hours))
-    return stats.lognorm(sigma, scale=60.0 * median_hours)
-
-
 def _repairs(log: Any, repair_law: str, unit: float) -> tuple[dict[str, Any], dict[str, str]]:
     """``repair_<unit>`` and ``repair_law`` from the log (``unit``: minutes or seconds per hour)."""
     durations, observed = log.repairs()
