@@ -56,8 +56,6 @@ def test_table_mu_quick(tmp_path, capsys):
         main(["table", "mu", "--quick", "--outdir", str(tmp_path), "--no-progress", "--json"]) == 0
     )
     data = json.loads(capsys.readouterr().out)
-    assert data["summary"]["published_mae_gamma"] == 0.0113
-    assert len(data["rows"]) == 9
     for path in data["files"]:
         assert (tmp_path / path).exists() or __import__("pathlib").Path(path).exists()
     assert "Gamma form" in data["verdicts"]["mu_error"]

@@ -1,4 +1,4 @@
-"""``spare-theory reproduce`` and the common return type of every ``reports.*.reproduce``."""
+"""``spare-theory reproduce``, and every report declared with its function and files."""
 
 import inspect
 import json
@@ -8,6 +8,7 @@ import pytest
 
 from spare_theory.cli import main
 from spare_theory.reports import reproduce as umbrella
+from spare_theory.reports.catalogue import REPORTS, ReportOptions
 
 
 @pytest.mark.slow
@@ -36,20 +37,27 @@ def test_umbrella_returns_the_list_of_files(tmp_path):
         umbrella.reproduce(tmp_path, only=["plots"])
 
 
-@pytest.mark.parametrize("name", umbrella.REPORTS)
-def test_every_report_has_the_common_signature(name):
-    import importlib
+@pytest.mark.parametrize("name", list(REPORTS))
+def test_every_report_is_declared_with_its_function_and_files(name):
+    report = REPORTS[name]
+    assert report.name == name and callable(report.function())
+    assert inspect.signature(report.function()).parameters.keys() == {"options"}
+    files = report.files("out")
+    assert len(files) == 2 * len(report.tables) + len(report.figures) == len(set(files))
 
-    func = importlib.import_module(f"spare_theory.reports.{name}").reproduce
-    signature = inspect.signature(func)
-    common = ["outdir", "quick", "executor", "seed", "progress"]
-    params = list(signature.parameters.values())
-    assert [p.name for p in params[: len(common)]] == common
-    assert all(p.kind is p.KEYWORD_ONLY for p in params[1:])
-    # A report may add its own size options (e.g. ``full``), always with a default,
-    # so the umbrella can call every report with the common arguments alone.
-    assert all(p.default is not p.empty for p in params[len(common) :])
-    assert signature.return_annotation == "list[Path]"
+
+def test_a_report_that_writes_an_undeclared_file_is_refused(tmp_path, monkeypatch):
+    import spare_theory.reports.sweep as sweep_report
+
+    def stray(options):
+        path = options.outdir / "tables" / "stray.csv"
+        return [path]
+
+    monkeypatch.setattr(sweep_report, "write", stray)
+    with pytest.raises(RuntimeError, match="undeclared"):
+        REPORTS["sweep"].run(ReportOptions(tmp_path))
+    with pytest.raises(ValueError, match="full"):
+        REPORTS["sweep"].run(ReportOptions(tmp_path, full=True))
 
 
 @pytest.mark.slow
@@ -71,7 +79,7 @@ def test_resume_keeps_the_reports_already_written_for_the_same_run(tmp_path, cap
     def refuse(*args, **kwargs):
         raise AssertionError("resume recomputed a report already written")
 
-    monkeypatch.setattr(sweep_report, "reproduce", refuse)
+    monkeypatch.setattr(sweep_report, "write", refuse)
     assert main([*argv, "--resume", "--json"]) == 0
     second = json.loads(capsys.readouterr().out)["sweep"]
     assert second["resumed"] is True and second["files"] == first["files"]

@@ -12,14 +12,14 @@ from pathlib import Path
 
 import pytest
 
-from spare_theory.reports import overhead
+from spare_theory.reports.catalogue import REPORTS, ReportOptions
 
 ROOT = Path(__file__).resolve().parent.parent
 
 
 @pytest.mark.slow
 def test_snapshot_overhead_report_rewrites_the_committed_tables(tmp_path):
-    written = overhead.reproduce(tmp_path, seed=0, progress=False)
+    written = REPORTS["overhead"].run(ReportOptions(tmp_path, seed=0, progress=False))
     tables = [p for p in written if p.suffix in (".csv", ".md")]
     assert {p.name for p in tables} == {
         "overhead_error.csv",

@@ -19,7 +19,7 @@ from spare_theory import Scenario, optimal_plan, paper_scenario, time_to_train
 from spare_theory.cli import main
 from spare_theory.hourly.scenario import PRESETS
 from spare_theory.reports import alternatives as alt
-from spare_theory.reports.reproduce import REPORTS
+from spare_theory.reports.catalogue import REPORTS
 from spare_theory.strategies.registry import registered_strategies
 
 LABEL = "100k GPUs, groups of 1024"

@@ -3,13 +3,13 @@
 import pandas as pd
 import pytest
 
-from spare_theory.reports import domains
+from spare_theory.reports.catalogue import REPORTS, ReportOptions
 from spare_theory.reports.domains import ABLATION_COLUMNS
 
 
 @pytest.mark.slow
 def test_quick_reproduce_writes_tables_and_figure(tmp_path):
-    paths = domains.reproduce(tmp_path, quick=True, progress=False)
+    paths = REPORTS["domains"].run(ReportOptions(tmp_path, quick=True, progress=False))
     names = sorted(p.name for p in paths)
     assert names == sorted(
         [

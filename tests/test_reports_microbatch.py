@@ -3,7 +3,8 @@
 import numpy as np
 import pytest
 
-from spare_theory.reports.microbatch import error_table, reproduce
+from spare_theory.reports.catalogue import REPORTS, ReportOptions
+from spare_theory.reports.microbatch import error_table
 
 
 def test_error_table_columns_and_control_variate():
@@ -24,7 +25,7 @@ def test_error_table_columns_and_control_variate():
 
 @pytest.mark.slow
 def test_reproduce_quick_writes_table_and_figure(tmp_path):
-    paths = reproduce(tmp_path, quick=True, progress=False)
+    paths = REPORTS["microbatch"].run(ReportOptions(tmp_path, quick=True, progress=False))
     names = [p.name for p in paths]
     assert "microbatch_error.csv" in names and "microbatch_load.png" in names
     assert all(p.is_file() for p in paths)

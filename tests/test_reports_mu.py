@@ -1,4 +1,4 @@
-"""The mu error table, its summary, figure and reproduce (spare_theory.reports.mu)."""
+"""The mu error table, its summary, figure and files (spare_theory.reports.mu)."""
 
 from concurrent.futures import ThreadPoolExecutor
 
@@ -7,6 +7,7 @@ import pandas as pd
 import pytest
 
 from spare_theory.reports import mu as rep
+from spare_theory.reports.catalogue import REPORTS, ReportOptions
 from spare_theory.wipeout.expansion import endurable_failures_gamma
 from spare_theory.wipeout.law import endurable_failures
 
@@ -57,7 +58,7 @@ def test_summary_reports_both_maes_next_to_published():
 
 @pytest.mark.slow
 def test_reproduce_quick_writes_table_and_figure(tmp_path):
-    paths = rep.reproduce(tmp_path, quick=True, seed=3, progress=False)
+    paths = REPORTS["mu"].run(ReportOptions(tmp_path, quick=True, seed=3, progress=False))
     names = sorted(p.relative_to(tmp_path).as_posix() for p in paths)
     assert names == ["figures/endurable_failures.png", "tables/mu_error.csv", "tables/mu_error.md"]
     table = pd.read_csv(tmp_path / "tables" / "mu_error.csv")

@@ -6,13 +6,13 @@ import numpy as np
 import pytest
 
 from spare_theory.reports import repairs as report
-from spare_theory.reports.reproduce import REPORTS
+from spare_theory.reports.catalogue import REPORTS, ReportOptions
 
 
 @pytest.fixture(scope="module")
 def written(tmp_path_factory):
     out = tmp_path_factory.mktemp("repairs")
-    return out, report.reproduce(out, quick=True, progress=False)
+    return out, REPORTS["repairs"].run(ReportOptions(out, quick=True, progress=False))
 
 
 def test_registered():

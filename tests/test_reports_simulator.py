@@ -8,12 +8,12 @@ import pytest
 
 from spare_theory.cli import main
 from spare_theory.reports import paper, simulator
-from spare_theory.reports.reproduce import REPORTS
+from spare_theory.reports.catalogue import REPORTS, ReportOptions
 
 
 @pytest.mark.slow
 def test_quick_report_writes_tables_and_figure(tmp_path):
-    paths = simulator.reproduce(tmp_path, quick=True, progress=False)
+    paths = REPORTS["simulator"].run(ReportOptions(tmp_path, quick=True, progress=False))
     names = sorted(p.name for p in paths)
     assert names == sorted(
         [

@@ -7,7 +7,7 @@ import pytest
 
 from spare_theory.cli import main
 from spare_theory.reports import trace as report
-from spare_theory.reports.reproduce import REPORTS
+from spare_theory.reports.catalogue import REPORTS, ReportOptions
 
 
 def test_registered():
@@ -16,7 +16,7 @@ def test_registered():
 
 @pytest.mark.slow
 def test_quick_writes_the_tables_and_a_verdict(tmp_path, capsys):
-    paths = report.reproduce(tmp_path, quick=True, progress=True)
+    paths = REPORTS["trace"].run(ReportOptions(tmp_path, quick=True, progress=True))
     assert sorted(p.name for p in paths) == [
         "trace.csv",
         "trace.md",

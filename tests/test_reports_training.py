@@ -4,11 +4,12 @@ import pytest
 
 from spare_theory.reports import headline
 from spare_theory.reports import training as rt
+from spare_theory.reports.catalogue import REPORTS, ReportOptions
 
 
 @pytest.mark.slow
 def test_quick_reproduce_writes_tables_and_figures(tmp_path):
-    paths = rt.reproduce(tmp_path, quick=True, progress=False)
+    paths = REPORTS["training"].run(ReportOptions(tmp_path, quick=True, progress=False))
     names = {p.name for p in paths}
     assert {
         "training_error.csv",

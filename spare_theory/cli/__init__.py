@@ -1,8 +1,12 @@
 """The ``spare-theory`` command line.
 
-Every subcommand lives in a module of this package that exposes
-``register(subparsers, table_subparsers)``; its handler returns a
-:class:`Output` (human text plus a JSON-able payload).  ``--json`` prints the
+The commands are data: :data:`COMMANDS` names each subcommand, its one-line
+help and the function of this package that adds its description and options
+(``configure_<name>(parser)``, which sets ``handler``), and each report of
+:data:`spare_theory.reports.catalogue.REPORTS` is a ``spare-theory table
+NAME``.  Only the command on the command line is configured, so ``--help``
+and each command import no more than they need.  A handler returns an
+:class:`Output` (human text plus a JSON-able payload); ``--json`` prints the
 payload instead of the text.  Bad arguments (argparse's or a ``ValueError``
 from the library) become one line on stderr and exit code 2; ``--help`` and
 ``--version`` exit 0.
@@ -16,28 +20,57 @@ import json
 import os
 import sys
 import warnings
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, NoReturn
 
-from ._common import Output, UsageError
+from ..reports.catalogue import REPORTS, Report, ReportOptions
+from ._common import Output, UsageError, add_report_options, executor_from_args, report_output
 
-__all__ = ["Output", "main"]
+__all__ = ["COMMANDS", "Command", "Output", "build_parser", "main"]
 
-# Modules that contribute subcommands, in the order ``--help`` lists them.
-_COMMAND_MODULES = (
-    "mu",
-    "overhead",
-    "training",
-    "sweep",
-    "domains",
-    "microbatch",
-    "repairs",
-    "fit",
-    "compare",
-    "trace",
-    "simulator",
-    "reproduce",
+
+@dataclass(frozen=True)
+class Command:
+    """A subcommand: its name, its line in ``--help``, the module that configures it.
+
+    Examples
+    --------
+    >>> COMMANDS[0].name, COMMANDS[0].module
+    ('mu', 'mu')
+    """
+
+    name: str
+    help: str
+    module: str
+
+    def configure(self, parser: argparse.ArgumentParser) -> None:
+        """Add the description and options (``configure_<name>`` of :attr:`module`)."""
+        module = importlib.import_module(f"{__name__}.{self.module}")
+        getattr(module, f"configure_{self.name}")(parser)
+
+
+#: The subcommands in the order ``--help`` lists them, after ``table``.
+COMMANDS = (
+    Command("mu", "endurable failures mu(N, r): Gamma form, sharp form and Monte Carlo", "mu"),
+    Command("overhead", "average stack overhead S(N, r): closed forms and simulation", "overhead"),
+    Command("optimize", "best (r, checkpoint interval) and hours for each strategy", "training"),
+    Command("headline", "the published 600k-GPU comparison over group sizes", "training"),
+    Command(
+        "sweep",
+        "best plan of each strategy over a grid of scenarios (any field, several values)",
+        "sweep",
+    ),
+    Command(
+        "fit", "fit lifetime and repair laws to a failure log; lemons, bursts, survival plot", "fit"
+    ),
+    Command(
+        "compare",
+        "SPARe beside elastic DP, hot spares and fast restarts on one scenario",
+        "compare",
+    ),
+    Command("reproduce", "regenerate every table and figure", "reproduce"),
 )
 
 
@@ -48,8 +81,15 @@ class _Parser(argparse.ArgumentParser):
         raise UsageError(f"{message} (try '{self.prog} --help')")
 
 
-def build_parser() -> argparse.ArgumentParser:
-    """The ``spare-theory`` parser with every subcommand registered.
+def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
+    """The ``spare-theory`` parser: every subcommand listed, configured as ``argv`` needs.
+
+    Parameters
+    ----------
+    argv : sequence of str, optional
+        The arguments to be parsed: only the subcommand they name (its first
+        word not starting with ``-``, and the table after ``table``) gets its
+        description and options.  ``None``: every subcommand gets them.
 
     Examples
     --------
@@ -59,6 +99,7 @@ def build_parser() -> argparse.ArgumentParser:
     """
     import spare_theory  # the package itself, for its version
 
+    words = None if argv is None else [a for a in argv if not a.startswith("-")][:2]
     parser = _Parser(
         prog="spare-theory",
         description="Model, optimise and simulate SPARe fault tolerance for LLM training.",
@@ -69,9 +110,44 @@ def build_parser() -> argparse.ArgumentParser:
     commands = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
     table = commands.add_parser("table", help="theory-versus-simulation error tables")
     tables = table.add_subparsers(dest="table", required=True, parser_class=_Parser)
-    for name in _COMMAND_MODULES:
-        importlib.import_module(f"{__name__}.{name}").register(commands, tables)
+    for report in REPORTS.values():
+        sub = tables.add_parser(report.name, help=report.help)
+        if words is None or words == ["table", report.name]:
+            _configure_table(sub, report)
+    for command in COMMANDS:
+        sub = commands.add_parser(command.name, help=command.help)
+        if words is None or words[:1] == [command.name]:
+            command.configure(sub)
     return parser
+
+
+def _configure_table(parser: argparse.ArgumentParser, report: Report) -> None:
+    """``spare-theory table NAME``: the report's description, the report options."""
+    parser.description = report.description
+    add_report_options(parser)
+    if report.full is not None:
+        parser.add_argument("--full", action="store_true", help=report.full)
+    parser.set_defaults(handler=_run_table(report))
+
+
+def _run_table(report: Report) -> Callable[[argparse.Namespace], Output]:
+    def run(args: argparse.Namespace) -> Output:
+        if getattr(args, "full", False) and args.quick:
+            raise ValueError("--full and --quick exclude each other")
+        with executor_from_args(args) as executor:
+            paths = report.run(
+                ReportOptions(
+                    args.outdir,
+                    quick=args.quick,
+                    executor=executor,
+                    seed=args.seed,
+                    progress=not args.no_progress,
+                    full=getattr(args, "full", False),
+                )
+            )
+        return report_output(paths)
+
+    return run
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -100,7 +176,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     0
     """
     try:
-        args = build_parser().parse_args(argv)
+        argv = sys.argv[1:] if argv is None else list(argv)
+        args = build_parser(argv).parse_args(argv)
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("default")  # once per place, as Python shows them
             output = args.handler(args)

@@ -6,30 +6,25 @@ import argparse
 import concurrent.futures
 import contextlib
 import decimal
-import importlib
 import re
 import textwrap
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, TypeAlias
+from typing import Any
 
 __all__ = [
-    "Handler",
     "Output",
-    "Subparsers",
     "UsageError",
     "add_design_options",
     "add_executor_options",
     "add_json",
     "add_report_options",
     "add_seed",
-    "add_table_parser",
     "executor_from_args",
     "integral",
     "real",
     "report_output",
-    "run_report",
 ]
 
 
@@ -53,12 +48,6 @@ class Output:
     text: str
     data: Any = field(default_factory=dict)
     warnings: tuple[str, ...] = ()
-
-
-#: The ``add_subparsers()`` object that subcommand modules register on.
-Subparsers: TypeAlias = "argparse._SubParsersAction[argparse.ArgumentParser]"
-#: A subcommand's handler: parsed arguments in, :class:`Output` out.
-Handler: TypeAlias = Callable[[argparse.Namespace], Output]
 
 
 def integral(text: str) -> int:
@@ -194,30 +183,6 @@ def add_report_options(parser: argparse.ArgumentParser) -> None:
     add_seed(parser)
     add_executor_options(parser)
     add_json(parser)
-
-
-def add_table_parser(
-    tables: Subparsers, name: str, help: str, handler: Handler | None = None, **kwargs: Any
-) -> argparse.ArgumentParser:
-    """``spare-theory table NAME``: the report options, handled by ``run_report`` unless given."""
-    parser = tables.add_parser(name, help=help, **kwargs)
-    add_report_options(parser)
-    parser.set_defaults(handler=handler or run_report, report=name)
-    return parser
-
-
-def run_report(args: argparse.Namespace) -> Output:
-    """Run ``spare_theory.reports.<args.report>.reproduce`` with the report options."""
-    module = importlib.import_module(f"spare_theory.reports.{args.report}")
-    with executor_from_args(args) as executor:
-        paths = module.reproduce(
-            args.outdir,
-            quick=args.quick,
-            executor=executor,
-            seed=args.seed,
-            progress=not args.no_progress,
-        )
-    return report_output(paths)
 
 
 def report_output(paths: list[Path], data: dict[str, Any] | None = None) -> Output:

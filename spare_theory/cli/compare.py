@@ -1,4 +1,4 @@
-"""``spare-theory compare`` and ``table alternatives``: SPARe beside what planners pick.
+"""``spare-theory compare``: SPARe beside what planners pick.
 
 ``compare`` prices one hour-level scenario (the generated scenario options of
 :mod:`spare_theory.cli.fields`; default ``Scenario.published_600k()``, 600k
@@ -16,7 +16,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from ._common import Output, Subparsers, UsageError, add_json, add_table_parser
+from ._common import Output, UsageError, add_json
 from .fields import add_scenario_options
 from .points import scenario_points
 
@@ -30,13 +30,9 @@ _DESCRIPTION = (
 )
 
 
-def register(commands: Subparsers, tables: Subparsers) -> None:
-    """Add ``compare`` to ``commands`` and ``alternatives`` to ``tables``."""
-    parser = commands.add_parser(
-        "compare",
-        help="SPARe beside elastic DP, hot spares and fast restarts on one scenario",
-        description=_DESCRIPTION,
-    )
+def configure_compare(parser: argparse.ArgumentParser) -> None:
+    """``spare-theory compare``: its description and options."""
+    parser.description = _DESCRIPTION
     parser.add_argument(
         "--stall-crossovers",
         action="store_true",
@@ -47,16 +43,6 @@ def register(commands: Subparsers, tables: Subparsers) -> None:
     add_json(parser)
     add_scenario_options(parser)
     parser.set_defaults(handler=_compare)
-
-    add_table_parser(
-        tables,
-        "alternatives",
-        help="SPARe beside elastic DP, hot spares and fast restarts at 600k and 100k GPUs",
-        description="Writes OUTDIR/tables/alternatives (every strategy's best plan at 600k "
-        "GPUs in groups of 8 to 4096 and at 100k GPUs, the fast-restart presets, verdicts), "
-        "alternatives_crossover (where each alternative overtakes SPARe), alternatives_paper "
-        "(the paper's step-level scenario, N = 200) and the figure alternatives.",
-    )
 
 
 def _compare(args: argparse.Namespace) -> Output:

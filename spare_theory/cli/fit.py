@@ -7,7 +7,7 @@ import textwrap
 from pathlib import Path
 from typing import Any
 
-from ._common import Output, Subparsers, add_json, add_seed, integral
+from ._common import Output, add_json, add_seed, integral
 
 _LAWS = ("exponential", "weibull", "gamma", "lognormal")
 
@@ -42,15 +42,11 @@ output (--json keys):
 Hours throughout; rates per node-hour."""
 
 
-def register(commands: Subparsers, tables: Subparsers) -> None:
-    """Add ``fit`` to ``commands`` (no table)."""
-    parser = commands.add_parser(
-        "fit",
-        help="fit lifetime and repair laws to a failure log; lemons, bursts, survival plot",
-        description=_DESCRIPTION,
-        epilog=_EPILOG,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
+def configure_fit(parser: argparse.ArgumentParser) -> None:
+    """``spare-theory fit``: its description and options."""
+    parser.description = _DESCRIPTION
+    parser.epilog = _EPILOG
+    parser.formatter_class = argparse.RawDescriptionHelpFormatter
     parser.add_argument("log", metavar="LOG", help="the log file, or 'infinitehbd'")
     parser.add_argument("--node", default="node", help="column of the node (default node)")
     parser.add_argument("--start", default="start", help="column of the fault start")

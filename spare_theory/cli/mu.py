@@ -1,4 +1,4 @@
-"""``spare-theory mu`` and ``spare-theory table mu``: endurable failures, theory and simulation."""
+"""``spare-theory mu``: endurable failures, theory and simulation."""
 
 from __future__ import annotations
 
@@ -9,11 +9,7 @@ from typing import Any
 
 from ._common import (
     Output,
-    Subparsers,
     add_design_options,
-    add_table_parser,
-    executor_from_args,
-    report_output,
 )
 
 _EPILOG = """\
@@ -24,27 +20,16 @@ output (--json keys):
   mc_mean_T  simulated mean of T, with its standard error mc_se_T"""
 
 
-def register(commands: Subparsers, tables: Subparsers) -> None:
-    """Add ``mu`` to ``commands`` and ``mu`` to ``tables``."""
-    parser = commands.add_parser(
-        "mu",
-        help="endurable failures mu(N, r): Gamma form, sharp form and Monte Carlo",
-        description="mu(N, r) = E[T], the failures a cyclic modular-ruler placement of N groups "
-        "with redundancy r endures up to and including the one that wipes out a shard type.",
-        epilog=_EPILOG,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
+def configure_mu(parser: argparse.ArgumentParser) -> None:
+    """``spare-theory mu``: its description and options."""
+    parser.description = (
+        "mu(N, r) = E[T], the failures a cyclic modular-ruler placement of N groups "
+        "with redundancy r endures up to and including the one that wipes out a shard type."
     )
+    parser.epilog = _EPILOG
+    parser.formatter_class = argparse.RawDescriptionHelpFormatter
     add_design_options(parser, trials=2000, what="failure orders")
     parser.set_defaults(handler=_run_mu)
-
-    add_table_parser(
-        tables,
-        "mu",
-        help="mu(N, r) error table: simulation against the Gamma and sharp forms",
-        handler=_run_table,
-        description="Writes OUTDIR/tables/mu_error.{csv,md} and "
-        "OUTDIR/figures/endurable_failures.png.",
-    )
 
 
 def _run_mu(args: argparse.Namespace) -> Output:
@@ -92,30 +77,3 @@ def _run_mu(args: argparse.Namespace) -> Output:
         )
     text = "\n".join(lines)
     return Output(text, data)
-
-
-def _run_table(args: argparse.Namespace) -> Output:
-    from ..reports.mu import (
-        QUICK_N,
-        QUICK_R,
-        QUICK_REL_SE,
-        mu_error_summary,
-        mu_error_table,
-        write_mu_report,
-    )
-
-    with executor_from_args(args) as executor:
-        if args.quick:
-            table = mu_error_table(
-                N=QUICK_N,
-                r=QUICK_R,
-                rel_se_target=QUICK_REL_SE,
-                seed=args.seed,
-                executor=executor,
-                progress=not args.no_progress,
-            )
-        else:
-            table = mu_error_table(seed=args.seed, executor=executor, progress=not args.no_progress)
-    paths = write_mu_report(table, args.outdir)
-    data = {"summary": mu_error_summary(table), "rows": table.to_dict(orient="records")}
-    return report_output(paths, data)

@@ -1,11 +1,11 @@
-"""``spare-theory overhead`` and ``spare-theory table overhead``."""
+"""``spare-theory overhead``: average stack overhead, closed forms and simulation."""
 
 from __future__ import annotations
 
 import argparse
 from typing import Any
 
-from ._common import Output, Subparsers, add_design_options, add_table_parser
+from ._common import Output, add_design_options
 
 #: Wall-clock budget of the default simulation, seconds (``--time-budget``).
 DEFAULT_TIME_BUDGET_SECONDS = 60.0
@@ -35,15 +35,11 @@ output (--json keys):
   max_S_star           largest S* seen in any simulated sequence"""
 
 
-def register(commands: Subparsers, tables: Subparsers) -> None:
-    """Add ``overhead`` to ``commands`` and ``overhead`` to ``tables``."""
-    parser = commands.add_parser(
-        "overhead",
-        help="average stack overhead S(N, r): closed forms and simulation",
-        description=_DESCRIPTION,
-        epilog=_EPILOG,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
+def configure_overhead(parser: argparse.ArgumentParser) -> None:
+    """``spare-theory overhead``: its description and options."""
+    parser.description = _DESCRIPTION
+    parser.epilog = _EPILOG
+    parser.formatter_class = argparse.RawDescriptionHelpFormatter
     add_design_options(parser, trials=DEFAULT_TRIALS, what="trajectories")
     # None: the default, which the time budget may cut; an explicit --trials is always run.
     parser.set_defaults(trials=None)
@@ -56,14 +52,6 @@ def register(commands: Subparsers, tables: Subparsers) -> None:
     )
     parser.add_argument("--no-progress", action="store_true", help="hide the progress bar")
     parser.set_defaults(handler=_overhead)
-
-    add_table_parser(
-        tables,
-        "overhead",
-        help="overhead closed forms versus simulation, placement ablation",
-        description="Writes OUTDIR/tables/overhead_error.{csv,md}, placement_ablation.{csv,md} "
-        "and the figures overhead, overhead_trajectory and placement_ablation.",
-    )
 
 
 def _overhead(args: argparse.Namespace) -> Output:

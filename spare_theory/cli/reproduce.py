@@ -8,16 +8,15 @@ import resource
 import time
 from typing import Any
 
-from ..reports.reproduce import MANIFEST_DIR, REPORTS, run_reports
-from ._common import Output, Subparsers, add_report_options, executor_from_args
+from ..reports.catalogue import REPORTS
+from ..reports.reproduce import MANIFEST_DIR, run_reports
+from ._common import Output, add_report_options, executor_from_args
 
 
-def register(commands: Subparsers, tables: Subparsers) -> None:
-    """Add ``reproduce`` to ``commands``."""
-    parser = commands.add_parser(
-        "reproduce",
-        help="regenerate every table and figure",
-        description="Runs the reports " + ", ".join(REPORTS) + " "
+def configure_reproduce(parser: argparse.ArgumentParser) -> None:
+    """``spare-theory reproduce``: its description and options."""
+    parser.description = (
+        "Runs the reports " + ", ".join(REPORTS) + " "
         "side by side, longest first, each spreading its cells over every core by a process "
         "pool (--serial: one process; --workers/--scheduler: the reports in turn on Dask; "
         "the same files either way), writing CSV and Markdown tables to OUTDIR/tables and PNG "
@@ -26,7 +25,7 @@ def register(commands: Subparsers, tables: Subparsers) -> None:
         "so an interrupted run (Ctrl-C, kill) "
         "leaves no half-written table or figure; each completed report records a manifest "
         "(seed, --quick, version, file hashes) in "
-        f"OUTDIR/{MANIFEST_DIR}/ that --resume uses to skip it.",
+        f"OUTDIR/{MANIFEST_DIR}/ that --resume uses to skip it."
     )
     parser.add_argument("--only", nargs="+", choices=REPORTS, help="run only these reports")
     parser.add_argument(

@@ -14,7 +14,6 @@ from typing import Any
 
 from ._common import (
     Output,
-    Subparsers,
     add_executor_options,
     add_json,
     executor_from_args,
@@ -53,15 +52,11 @@ r_<strategy>, hours_<strategy> and availability_<strategy> (or total_over_T0).
 )
 
 
-def register(commands: Subparsers, tables: Subparsers) -> None:
-    """Add ``sweep`` to ``commands``."""
-    parser = commands.add_parser(
-        "sweep",
-        help="best plan of each strategy over a grid of scenarios (any field, several values)",
-        description=_DESCRIPTION,
-        epilog=_EPILOG,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
+def configure_sweep(parser: argparse.ArgumentParser) -> None:
+    """``spare-theory sweep``: its description and options."""
+    parser.description = _DESCRIPTION
+    parser.epilog = _EPILOG
+    parser.formatter_class = argparse.RawDescriptionHelpFormatter
     add_strategy_option(parser)
     parser.add_argument(
         "--restart-model",

@@ -1,4 +1,4 @@
-"""``spare-theory optimize``, ``spare-theory headline`` and ``spare-theory table training``."""
+"""``spare-theory optimize`` and ``spare-theory headline``."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import argparse
 import textwrap
 from typing import Any
 
-from ._common import Output, Subparsers, UsageError, add_json, add_table_parser
+from ._common import Output, UsageError, add_json
 from .fields import add_scenario_options
 from .laws import LAW_SYNTAX
 from .plans import (
@@ -107,15 +107,11 @@ reductions: percent less time to train):
   reduction_vs_best_rep_spare_m<m>"""
 
 
-def register(commands: Subparsers, tables: Subparsers) -> None:
-    """Add ``optimize`` and ``headline`` to ``commands`` and ``training`` to ``tables``."""
-    parser = commands.add_parser(
-        "optimize",
-        help="best (r, checkpoint interval) and hours for each strategy",
-        description=_OPTIMIZE_DESCRIPTION,
-        epilog=_OPTIMIZE_EPILOG,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
+def configure_optimize(parser: argparse.ArgumentParser) -> None:
+    """``spare-theory optimize``: its description and options."""
+    parser.description = _OPTIMIZE_DESCRIPTION
+    parser.epilog = _OPTIMIZE_EPILOG
+    parser.formatter_class = argparse.RawDescriptionHelpFormatter
     add_strategy_option(parser)
     parser.add_argument(
         "--planned-restarts",
@@ -126,23 +122,14 @@ def register(commands: Subparsers, tables: Subparsers) -> None:
     add_scenario_options(parser)
     parser.set_defaults(handler=_optimize)
 
-    head = commands.add_parser(
-        "headline",
-        help="the published 600k-GPU comparison over group sizes",
-        description=_HEADLINE_DESCRIPTION,
-        epilog=_HEADLINE_EPILOG,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
-    add_json(head)
-    head.set_defaults(handler=_headline)
 
-    add_table_parser(
-        tables,
-        "training",
-        help="time to train: model vs simulation, r*, headline",
-        description="Writes OUTDIR/tables/training_error, r_star, headline and "
-        "training_sensitivity (.csv, .md) and the figures time_to_train_vs_r and headline.",
-    )
+def configure_headline(parser: argparse.ArgumentParser) -> None:
+    """``spare-theory headline``: its description and options."""
+    parser.description = _HEADLINE_DESCRIPTION
+    parser.epilog = _HEADLINE_EPILOG
+    parser.formatter_class = argparse.RawDescriptionHelpFormatter
+    add_json(parser)
+    parser.set_defaults(handler=_headline)
 
 
 def _optimize(args: argparse.Namespace) -> Output:

@@ -1,14 +1,12 @@
 """Sweeps, theory-versus-simulation tables and figures (the reporting layer).
 
-Each module builds one family of tables and figures from the model layers
-below and exposes
-
-``reproduce(outdir, *, quick=False, executor=None, seed=0, progress=True) -> list[pathlib.Path]``
-
-which writes CSV and Markdown tables to ``outdir/tables`` and PNG figures to
-``outdir/figures`` and returns the files it wrote;
-:func:`spare_theory.reports.reproduce.reproduce` runs them all and returns the
-same kind of list.
+Each report is data, a :class:`~spare_theory.reports.catalogue.Report` of
+:data:`~spare_theory.reports.catalogue.REPORTS`: the tables and figures it
+writes and the function of its module that computes them,
+``write(options: ReportOptions) -> list[pathlib.Path]``, which writes CSV and
+Markdown tables to ``outdir/tables`` and PNG figures to ``outdir/figures``
+and returns the files it wrote.  :func:`spare_theory.reports.reproduce.reproduce`
+runs them (all, or those named) and returns the same kind of list.
 
 Names are shared by every table, function and CLI option: ``N`` is a number
 of data-parallel groups and ``r`` a redundancy (grid arguments are

@@ -37,11 +37,9 @@ from __future__ import annotations
 
 import concurrent.futures
 import dataclasses
-import os
 from pathlib import Path
 from typing import Any
 
-import numpy as np
 import pandas as pd
 from scipy.optimize import brentq
 
@@ -52,6 +50,7 @@ from ..strategies.registry import registered_strategies
 from ..training.optimize import optimal_plan
 from ._io import save_figure, write_table
 from .alternatives_text import FASTEST_PRESET, REFERENCE, alternatives_figure, verdicts
+from .catalogue import ReportOptions
 from .trace import trace_scenario
 
 __all__ = [
@@ -65,8 +64,8 @@ __all__ = [
     "crossover_table",
     "paper_table",
     "plans_table",
-    "reproduce",
     "scenarios",
+    "write",
 ]
 
 #: Group sizes (GPUs) of the 600k rows.
@@ -395,53 +394,25 @@ def compare(
     return plans, cross, verdicts(plans, cross)[name]
 
 
-def reproduce(
-    outdir: str | os.PathLike[str],
-    *,
-    quick: bool = False,
-    executor: concurrent.futures.Executor | None = None,
-    seed: int | np.random.SeedSequence = 0,
-    progress: bool = True,
-) -> list[Path]:
-    """Write the alternatives table, the crossover table and the figure.
+def write(options: ReportOptions) -> list[Path]:
+    """Write the alternatives, crossover and paper tables and the figure (deterministic).
 
-    Parameters
-    ----------
-    outdir : path
-        Folder that receives ``tables/`` and ``figures/`` (created if needed).
-    quick : bool
-        600k GPUs in groups of 4096 and 100k GPUs; no stall crossovers
-        (each is about ten best plans of elastic DP or hot spares); the
-        paper's scenario as at default sizes (N = 200).
-    executor : concurrent.futures.Executor, optional
-        Where the cells run (``None``: serially).
-    seed : int or numpy.random.SeedSequence
-        Unused (the report is deterministic); accepted like every report's.
-    progress : bool
-        Show a progress bar.
+    ``quick``: 600k GPUs in groups of 4096 and 100k GPUs; no stall crossovers
+    (each is about ten best plans of elastic DP or hot spares); the paper's
+    scenario as at default sizes (N = 200).
 
-    Returns
-    -------
-    list of pathlib.Path
-        The files written.
-
-    Examples
-    --------
-    Skipped: it writes files.
-
-    >>> [p.name for p in reproduce("out", quick=True, progress=False)]  # doctest: +SKIP
-    ['alternatives.csv', 'alternatives.md', 'alternatives_crossover.csv',
-     'alternatives_crossover.md', 'alternatives_paper.csv', 'alternatives_paper.md',
-     'alternatives.png']
+    Declared in :data:`spare_theory.reports.catalogue.REPORTS`.
     """
-    del seed
-    outdir = Path(outdir)
-    chosen = scenarios(_QUICK_GROUP_SIZES if quick else GROUP_SIZES, trace=not quick)
-    stalls = _QUICK_STALL_SCENARIOS if quick else STALL_SCENARIOS
-    table, cross = _both(chosen, stalls, executor, progress)
+    chosen = scenarios(
+        _QUICK_GROUP_SIZES if options.quick else GROUP_SIZES, trace=not options.quick
+    )
+    stalls = _QUICK_STALL_SCENARIOS if options.quick else STALL_SCENARIOS
+    table, cross = _both(chosen, stalls, options.executor, options.progress)
     said = verdicts(table, cross)
     paper = paper_table(
-        PAPER_GROUPS[:1] if quick else PAPER_GROUPS, executor=executor, progress=progress
+        PAPER_GROUPS[:1] if options.quick else PAPER_GROUPS,
+        executor=options.executor,
+        progress=options.progress,
     )
     paper_said = verdicts(paper)
     work = float(next(iter(chosen.values())).work_hours)
@@ -464,14 +435,14 @@ def reproduce(
     return [
         *write_table(
             table,
-            outdir / "tables",
+            options.outdir / "tables",
             "alternatives",
             title="What planners would pick instead of SPARe: best plan of every strategy",
             notes=notes + "\n\n" + "\n\n".join(said.values()),
         ),
         *write_table(
             cross,
-            outdir / "tables",
+            options.outdir / "tables",
             "alternatives_crossover",
             title="Where each alternative overtakes SPARe's best unsplit plan",
             notes="For each scenario, the cost below which an alternative's best plan needs "
@@ -490,7 +461,7 @@ def reproduce(
         ),
         *write_table(
             paper,
-            outdir / "tables",
+            options.outdir / "tables",
             "alternatives_paper",
             title="The SPARe paper's step-level scenario: best plan of every strategy",
             notes="paper_scenario(N) (10,000 steps of 64 s stacks, cluster MTBF 300 s, "
@@ -502,5 +473,5 @@ def reproduce(
             "are Scenario's). winner and best_exact as in tables/alternatives."
             "\n\n" + "\n\n".join(paper_said.values()),
         ),
-        save_figure(alternatives_figure(table, work), outdir / "figures", "alternatives"),
+        save_figure(alternatives_figure(table, work), options.outdir / "figures", "alternatives"),
     ]

@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import concurrent.futures
 import math
-import os
 from pathlib import Path
 from typing import Any
 
@@ -43,6 +42,7 @@ from ..training.estimate import time_to_train
 from ..training.optimize import optimal_plan
 from ..wipeout.domains import domain_wipeout_law
 from ._io import save_figure, write_table
+from .catalogue import ReportOptions
 
 __all__ = [
     "ABLATION_COLUMNS",
@@ -50,7 +50,7 @@ __all__ = [
     "closed_form_table",
     "domain_ablation_table",
     "lemon_table",
-    "reproduce",
+    "write",
 ]
 
 ABLATION_COLUMNS = (
@@ -379,47 +379,16 @@ def _figure(table: pd.DataFrame, outdir: Path) -> Path:
     return save_figure(fig, outdir, "domain_ablation")
 
 
-def reproduce(
-    outdir: str | os.PathLike[str],
-    *,
-    quick: bool = False,
-    executor: concurrent.futures.Executor | None = None,
-    seed: int | np.random.SeedSequence = 0,
-    progress: bool = True,
-) -> list[Path]:
-    """Write the domain and lemon tables and the figure under ``outdir``.
+def write(options: ReportOptions) -> list[Path]:
+    """Write the domain and lemon tables and the figure.
 
-    Default about a minute on one core; ``quick=True`` (``N = 256``, ``r = 6``,
-    a small grid, no lemon simulation) a few seconds.
+    About a minute on one core; ``quick`` (``N = 256``, ``r = 6``, a small
+    grid, no lemon simulation) a few seconds.
 
-    Parameters
-    ----------
-    outdir : path
-        Folder that receives ``tables/`` and ``figures/``.
-    quick : bool
-        Small grid and sample sizes.
-    executor : concurrent.futures.Executor, optional
-        Where the ablation cells run.
-    seed : int or numpy.random.SeedSequence
-        Seed of every table.
-    progress : bool
-        Show progress bars.
-
-    Returns
-    -------
-    list of pathlib.Path
-        The files written.
-
-    Examples
-    --------
-    Skipped: it writes files.
-
-    >>> [p.name for p in reproduce("out", quick=True, progress=False)]  # doctest: +SKIP
-    ['domain_ablation.csv', 'domain_ablation.md', 'domain_closed_form.csv', ...]
+    Declared in :data:`spare_theory.reports.catalogue.REPORTS`.
     """
-    outdir = Path(outdir)
-    seed = as_seed_sequence(seed)
-    if quick:
+    seed = as_seed_sequence(options.seed)
+    if options.quick:
         base = base_scenario(2048, 256)
         ablation = domain_ablation_table(
             base,
@@ -430,9 +399,9 @@ def reproduce(
             runs=3,
             wipeout_trials=300,
             model=False,
-            executor=executor,
+            executor=options.executor,
             seed=child_seed(seed, 0),
-            progress=progress,
+            progress=options.progress,
         )
         closed = closed_form_table(((256, 6, 4, 0.3),), trials=500, seed=child_seed(seed, 1))
         lemons = lemon_table(
@@ -440,11 +409,11 @@ def reproduce(
         )
     else:
         ablation = domain_ablation_table(
-            executor=executor, seed=child_seed(seed, 0), progress=progress
+            executor=options.executor, seed=child_seed(seed, 0), progress=options.progress
         )
         closed = closed_form_table(seed=child_seed(seed, 1))
         lemons = lemon_table(seed=child_seed(seed, 2))
-    tables = outdir / "tables"
+    tables = options.outdir / "tables"
     paths = [
         *write_table(
             ablation,
@@ -469,7 +438,7 @@ def reproduce(
             "simulation at the model's best r and interval, with and without replacing a "
             "group slot after exclude_after failures.",
         ),
-        _figure(ablation, outdir / "figures"),
+        _figure(ablation, options.outdir / "figures"),
     ]
     return paths
 

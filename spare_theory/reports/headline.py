@@ -11,7 +11,7 @@
   checkpoint and restart cost.
 * :func:`headline_figure`: SPARe's reduction against the best Rep+CKPT plan.
 
-:func:`spare_theory.reports.training.reproduce` writes them (tables
+:func:`spare_theory.reports.training.write` writes them (tables
 ``headline``, ``training_sensitivity``; figure ``headline``).  Naming as in
 :mod:`spare_theory.reports.training`.
 """

@@ -35,7 +35,6 @@ load ``L / m`` in shard units.  Writes
 from __future__ import annotations
 
 import concurrent.futures
-import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -50,6 +49,7 @@ from ..stacking.load import expected_load
 from ..stacking.overhead import overhead, simulate_overhead, stacks_trajectory
 from ..training.optimize import optimal_plan
 from ._io import save_figure, write_table
+from .catalogue import ReportOptions
 
 if TYPE_CHECKING:  # matplotlib is imported only when a figure is drawn
     from matplotlib.figure import Figure
@@ -60,8 +60,8 @@ __all__ = [
     "QUICK_GRID",
     "SPLITS_600K",
     "error_table",
-    "reproduce",
     "table_600k",
+    "write",
 ]
 
 #: Pieces per shard in the 600k-GPU comparison (1024: the limit of large m).
@@ -231,45 +231,18 @@ def _figure() -> Figure:
     return fig
 
 
-def reproduce(
-    outdir: str | os.PathLike[str],
-    *,
-    quick: bool = False,
-    executor: concurrent.futures.Executor | None = None,
-    seed: int | np.random.SeedSequence = 0,
-    progress: bool = True,
-) -> list[Path]:
-    """Write the micro-batch error table and the load figure.
+def write(options: ReportOptions) -> list[Path]:
+    """Write the micro-batch error table, the 600k plans and the load figure.
 
-    Parameters
-    ----------
-    outdir : path
-        Folder that receives ``tables/`` and ``figures/`` (created if needed).
-    quick : bool
-        :data:`QUICK_GRID` (about 3 s) instead of :data:`FULL_GRID` (about a minute).
-    executor : concurrent.futures.Executor, optional
-        Where the cells run (``None``: serially).
-    seed : int or numpy.random.SeedSequence
-        Root seed of the cells.
-    progress : bool
-        Show a progress bar.
+    :data:`FULL_GRID` (about a minute), ``quick``: :data:`QUICK_GRID` (about 3 s).
 
-    Returns
-    -------
-    list of pathlib.Path
-        The files written.
-
-    Examples
-    --------
-    Skipped: it writes files.
-
-    >>> [p.name for p in reproduce("out", quick=True, progress=False)]  # doctest: +SKIP
-    ['microbatch_error.csv', 'microbatch_error.md', 'microbatch_600k.csv', 'microbatch_600k.md',
-     'microbatch_load.png']
+    Declared in :data:`spare_theory.reports.catalogue.REPORTS`.
     """
-    outdir = Path(outdir)
     table = error_table(
-        QUICK_GRID if quick else FULL_GRID, seed=seed, executor=executor, progress=progress
+        QUICK_GRID if options.quick else FULL_GRID,
+        seed=options.seed,
+        executor=options.executor,
+        progress=options.progress,
     )
     mae = {
         key: float(table[f"err_{key}"].abs().mean())
@@ -290,14 +263,14 @@ def reproduce(
     return [
         *write_table(
             table,
-            outdir / "tables",
+            options.outdir / "tables",
             "microbatch_error",
             title="Micro-batch splitting: closed-form overhead against exact loads",
             notes=notes,
         ),
         *write_table(
-            table_600k((2048,) if quick else (1024, 2048)),
-            outdir / "tables",
+            table_600k((2048,) if options.quick else (1024, 2048)),
+            options.outdir / "tables",
             "microbatch_600k",
             title="Micro-batch splitting at 600,000 GPUs: best plans",
             notes="Scenario.published_600k (Llama 3 MTBF, 60 min restarts); each plan at its "
@@ -306,5 +279,5 @@ def reproduce(
             "m = 16 its excess over the counting bound is the one at m = 16); m = 1024 stands "
             "for the limit of large m.",
         ),
-        save_figure(_figure(), outdir / "figures", "microbatch_load"),
+        save_figure(_figure(), options.outdir / "figures", "microbatch_load"),
     ]

@@ -31,6 +31,7 @@ from ..wipeout.expansion import endurable_failures_gamma
 from ..wipeout.law import endurable_failures
 from ..wipeout.simulation import simulate_wipeout
 from ._io import save_figure, write_table
+from .catalogue import ReportOptions
 
 if TYPE_CHECKING:  # matplotlib is imported only when a figure is drawn
     from matplotlib.figure import Figure
@@ -48,7 +49,7 @@ __all__ = [
     "mu_error_table",
     "mu_summary_text",
     "plot_endurable_failures",
-    "reproduce",
+    "write",
     "write_mu_report",
 ]
 
@@ -384,55 +385,27 @@ def write_mu_report(table: pd.DataFrame, outdir: str | os.PathLike[str]) -> list
     return paths
 
 
-def reproduce(
-    outdir: str | os.PathLike[str],
-    *,
-    quick: bool = False,
-    executor: concurrent.futures.Executor | None = None,
-    seed: int | np.random.SeedSequence = 0,
-    progress: bool = True,
-) -> list[Path]:
-    """Write ``tables/mu_error.{csv,md}`` and ``figures/endurable_failures.png`` under ``outdir``.
+def write(options: ReportOptions) -> list[Path]:
+    """Write ``tables/mu_error.{csv,md}`` and ``figures/endurable_failures.png``.
 
-    The default grid is :data:`DEFAULT_N` x :data:`DEFAULT_R` at 0.6 %
-    relative standard error (:data:`DEFAULT_REL_SE`) (about a minute on two cores); ``quick=True``
-    runs :data:`QUICK_N` x :data:`QUICK_R` at 1 % (a few seconds).
+    The grid is :data:`DEFAULT_N` x :data:`DEFAULT_R` at 0.6 % relative
+    standard error (:data:`DEFAULT_REL_SE`) (about a minute on two cores);
+    ``quick`` runs :data:`QUICK_N` x :data:`QUICK_R` at 1 % (a few seconds).
+    Cell ``i`` is seeded by ``child_seed(seed, i)``.
 
-    Parameters
-    ----------
-    outdir : path
-        Folder that receives ``tables/`` and ``figures/`` (created if needed).
-    quick : bool
-        Small grid and sample sizes.
-    executor : concurrent.futures.Executor, optional
-        Where the cells run (``None``: serially).
-    seed : int or numpy.random.SeedSequence
-        Seed of the table (cell ``i`` uses ``child_seed(seed, i)``).
-    progress : bool
-        Show a progress bar.
-
-    Returns
-    -------
-    list of pathlib.Path
-        The files written, as every ``reports.*.reproduce`` returns.
-
-    Examples
-    --------
-    Skipped: even ``quick=True`` takes a few seconds and writes files.
-
-    >>> reproduce("out", quick=True, progress=False)  # doctest: +SKIP
-    [PosixPath('out/tables/mu_error.csv'), PosixPath('out/tables/mu_error.md'),
-     PosixPath('out/figures/endurable_failures.png')]
+    Declared in :data:`spare_theory.reports.catalogue.REPORTS`.
     """
-    if quick:
+    if options.quick:
         table = mu_error_table(
             N=QUICK_N,
             r=QUICK_R,
             rel_se_target=QUICK_REL_SE,
-            seed=seed,
-            executor=executor,
-            progress=progress,
+            seed=options.seed,
+            executor=options.executor,
+            progress=options.progress,
         )
     else:
-        table = mu_error_table(seed=seed, executor=executor, progress=progress)
-    return write_mu_report(table, outdir)
+        table = mu_error_table(
+            seed=options.seed, executor=options.executor, progress=options.progress
+        )
+    return write_mu_report(table, options.outdir)

@@ -20,7 +20,6 @@ two weightings of the average overhead ``S(N, r)`` (see
 from __future__ import annotations
 
 import concurrent.futures
-import os
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
@@ -37,10 +36,11 @@ from ..stacking.overhead import overhead, simulate_overhead, stacks_trajectory
 from ..stacking.stacks import stacks_lower_bound
 from ..wipeout.simulation import simulate_wipeout
 from ._io import save_figure, write_table
+from .catalogue import ReportOptions
 from .mu import DEFAULT_N, DEFAULT_R
 from .placement_ablation import placement_ablation_figure, placement_ablation_table
 
-__all__ = ["COLUMNS", "PUBLISHED_MAE_OVERHEAD", "overhead_error_table", "reproduce"]
+__all__ = ["COLUMNS", "PUBLISHED_MAE_OVERHEAD", "overhead_error_table", "write"]
 
 #: Mean absolute relative error of the published overhead closed form against
 #: simulation, as published in the SPARe paper (a fraction: 0.60 %).
@@ -406,67 +406,34 @@ def _summary(table: pd.DataFrame) -> str:
     return "\n".join(lines)
 
 
-def reproduce(
-    outdir: str | os.PathLike[str],
-    *,
-    quick: bool = False,
-    executor: concurrent.futures.Executor | None = None,
-    seed: int | np.random.SeedSequence = 0,
-    progress: bool = True,
-) -> list[Path]:
-    """Write the overhead tables and figures under ``outdir``.
+def write(options: ReportOptions) -> list[Path]:
+    """Write the overhead and placement ablation tables and their figures.
 
-    ``tables/overhead_error.{csv,md}`` (:func:`overhead_error_table` on the
-    mu grid, every cell simulated to 0.25 % relative SE; ``quick``: a 3 x 4
-    grid to 1 %),
-    ``tables/placement_ablation.{csv,md}`` and the figures ``overhead``,
-    ``overhead_trajectory`` and ``placement_ablation`` (PNG).
+    ``tables/overhead_error`` (:func:`overhead_error_table` on the mu grid,
+    every cell simulated to 0.25 % relative SE; ``quick``: a 3 x 4 grid to
+    1 %), ``tables/placement_ablation`` and the figures ``overhead``,
+    ``overhead_trajectory`` and ``placement_ablation``.
 
-    Parameters
-    ----------
-    outdir : path
-        Folder that receives ``tables/`` and ``figures/`` (created if needed).
-    quick : bool
-        Small grids and sample sizes (seconds).
-    executor : concurrent.futures.Executor, optional
-        Where the cells run (``None``: serially).
-    seed : int or numpy.random.SeedSequence
-        Seed of the tables and of the drawn trajectories.
-    progress : bool
-        Show progress bars.
-
-    Returns
-    -------
-    list of pathlib.Path
-        The files written, as every ``reports.*.reproduce`` returns.
-
-    Examples
-    --------
-    Skipped: even ``quick=True`` takes about two seconds and writes files.
-
-    >>> [p.name for p in reproduce("out", quick=True, progress=False)]  # doctest: +SKIP
-    ['overhead_error.csv', 'overhead_error.md', 'placement_ablation.csv',
-     'placement_ablation.md', 'overhead.png', 'overhead_trajectory.png', 'placement_ablation.png']
+    Declared in :data:`spare_theory.reports.catalogue.REPORTS`.
     """
-    outdir = Path(outdir)
-    seed = as_seed_sequence(seed)
-    if quick:
+    seed = as_seed_sequence(options.seed)
+    if options.quick:
         table = overhead_error_table(
             N=(128, 1024, 8192),
             r=(2, 4, 8, 12),
             trials=8,
             rel_se_target=0.01,
-            executor=executor,
+            executor=options.executor,
             seed=child_seed(seed, 0),
-            progress=progress,
+            progress=options.progress,
         )
         ablation = placement_ablation_table(
             N=256,
             r=(4, 8),
             trials=10,
-            executor=executor,
+            executor=options.executor,
             seed=child_seed(seed, 1),
-            progress=progress,
+            progress=options.progress,
         )
     else:
         # Every cell simulated, each to 0.25 % relative SE (see overhead_error_table).
@@ -475,19 +442,19 @@ def reproduce(
             r=DEFAULT_R,
             trials=8,
             rel_se_target=REL_SE_TARGET,
-            executor=executor,
+            executor=options.executor,
             seed=child_seed(seed, 0),
-            progress=progress,
+            progress=options.progress,
         )
         ablation = placement_ablation_table(
             N=1024,
             r=(4, 8, 12),
             trials=30,
-            executor=executor,
+            executor=options.executor,
             seed=child_seed(seed, 1),
-            progress=progress,
+            progress=options.progress,
         )
-    tables, figures = outdir / "tables", outdir / "figures"
+    tables, figures = options.outdir / "tables", options.outdir / "figures"
     return [
         *write_table(
             table,

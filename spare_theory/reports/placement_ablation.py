@@ -3,7 +3,7 @@
 :func:`placement_ablation_table` simulates the same ``N`` and ``r`` under
 the three placements (endured failures, both overhead averages, largest
 ``S*``); :func:`placement_ablation_figure` draws it.
-:func:`spare_theory.reports.overhead.reproduce` writes both
+:func:`spare_theory.reports.overhead.write` writes both
 (``tables/placement_ablation``, figure ``placement_ablation``).  Naming as
 in :mod:`spare_theory.reports.overhead`.
 """

@@ -38,7 +38,6 @@ from __future__ import annotations
 import concurrent.futures
 import dataclasses
 import math
-import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -54,6 +53,7 @@ from ..training.estimate import mean_time_to_wipeout
 from ..training.optimize import optimal_checkpoint_steps, optimal_plan
 from ..training.simulate import simulate_time_to_wipeout
 from ._io import save_figure, write_table
+from .catalogue import ReportOptions
 
 if TYPE_CHECKING:  # matplotlib is imported only when a figure is drawn
     from matplotlib.figure import Figure
@@ -65,8 +65,8 @@ __all__ = [
     "WIPEOUT_CELLS",
     "paper_plans_table",
     "plans_table",
-    "reproduce",
     "wipeout_table",
+    "write",
 ]
 
 #: Mean repair times of the 600k table, minutes (``None``: no repairs).
@@ -380,60 +380,40 @@ def _figure(
     return fig
 
 
-def reproduce(
-    outdir: str | os.PathLike[str],
-    *,
-    quick: bool = False,
-    executor: concurrent.futures.Executor | None = None,
-    seed: int | np.random.SeedSequence = 0,
-    progress: bool = True,
-) -> list[Path]:
-    """Write the 600k plans table, the wipe-out check table and the figure.
+def write(options: ReportOptions) -> list[Path]:
+    """Write the 600k plans, wipe-out check and paper tables and their figures.
 
-    Parameters
-    ----------
-    outdir : path
-        Folder that receives ``tables/`` and ``figures/`` (created if needed).
-    quick : bool
-        Groups of 2048 only, repairs 10 min, 1 h and never, no planned
-        restarts, three wipe-out cells; the paper's scenario with repairs
-        of 10 min, 1 h and never.
-    executor : concurrent.futures.Executor, optional
-        Where the cells run (``None``: serially).
-    seed : int or numpy.random.SeedSequence
-        Root seed of the simulations.
-    progress : bool
-        Show a progress bar.
+    ``quick``: groups of 2048 only, repairs of 10 min, 1 h and never, no
+    planned restarts, three wipe-out cells; the paper's scenario with the same
+    three repair times.
 
-    Returns
-    -------
-    list of pathlib.Path
-        The files written.
-
-    Examples
-    --------
-    Skipped: it writes files.
-
-    >>> [p.name for p in reproduce("out", quick=True, progress=False)]  # doctest: +SKIP
-    ['repairs_600k.csv', 'repairs_600k.md', 'repairs_wipeout.csv', 'repairs_wipeout.md',
-     'repairs_paper.csv', 'repairs_paper.md', 'repairs_600k.png', 'repairs_paper.png']
+    Declared in :data:`spare_theory.reports.catalogue.REPORTS`.
     """
-    outdir = Path(outdir)
-    if quick:
+    if options.quick:
         plans = plans_table(
-            (2048,), (10.0, 60.0, None), planned=(), executor=executor, progress=progress
+            (2048,),
+            (10.0, 60.0, None),
+            planned=(),
+            executor=options.executor,
+            progress=options.progress,
         )
-        wipe = wipeout_table(_QUICK_WIPEOUT, seed=seed, executor=executor, progress=progress)
-        paper = paper_plans_table((200,), (10.0, 60.0, None), executor=executor, progress=progress)
+        wipe = wipeout_table(
+            _QUICK_WIPEOUT, seed=options.seed, executor=options.executor, progress=options.progress
+        )
+        paper = paper_plans_table(
+            (200,), (10.0, 60.0, None), executor=options.executor, progress=options.progress
+        )
     else:
-        plans = plans_table(executor=executor, progress=progress)
-        wipe = wipeout_table(seed=seed, executor=executor, progress=progress)
-        paper = paper_plans_table(executor=executor, progress=progress)
+        plans = plans_table(executor=options.executor, progress=options.progress)
+        wipe = wipeout_table(
+            seed=options.seed, executor=options.executor, progress=options.progress
+        )
+        paper = paper_plans_table(executor=options.executor, progress=options.progress)
     worst = float(wipe["z"].abs().max())
     return [
         *write_table(
             plans,
-            outdir / "tables",
+            options.outdir / "tables",
             "repairs_600k",
             title="Repairs at 600,000 GPUs: best plan of each strategy against repair time",
             notes="Scenario.published_600k (Llama 3 MTBF, 60 min restarts, 5 min checkpoints, "
@@ -447,7 +427,7 @@ def reproduce(
         ),
         *write_table(
             wipe,
-            outdir / "tables",
+            options.outdir / "tables",
             "repairs_wipeout",
             title="Mean hours to the first wipe-out: model against event simulation",
             notes="N = 64 groups of 2048 H100s (group MTBF 24.7 h), exponential repairs; "
@@ -456,7 +436,7 @@ def reproduce(
         ),
         *write_table(
             paper,
-            outdir / "tables",
+            options.outdir / "tables",
             "repairs_paper",
             title="Repairs on the SPARe paper's scenario: best plan of each strategy "
             "against repair time",
@@ -477,7 +457,7 @@ def reproduce(
                 720.0,
                 "600k GPUs, groups of {key} (N = {N})",
             ),
-            outdir / "figures",
+            options.outdir / "figures",
             "repairs_600k",
         ),
         save_figure(
@@ -489,7 +469,7 @@ def reproduce(
                 1.0,
                 "The SPARe paper's scenario, N = {key}",
             ),
-            outdir / "figures",
+            options.outdir / "figures",
             "repairs_paper",
         ),
     ]

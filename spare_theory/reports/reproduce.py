@@ -1,6 +1,6 @@
 """``spare-theory reproduce``: regenerate every table and figure.
 
-Runs each report module of :data:`REPORTS`, writing tables to
+Runs each report of :data:`~spare_theory.reports.catalogue.REPORTS`, writing tables to
 ``outdir/tables`` and figures to ``outdir/figures``.  ``quick=True`` uses
 small sample sizes (seconds per report); the README's Benchmarks section
 gives the measured times of both sizes on two cores and how they were taken.
@@ -8,9 +8,9 @@ gives the measured times of both sizes on two cores and how they were taken.
 Where the work runs
 -------------------
 By default (no ``executor``, more than one core) the reports run side by
-side: a pool of one process per core takes them longest first
-(:data:`REPORT_COST`), and each report spreads its cells over its own pool
-of one process per core.  The cores are thus shared by up to two reports'
+side: a pool of one process per core takes them longest first (by their
+``cost_seconds``), and each report spreads its cells over its own pool of
+one process per core.  The cores are thus shared by up to two reports'
 cells; a report's serial parts (model tables, figures) overlap another's
 cells instead of leaving a core idle, and the last report still uses every
 core.  Every report and every cell has its own seed, so the files are the
@@ -34,7 +34,6 @@ from __future__ import annotations
 import concurrent.futures
 import dataclasses
 import hashlib
-import importlib
 import json
 import os
 import time
@@ -47,11 +46,10 @@ import numpy as np
 from .._parallel import progress_bar
 from .._validation import as_count, as_seed_sequence
 from ._io import atomic_path
+from .catalogue import REPORTS, ReportOptions
 
 __all__ = [
     "MANIFEST_DIR",
-    "REPORTS",
-    "REPORT_COST",
     "ReportRun",
     "read_manifest",
     "reproduce",
@@ -61,37 +59,6 @@ __all__ = [
 #: Folder (under ``outdir``) holding one manifest JSON per report written by :func:`reproduce`.
 MANIFEST_DIR = ".reproduce"
 
-#: Report modules in the order they run; each exposes ``reproduce(outdir, ...) -> list[Path]``.
-REPORTS = (
-    "mu",
-    "overhead",
-    "training",
-    "sweep",
-    "domains",
-    "microbatch",
-    "simulator",
-    "repairs",
-    "alternatives",
-    "trace",
-)
-
-
-#: Rough CPU seconds of each report at default sizes on the README's 2-core machine
-#: (per-cell CPU of a whole run plus its serial parts); only their order matters: reports
-#: side by side start longest first.
-REPORT_COST = {
-    "mu": 30.0,
-    "overhead": 32.0,
-    "training": 45.0,
-    "sweep": 35.0,
-    "domains": 45.0,
-    "microbatch": 38.0,
-    "simulator": 100.0,
-    "repairs": 60.0,
-    "alternatives": 140.0,
-    "trace": 40.0,
-}
-
 
 @dataclasses.dataclass(frozen=True)
 class ReportRun:
@@ -100,7 +67,7 @@ class ReportRun:
     Attributes
     ----------
     name : str
-        The report, among :data:`REPORTS`.
+        The report, a key of :data:`~spare_theory.reports.catalogue.REPORTS`.
     files : tuple of pathlib.Path
         The files it wrote (or kept).
     seconds : float
@@ -129,8 +96,6 @@ def reproduce(
 ) -> list[Path]:
     """Run every report (or those named in ``only``) and return the files written.
 
-    Every ``spare_theory.reports.<name>.reproduce`` has this signature (without
-    ``only``) and the same return type: the list of files it wrote.
     :func:`run_reports` does the same and also returns each report's time.
 
     Parameters
@@ -148,7 +113,8 @@ def reproduce(
     progress : bool
         Show progress bars (side by side: one bar over the reports).
     only : iterable of str, optional
-        Reports to run, among :data:`REPORTS` (default: all, in that order).
+        Reports to run, keys of :data:`~spare_theory.reports.catalogue.REPORTS`
+        (default: all, in that order).
     resume : bool
         Skip a report whose manifest (see :func:`read_manifest`) matches this
         run's seed, ``quick`` flag and package version and whose files are
@@ -162,7 +128,7 @@ def reproduce(
     -------
     list of pathlib.Path
         The files written (or, with ``resume``, kept), report after report
-        in the order of ``only`` (or :data:`REPORTS`).
+        in the order of ``only`` (or of ``REPORTS``).
 
     Raises
     ------
@@ -216,7 +182,7 @@ def run_reports(
     Returns
     -------
     list of ReportRun
-        One per report, in the order of ``only`` (or :data:`REPORTS`),
+        One per report, in the order of ``only`` (or of ``REPORTS``),
         whatever order they ran in.
 
     Raises
@@ -237,7 +203,7 @@ def run_reports(
     [('sweep', False)]
     """
     outdir = Path(outdir)
-    names = REPORTS if only is None else tuple(only)
+    names = tuple(REPORTS) if only is None else tuple(only)
     unknown = sorted(set(names) - set(REPORTS))
     if unknown:
         raise ValueError(f"only must name reports among {list(REPORTS)}, got {unknown}")
@@ -250,12 +216,12 @@ def run_reports(
     # Side by side, longest first; each report process makes its own cell pool.  The
     # report modules are imported here, once: the forked processes inherit them.
     for name in names:
-        importlib.import_module(f"{__package__}.{name}")
+        REPORTS[name].function()
     pool = concurrent.futures.ProcessPoolExecutor(min(count, len(names)))
     try:
         futures = [
             pool.submit(job, name, None, False)
-            for name in sorted(names, key=lambda n: -REPORT_COST[n])
+            for name in sorted(names, key=lambda n: -REPORTS[n].cost_seconds)
         ]
         done: dict[str, ReportRun] = {}
         with progress_bar(len(names), "reports", progress) as bar:
@@ -289,21 +255,12 @@ class _Job:
             return ReportRun(name, tuple(kept), time.perf_counter() - start, True)
         manifest = self.outdir / MANIFEST_DIR / f"{name}.json"
         manifest.unlink(missing_ok=True)  # an interrupted report leaves no stale manifest
-        module = importlib.import_module(f"{__package__}.{name}")
         pool = None
         if executor is None and self.workers > 1:
             pool = executor = concurrent.futures.ProcessPoolExecutor(self.workers)
         try:
-            written = [
-                Path(p)
-                for p in module.reproduce(
-                    self.outdir,
-                    quick=self.quick,
-                    executor=executor,
-                    seed=self.seed,
-                    progress=progress,
-                )
-            ]
+            options = ReportOptions(self.outdir, self.quick, executor, self.seed, progress)
+            written = REPORTS[name].run(options)
         finally:  # on an interrupt, cancel the queued cells instead of running them
             if pool is not None:
                 pool.shutdown(wait=True, cancel_futures=True)
@@ -364,7 +321,7 @@ def read_manifest(outdir: str | os.PathLike[str], report: str) -> dict[str, Any]
     outdir : path
         The ``outdir`` of the run.
     report : str
-        A name among :data:`REPORTS`.
+        A key of :data:`~spare_theory.reports.catalogue.REPORTS`.
 
     Returns
     -------

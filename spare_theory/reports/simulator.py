@@ -12,7 +12,7 @@ interval ``k`` the authors ran).
   (:func:`spare_theory.training.simulate.simulate_steps`) and our closed form
   (:func:`spare_theory.training.estimate.step_time_to_train`), their errors and
   pass/fail.
-* :func:`reproduce` also writes the paper's headline table and its
+* :func:`write` also writes the paper's headline table and its
   micro-batch plans (:func:`spare_theory.reports.paper.paper_table`,
   :func:`spare_theory.reports.paper.paper_split_table`).
 
@@ -27,7 +27,6 @@ from __future__ import annotations
 import concurrent.futures
 import csv
 import math
-import os
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -41,14 +40,15 @@ from ..steps.scenario import StepScenario, paper_scenario
 from ..training.estimate import step_time_to_train
 from ..training.simulate import simulate_steps
 from ._io import save_figure, write_table
+from .catalogue import ReportOptions
 from .paper import PAPER_TABLE, paper_split_table, paper_table
 
 __all__ = [
     "MODEL_CRITERIA",
     "SIM_CRITERIA",
     "published_cells",
-    "reproduce",
     "simulator_table",
+    "write",
 ]
 
 #: Simulation pass criterion: relative error and combined-SE bounds on the total time.
@@ -334,52 +334,21 @@ def _figure(table: pd.DataFrame, outdir: Path) -> Path:
     return save_figure(fig, outdir, "simulator")
 
 
-def reproduce(
-    outdir: str | os.PathLike[str],
-    *,
-    quick: bool = False,
-    executor: concurrent.futures.Executor | None = None,
-    seed: int | np.random.SeedSequence = 0,
-    progress: bool = True,
-    full: bool = False,
-) -> list[Path]:
-    """Write the ``simulator`` and ``paper_table`` tables and the ``simulator`` figure.
+def write(options: ReportOptions) -> list[Path]:
+    """Write the ``simulator``, ``paper_table`` and ``paper_microbatch`` tables and the figure.
 
-    Parameters
-    ----------
-    outdir : path
-        Folder that receives ``tables/`` and ``figures/``.
-    quick : bool
-        Model on every cell, one small simulated cell, no paper-table
-        simulation nor optimiser (seconds).
-    executor : concurrent.futures.Executor, optional
-        Where the simulated cells run (``None``: serially).
-    seed : int or numpy.random.SeedSequence
-        Seed of the simulations.
-    progress : bool
-        Show progress bars.
-    full : bool
-        Simulate every published cell (4 trials) and every cell of the
-        paper's table (tens of minutes on 2 cores).
+    ``quick``: the model on every cell, one small simulated cell, no
+    paper-table simulation nor optimiser (seconds); ``full``: every published
+    cell simulated (4 trials) and every cell of the paper's table (tens of
+    minutes on 2 cores).
 
-    Returns
-    -------
-    list of pathlib.Path
-
-    Examples
-    --------
-    >>> import tempfile
-    >>> with tempfile.TemporaryDirectory() as tmp:  # doctest: +SKIP
-    ...     [p.name for p in reproduce(tmp, quick=True, progress=False)]
-    ['simulator.csv', 'simulator.md', 'paper_table.csv', 'paper_table.md',
-     'paper_microbatch.csv', 'paper_microbatch.md', 'simulator.png']
+    Declared in :data:`spare_theory.reports.catalogue.REPORTS`.
     """
-    outdir = Path(outdir)
-    tables, figures = outdir / "tables", outdir / "figures"
-    size = "full" if full else "quick" if quick else "default"
-    root = as_seed_sequence(seed)
+    tables, figures = options.outdir / "tables", options.outdir / "figures"
+    size = "full" if options.full else "quick" if options.quick else "default"
+    root = as_seed_sequence(options.seed)
     table = simulator_table(
-        size=size, executor=executor, seed=child_seed(root, 0), progress=progress
+        size=size, executor=options.executor, seed=child_seed(root, 0), progress=options.progress
     )
     paths = list(
         write_table(
@@ -394,10 +363,10 @@ def reproduce(
             "step_time_to_train at the same (r, k). Empty sim cells were not simulated.",
         )
     )
-    if full:
+    if options.full:
         simulate = [(n, s) for n in PAPER_TABLE for s in ("rep", "spare")]
         trials = _TRIALS["full"]
-    elif quick:
+    elif options.quick:
         simulate, trials = [], 2
     else:
         simulate = [(200, "rep"), (200, "spare")]
@@ -405,10 +374,10 @@ def reproduce(
     paper = paper_table(
         simulate=simulate,
         trials=trials,
-        optimise=not quick,
-        executor=executor,
+        optimise=not options.quick,
+        executor=options.executor,
         seed=child_seed(root, 1),
-        progress=progress,
+        progress=options.progress,
     )
     paths += write_table(
         paper,
@@ -422,12 +391,12 @@ def reproduce(
         "1 - spare / rep.",
     )
     splits = paper_split_table(
-        N=(200,) if quick else tuple(PAPER_TABLE),
-        simulate=[] if quick else [(200, 16)],
+        N=(200,) if options.quick else tuple(PAPER_TABLE),
+        simulate=[] if options.quick else [(200, 16)],
         trials=trials,
-        executor=executor,
+        executor=options.executor,
         seed=child_seed(root, 2),
-        progress=progress,
+        progress=options.progress,
     )
     paths += write_table(
         splits,

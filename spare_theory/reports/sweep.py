@@ -25,8 +25,6 @@ for the common report signature and does not change anything.
 
 from __future__ import annotations
 
-import concurrent.futures
-import os
 from collections.abc import Collection
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -37,11 +35,12 @@ import pandas as pd
 from ..hourly.scenario import LLAMA3_H100_GPU_MTBF_HOURS
 from ..sweeps import RESTART_MODELS, by_point, split_label, sweep
 from ._io import save_figure, write_table
+from .catalogue import ReportOptions
 
 if TYPE_CHECKING:  # matplotlib is imported only when a figure is drawn
     from matplotlib.figure import Figure
 
-__all__ = ["FULL_GRID", "QUICK_GRID", "SPLITS", "reproduce"]
+__all__ = ["FULL_GRID", "QUICK_GRID", "SPLITS", "write"]
 
 _MTBF = [f * LLAMA3_H100_GPU_MTBF_HOURS for f in (0.5, 1.0, 2.0)]
 
@@ -127,44 +126,18 @@ def _plot(frame: pd.DataFrame, column: str, ylabel: str, strategies: Collection[
     return fig
 
 
-def reproduce(
-    outdir: str | os.PathLike[str],
-    *,
-    quick: bool = False,
-    executor: concurrent.futures.Executor | None = None,
-    seed: int | np.random.SeedSequence = 0,
-    progress: bool = True,
-) -> list[Path]:
-    """Run the sweep grid (:data:`QUICK_GRID` or :data:`FULL_GRID`); write its tables and figures.
+def write(options: ReportOptions) -> list[Path]:
+    """Run the sweep grid (:data:`FULL_GRID`, ``quick``: :data:`QUICK_GRID`); write its files.
 
-    Parameters
-    ----------
-    outdir : path
-        Folder that receives ``tables/`` and ``figures/`` (created if needed).
-    quick : bool
-        The small grid (about a second).
-    executor : concurrent.futures.Executor, optional
-        Where the grid points run (``None``: serially).
-    seed : int or numpy.random.SeedSequence
-        Accepted for the common report signature; the sweep is deterministic.
-    progress : bool
-        Show a progress bar.
+    Deterministic (``seed`` is not used).
 
-    Returns
-    -------
-    list of pathlib.Path
-        The files written, as every ``reports.*.reproduce`` returns.
-
-    Examples
-    --------
-    Skipped: about a second even with ``quick=True``, and it writes files.
-
-    >>> [p.name for p in reproduce("out", quick=True, progress=False)]  # doctest: +SKIP
-    ['sweep.csv', 'sweep.md', 'sweep_by_point.csv', 'sweep_by_point.md',
-     'sweep_reduction.png', 'sweep_availability.png']
+    Declared in :data:`spare_theory.reports.catalogue.REPORTS`.
     """
-    outdir = Path(outdir)
-    frame = sweep(**(QUICK_GRID if quick else FULL_GRID), executor=executor, progress=progress)
+    frame = sweep(
+        **(QUICK_GRID if options.quick else FULL_GRID),
+        executor=options.executor,
+        progress=options.progress,
+    )
     notes = (
         "Best plan of each strategy (optimal r and checkpoint interval) per point; "
         "restart cost constant at 60 min or linear in GPUs (60 min at 600,000 GPUs). "
@@ -179,14 +152,14 @@ def reproduce(
     paths = [
         *write_table(
             frame,
-            outdir / "tables",
+            options.outdir / "tables",
             "sweep",
             title="Sweep: best plans over GPU scale and MTBF",
             notes=notes,
         ),
         *write_table(
             by_point(frame),
-            outdir / "tables",
+            options.outdir / "tables",
             "sweep_by_point",
             title="Sweep: strategies side by side per point",
             notes=notes,
@@ -198,7 +171,7 @@ def reproduce(
                 "less time to train than best Rep+CKPT",
                 {"spare", split_label(16)},
             ),
-            outdir / "figures",
+            options.outdir / "figures",
             "sweep_reduction",
         ),
         save_figure(
@@ -208,7 +181,7 @@ def reproduce(
                 "availability of the best plan (useful share of wall time)",
                 {"spare", "rep"},
             ),
-            outdir / "figures",
+            options.outdir / "figures",
             "sweep_availability",
         ),
     ]

@@ -32,7 +32,6 @@ from __future__ import annotations
 
 import concurrent.futures
 import math
-import os
 import sys
 from pathlib import Path
 from typing import Any
@@ -50,15 +49,16 @@ from ..traces.replay import replay_training
 from ..training.estimate import time_to_train
 from ..training.optimize import optimal_plan
 from ._io import write_table
+from .catalogue import ReportOptions
 
 __all__ = [
     "GPUS",
     "STRATEGIES",
-    "reproduce",
     "spares_table",
     "trace_cell",
     "trace_scenario",
     "trace_table",
+    "write",
 ]
 
 #: Cluster sizes of the tables.
@@ -238,44 +238,31 @@ def _verdict(table: pd.DataFrame) -> str:
     )
 
 
-def reproduce(
-    outdir: str | os.PathLike[str],
-    *,
-    quick: bool = False,
-    executor: concurrent.futures.Executor | None = None,
-    seed: int | np.random.SeedSequence = 0,
-    progress: bool = True,
-) -> list[Path]:
+def write(options: ReportOptions) -> list[Path]:
     """Write the trace table and the spares table (module docstring).
 
-    Examples
-    --------
-    Skipped: it writes files.
-
-    >>> [p.name for p in reproduce("out", quick=True, progress=False)]  # doctest: +SKIP
-    ['trace.csv', 'trace.md', 'trace_spares.csv', 'trace_spares.md']
+    Declared in :data:`spare_theory.reports.catalogue.REPORTS`.
     """
-    outdir = Path(outdir)
-    if quick:
+    if options.quick:
         table = trace_table(
             (100_000,),
             ("ckpt", "rep", "spare"),
             trials=2,
-            seed=seed,
-            executor=executor,
-            progress=progress,
+            seed=options.seed,
+            executor=options.executor,
+            progress=options.progress,
         )
-        spares = spares_table((100_000,), trials=4, seed=seed)
+        spares = spares_table((100_000,), trials=4, seed=options.seed)
     else:
-        table = trace_table(seed=seed, executor=executor, progress=progress)
-        spares = spares_table(seed=seed)
+        table = trace_table(seed=options.seed, executor=options.executor, progress=options.progress)
+        spares = spares_table(seed=options.seed)
     verdict = _verdict(table)
-    if progress:  # on stderr, so that --json output stays JSON
+    if options.progress:  # on stderr, so that --json output stays JSON
         print(verdict, file=sys.stderr)
     return [
         *write_table(
             table,
-            outdir / "tables",
+            options.outdir / "tables",
             "trace",
             title="The StepFun trace: fitted models against the replayed log",
             notes="log.scenario(gpus, gpus_per_group=2048, restart 60 min, checkpoints 5 min, "
@@ -289,7 +276,7 @@ def reproduce(
         ),
         *write_table(
             spares,
-            outdir / "tables",
+            options.outdir / "tables",
             "trace_spares",
             title="Spare nodes for a shortage probability: Poisson against the replayed trace",
             notes="poisson_spares: the fewest spares with P(N >= S) under the target, N the "

@@ -6,7 +6,7 @@
 * ``r_star_table``: the optimiser's SPARe ``r`` against the SPARe paper's rule
   ``floor(log2 N + 0.833)`` for ``N`` from 64 to 1,000,000, in the published
   regime (cluster MTBF 5 min, 60 min restart), with the time lost by the rule.
-* :func:`reproduce` also writes the published headline at 600,000 GPUs and
+* :func:`write` also writes the published headline at 600,000 GPUs and
   its sensitivity to checkpoint and restart cost
   (:mod:`spare_theory.reports.headline`).
 
@@ -19,7 +19,6 @@ simulation estimates, and fractions for every ratio (``0.47`` is 47 %).
 from __future__ import annotations
 
 import concurrent.futures
-import os
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
@@ -35,6 +34,7 @@ from ..training.estimate import time_to_train
 from ..training.optimize import optimal_plan
 from ..training.simulate import simulate_training
 from ._io import save_figure, write_table
+from .catalogue import ReportOptions
 from .headline import (
     HEADLINE_GPUS_PER_GROUP,
     HEADLINE_NOTES,
@@ -47,9 +47,9 @@ from .headline import (
 __all__ = [
     "R_STAR_N",
     "r_star_table",
-    "reproduce",
     "training_bias_text",
     "training_error_table",
+    "write",
 ]
 
 #: Group counts of :func:`r_star_table` (``quick=True`` stops at ``2**16``).
@@ -321,51 +321,20 @@ def _figures(outdir: Path) -> list[Path]:
     return paths
 
 
-def reproduce(
-    outdir: str | os.PathLike[str],
-    *,
-    quick: bool = False,
-    executor: concurrent.futures.Executor | None = None,
-    seed: int | np.random.SeedSequence = 0,
-    progress: bool = True,
-) -> list[Path]:
+def write(options: ReportOptions) -> list[Path]:
     """Write the training, r*, headline and sensitivity tables and both figures.
 
-    Tables ``training_error``, ``r_star``, ``headline`` and (not with
-    ``quick``) ``training_sensitivity`` as CSV and Markdown under
-    ``outdir/tables``; figures ``time_to_train_vs_r`` and ``headline`` under
-    ``outdir/figures``.
+    ``training_sensitivity`` is left out with ``quick`` (smaller grids and
+    samples, seconds); ``seed`` seeds the simulation table, the others are
+    deterministic.
 
-    Parameters
-    ----------
-    outdir : path
-        Folder that receives ``tables/`` and ``figures/`` (created if needed).
-    quick : bool
-        Smaller grids and samples (seconds).
-    executor : concurrent.futures.Executor, optional
-        Where the simulation cells run (``None``: serially).
-    seed : int or numpy.random.SeedSequence
-        Seed of the simulation table (the others are deterministic).
-    progress : bool
-        Show progress bars.
-
-    Returns
-    -------
-    list of pathlib.Path
-        The files written, as every ``reports.*.reproduce`` returns.
-
-    Examples
-    --------
-    Skipped: even ``quick=True`` takes a few seconds and writes files.
-
-    >>> [p.name for p in reproduce("out", quick=True, progress=False)]  # doctest: +SKIP
-    ['training_error.csv', 'training_error.md', 'r_star.csv', 'r_star.md', 'headline.csv',
-     'headline.md', 'time_to_train_vs_r.png', 'headline.png']
+    Declared in :data:`spare_theory.reports.catalogue.REPORTS`.
     """
-    outdir = Path(outdir)
-    tables, figures = outdir / "tables", outdir / "figures"
+    tables, figures = options.outdir / "tables", options.outdir / "figures"
     paths: list[Path] = []
-    err = training_error_table(quick=quick, executor=executor, seed=seed, progress=progress)
+    err = training_error_table(
+        quick=options.quick, executor=options.executor, seed=options.seed, progress=options.progress
+    )
     mae = err["rel_error"].abs().mean()
     paths += write_table(
         err,
@@ -377,7 +346,7 @@ def reproduce(
         "(within 2 % or 3 SE). rel_error = hours / mc_mean_hours - 1, a fraction.\n\n"
         + training_bias_text(err),
     )
-    rs = r_star_table(quick=quick)
+    rs = r_star_table(quick=options.quick)
     paths += write_table(
         rs,
         tables,
@@ -387,7 +356,7 @@ def reproduce(
         "rule_loss = hours_rule / hours_optimal - 1, a fraction.",
     )
     head = headline_table(
-        gpus_per_group=HEADLINE_GPUS_PER_GROUP[2:] if quick else HEADLINE_GPUS_PER_GROUP
+        gpus_per_group=HEADLINE_GPUS_PER_GROUP[2:] if options.quick else HEADLINE_GPUS_PER_GROUP
     )
     paths += write_table(
         head,
@@ -396,7 +365,7 @@ def reproduce(
         title="600k GPUs, Llama-3 GPU MTBF, R = 60 min, delta = 5 min, 720 h",
         notes=HEADLINE_NOTES + headline_verdict(head),
     )
-    if not quick:
+    if not options.quick:
         paths += write_table(
             sensitivity_table(),
             tables,
