@@ -4,21 +4,26 @@ SPARe (Stacked Parallelism with Adaptive Reordering) keeps LLM pre-training
 running through group failures by stacking ``r`` shards of the global batch on
 every data-parallel group along a cyclic Golomb ruler.  This package computes
 how many failures a placement endures, what the stacks cost, how long a run
-takes and which redundancy and checkpoint interval to choose.
+takes and which redundancy and checkpoint interval to choose, for SPARe and
+the alternatives (checkpoint-only, replication, elastic data parallelism, hot
+spares).
 
-The public API is flat, in the style of ``scipy.stats``: every name below is
-importable from ``spare_theory`` and lives in one plain module, loaded on first
-use.  Layers, lowest first (a lower layer never imports a higher one):
+The public API is flat, in the style of ``scipy.stats``: every name of
+``_API`` below is importable from ``spare_theory`` and is loaded from its
+module on first use.  The modules live in layer subpackages, lowest first (a
+lower layer never imports a higher one; docs/architecture.md):
 
-1. ``placement``                     rulers and placements
-2. ``wipeout``, ``wipeout_sim``, ``symbolic``
-                                     failure process, wipe-out, endurable failures
-3. ``stacks``, ``reordering``, ``average_overhead``
-                                     exact ``S*``, the reordering controller, average overhead
-4. ``scenario``, ``strategies``, ``renewal``, ``optimize``, ``training``, ``training_sim``
-                                     time to train and the optimiser
-5. ``sweeps``, ``reports.*``          sweeps, error tables, figures
-6. ``cli``, notebooks
+0. ``_validation``, ``_parallel``, ``_numerics``, ``_jit``, ``_lazy``, ``_caching``,
+   ``_samples``                           shared helpers
+1. ``placement``                          rulers and placements
+2. ``wipeout``, ``lifetimes``             wipe-out laws, failure laws, fits, spare pools
+3. ``stacking``                           exact ``S*``, the reordering controller, overhead
+4. ``cycles``, ``planning``               restart-cycle laws, plans and their searches
+5. ``hourly``, ``steps``                  hour-level and step-level models and simulations
+6. ``strategies``                         one class per strategy, and their registry
+7. ``training``, ``traces``               the front doors; real failure logs and replays
+8. ``sweeps``, ``reports``                sweeps, error tables, figures
+9. ``cli``                                the ``spare-theory`` command
 """
 
 from __future__ import annotations

@@ -25,8 +25,10 @@ exactly to Daly's higher-order formula
 
 :func:`evaluate` is the one entry point: a scenario, a cycle law and an
 interval in, a :class:`TrainingEstimate` out.  :func:`renewal_terms` is its
-vectorised core, which the interval search of :mod:`spare_theory.training.optimize`
-evaluates on whole grids of intervals.
+vectorised core, which the interval search
+(:func:`spare_theory.hourly.model.best_interval`, by
+:func:`~spare_theory.planning.search.minimize_log_interval`) evaluates on
+whole grids of intervals.
 
 This module is long (about 570 lines, half of them docstrings and Examples)
 because the estimate type and the sums that fill it are one model: every field

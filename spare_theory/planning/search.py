@@ -86,7 +86,10 @@ def minimize_log_interval(
     3. Zooms of 11 points, each ``5x`` finer: the first around each of the 3
        best local minima of the grid (a dip can be narrower than the grid
        step), then around the best point, down to a step of at most ``0.01``.
-    4. Brent's bounded search within that last step around the best point
+    4. A scan of step ``0.0005`` over ``0.05`` either side of the best point
+       (the objective can ripple finer than the last zoom); its lowest point
+       is kept if it is lower.
+    5. Brent's bounded search within one scan step around the best point
        (to ``1e-5`` in ``x``); its point is kept only if it is lower.
 
     Parameters
