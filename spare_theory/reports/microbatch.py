@@ -179,9 +179,9 @@ def table_600k(gpus_per_group: tuple[int, ...] = (1024, 2048)) -> pd.DataFrame:
 
     Examples
     --------
-    Skipped: several seconds.
+    Several seconds (a slow doctest):
 
-    >>> table_600k((2048,))["plan"].tolist()  # doctest: +SKIP
+    >>> table_600k((2048,))["plan"].tolist()
     ['rep', 'spare', 'spare m=4', 'spare m=16', 'spare m=1024']
     """
     rows = []

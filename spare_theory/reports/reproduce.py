@@ -142,9 +142,11 @@ def reproduce(
     ...
     ValueError: only must name reports among ['mu', 'overhead', ...], got ['plots']
 
-    Skipped: even ``quick=True`` takes seconds per report and writes files.
+    Even ``quick=True`` takes seconds per report (a slow doctest):
 
-    >>> [p.name for p in reproduce("out", quick=True, only=["sweep"])]  # doctest: +SKIP
+    >>> import tempfile
+    >>> with tempfile.TemporaryDirectory() as out:  # doctest: +NORMALIZE_WHITESPACE
+    ...     [p.name for p in reproduce(out, quick=True, only=["sweep"], progress=False)]
     ['sweep.csv', 'sweep.md', 'sweep_by_point.csv', 'sweep_by_point.md',
      'sweep_reduction.png', 'sweep_availability.png']
     """
@@ -197,10 +199,15 @@ def run_reports(
     ...
     ValueError: workers must be >= 1, got 0
 
-    Skipped: it writes files.
+    A second run with ``resume`` keeps the files of the first (a slow doctest):
 
-    >>> [(r.name, r.kept) for r in run_reports("out", quick=True, only=["sweep"])]  # doctest: +SKIP
+    >>> import tempfile
+    >>> with tempfile.TemporaryDirectory() as out:
+    ...     for resume in (False, True):
+    ...         print([(r.name, r.kept) for r in run_reports(
+    ...             out, quick=True, only=["sweep"], progress=False, resume=resume)])
     [('sweep', False)]
+    [('sweep', True)]
     """
     outdir = Path(outdir)
     names = tuple(REPORTS) if only is None else tuple(only)

@@ -169,9 +169,9 @@ def trace_table(
 
     Examples
     --------
-    Skipped: a cell takes seconds.
+    A cell takes seconds (a slow doctest):
 
-    >>> trace_table((100_000,), ("rep",), trials=2)["r"].tolist()  # doctest: +SKIP
+    >>> trace_table((100_000,), ("rep",), trials=2)["r"].tolist()
     [2]
     """
     root = as_seed_sequence(seed)

@@ -141,10 +141,10 @@ def training_error_table(
 
     Examples
     --------
-    Skipped: about a second even with ``quick=True``.
+    About a second even with ``quick=True`` (a slow doctest):
 
-    >>> table = training_error_table(quick=True, progress=False)  # doctest: +SKIP
-    >>> bool(table["in_band"].all()), len(table)  # doctest: +SKIP
+    >>> table = training_error_table(quick=True, progress=False)
+    >>> bool(table["in_band"].all()), len(table)
     (True, 10)
     """
     seed = as_seed_sequence(seed)
