@@ -10,9 +10,8 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-import pandas as pd
-
-if TYPE_CHECKING:  # matplotlib is imported only when a figure is saved
+if TYPE_CHECKING:  # annotations only: reproduce --help needs neither pandas nor matplotlib
+    import pandas as pd
     from matplotlib.figure import Figure
 
 __all__ = [
@@ -111,6 +110,7 @@ def markdown_table(frame: pd.DataFrame, notes: str = "") -> str:
 
     Examples
     --------
+    >>> import pandas as pd
     >>> frame = pd.DataFrame({"N": [128, 1024], "trials": [33440.0, 2000.0],
     ...                       "hours": [50677.0024, 304.549], "rel_error": [0.0021734, None]})
     >>> print(markdown_table(frame, "rel_error is a fraction."))
@@ -156,6 +156,7 @@ def write_table(
     Examples
     --------
     >>> import tempfile
+    >>> import pandas as pd
     >>> with tempfile.TemporaryDirectory() as tmp:
     ...     [p.name for p in write_table(pd.DataFrame({"N": [7]}), tmp, "demo", title="Demo")]
     ['demo.csv', 'demo.md']
