@@ -36,9 +36,10 @@ scenario.
 
 from __future__ import annotations
 
+import dataclasses
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 
 import numpy as np
 
@@ -49,7 +50,14 @@ from ..steps.cycles import StepCycle
 from ..steps.scenario import StepScenario
 from ..steps.trials import StepTrial
 
+if TYPE_CHECKING:  # the estimates are models: the simulations import this module without them
+    from ..hourly.renewal import TrainingEstimate
+    from ..steps.estimate import StepEstimate
+
 __all__ = ["PATIENCE", "Strategy", "single_units"]
+
+#: An estimate of either level.
+EstimateT = TypeVar("EstimateT", "TrainingEstimate", "StepEstimate")
 
 #: Consecutive ``r`` without improvement after which a walk over ``r`` stops.
 PATIENCE = 3
@@ -77,6 +85,10 @@ class Strategy(ABC):
     #: Whether every step trains the whole global batch (``False``: an elastic
     #: job skips the samples of the groups that are down).
     exact_batch: ClassVar[bool] = True
+    #: What the plan's ``r`` is, as the CLI and its JSON name it: ``"r"`` (a
+    #: redundancy), another key (hot spares' ``"spare_groups"``), or ``None``
+    #: for a strategy without one (elastic DP), which then shows no ``r``.
+    r_variable: ClassVar[str | None] = "r"
 
     def cache_key(self) -> tuple[str, str]:
         """Caches of laws and searches are keyed on the strategy's class and name."""
@@ -187,11 +199,14 @@ class Strategy(ABC):
         """Whether every step of the plan trains the whole batch (default: :attr:`exact_batch`)."""
         return self.exact_batch
 
-    def caveats(self, scenario: Any) -> list[str]:
-        """The biases of the strategy's models measured in the docs that apply to ``scenario``.
+    def caveats(self, scenario: Any, r: int | None) -> list[str]:
+        """The biases of the strategy's models measured in the docs that apply to a plan.
 
-        Sentences with the measured size and where the docs measure it (the
-        CLI prints them beside a plan); none by default.
+        The plan is the strategy at ``r`` on ``scenario`` (either kind).
+        Sentences with the measured size and where the docs measure it; a
+        caveat is given only where its measurement applies.  The front doors
+        attach them to the estimates and plans they return (``caveats``);
+        none by default.
         """
         return []
 
@@ -315,6 +330,26 @@ class Strategy(ABC):
     def trajectory_pool(self, N: int, r: int, *, size: int, seed: Any, microbatches: int) -> Any:
         """Failure trajectories drawn once for the whole simulation (``None``: none needed)."""
         return None
+
+    # -- results --------------------------------------------------------------------
+
+    def with_caveats(self, estimate: EstimateT, scenario: Any) -> EstimateT:
+        """``estimate`` of a plan on ``scenario`` with its :meth:`caveats` attached.
+
+        What the front doors return: estimates are built below the
+        strategies and carry the caveats only from here.
+
+        Examples
+        --------
+        >>> from spare_theory import Scenario, strategy, time_to_train
+        >>> sc = Scenario(gpus=1024, gpus_per_group=8, gpu_mtbf_hours=2000.0,
+        ...               restart_minutes=20, checkpoint_minutes=5, work_hours=48,
+        ...               failure_law="weibull")
+        >>> est = time_to_train(sc, "spare", r=4, checkpoint_interval_minutes=60)
+        >>> len(est.caveats), strategy("spare").with_caveats(est, sc) == est
+        (1, True)
+        """
+        return dataclasses.replace(estimate, caveats=tuple(self.caveats(scenario, estimate.r)))
 
 
 def single_units(N: int) -> tuple[np.ndarray, np.ndarray]:

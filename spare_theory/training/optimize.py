@@ -280,6 +280,7 @@ def optimal_plan(
         cost = _cost_realising(N, k)
     return dataclasses.replace(
         plan,
+        estimate=chosen.with_caveats(plan.estimate, scenario),
         planned_restart_failures=k,
         planned_restart_cost=cost,
         **chosen.check_plan(N, plan.r, variables.get(plan.r, {})),
@@ -438,6 +439,7 @@ def _best_interval(
     """The estimate at the best interval; ``None`` for a step-level plan that never progresses."""
     if not isinstance(scenario, StepScenario):
         return optimal_interval(scenario, strategy, r, **plan)
+    strategy.check_step_plan(scenario, r)  # a refusal says why, not "no progress"
     try:
         return optimal_checkpoint_steps(scenario, strategy, r, **plan)
     except ValueError:  # no checkpoint interval lets this plan progress
