@@ -12,6 +12,7 @@ __getattr__, __dir__, __all__ = attach(
         "PUBLISHED_STRATEGIES": "registry",
         "RepStrategy": "rep",
         "SpareStrategy": "spare",
+        "check_strategy": "registry",
         "Strategy": "base",
         "register_strategy": "registry",
         "registered_strategies": "registry",
