@@ -38,7 +38,7 @@ from __future__ import annotations
 
 import dataclasses
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 
 import numpy as np
@@ -48,7 +48,7 @@ from ..cycles.base import EXPONENTIAL, CycleLaw
 from ..planning.search import Bracket, Leg
 from ..steps.cycles import StepCycle
 from ..steps.scenario import StepScenario
-from ..steps.trials import StepTrial
+from .protocols import FailureRuleFactory, StepTrialRule, TrajectoryPool
 
 if TYPE_CHECKING:  # the estimates are models: the simulations import this module without them
     from ..hourly.renewal import TrainingEstimate
@@ -68,7 +68,10 @@ class Strategy(ABC):
 
     Subclasses set :attr:`name` and :attr:`label` and implement
     :meth:`cycle_law`, :meth:`failure_rules`, :meth:`step_cycle` and
-    :meth:`step_rule`; the rest has defaults.
+    :meth:`step_rule`; the rest has defaults.  What the methods return
+    follows the protocols of :mod:`spare_theory.strategies.protocols`, whose
+    ``PARTS`` lists every part; :func:`spare_theory.check_strategy` checks a
+    subclass (``examples/standby.py`` is one written from scratch).
 
     Examples
     --------
@@ -284,7 +287,7 @@ class Strategy(ABC):
     @abstractmethod
     def failure_rules(
         self, N: int, r: int, *, microbatches: int, repairs: bool, pool: Any
-    ) -> Callable[[np.random.Generator], Any]:
+    ) -> FailureRuleFactory:
         """A factory of the hour-level simulation's failure rule, one rule per cycle.
 
         ``rules(rng)`` returns a fresh rule at each cycle's start (all groups
@@ -294,13 +297,15 @@ class Strategy(ABC):
         must know which group failed), ``cost_grows`` and ``reconfigures``
         (the elastic stall semantics of :mod:`spare_theory.hourly.simulation`).
         ``pool``: SPARe's trajectory pool (``None``: the exact controller).  A
-        strategy with plan variables takes them as keywords too.
+        strategy with plan variables takes them as keywords too.  The
+        protocols: :class:`~spare_theory.strategies.protocols.FailureRuleFactory`,
+        :class:`~spare_theory.strategies.protocols.FailureRule`.
         """
 
     @abstractmethod
     def step_rule(
         self, scenario: StepScenario, r: int, *, rep_recovery: str, **plan: Any
-    ) -> StepTrial:
+    ) -> StepTrialRule:
         """The step-level simulation's trial: ``trial(scenario, r, k, rng, repairs=...)``.
 
         A picklable callable (trials may run on a process pool) returning a
@@ -327,7 +332,9 @@ class Strategy(ABC):
             "groups all down at once)"
         )
 
-    def trajectory_pool(self, N: int, r: int, *, size: int, seed: Any, microbatches: int) -> Any:
+    def trajectory_pool(
+        self, N: int, r: int, *, size: int, seed: Any, microbatches: int
+    ) -> TrajectoryPool | None:
         """Failure trajectories drawn once for the whole simulation (``None``: none needed)."""
         return None
 

@@ -171,8 +171,7 @@ def time_to_train(
                 "checkpoint_every_steps (checkpoints every k steps)"
             )
         if checkpoint_every_steps is None:
-            best = optimal_checkpoint_steps(scenario, chosen, r, **plan)
-            return chosen.with_caveats(best, scenario)
+            return optimal_checkpoint_steps(scenario, chosen, r, **plan)
         r = chosen.check_r(scenario.groups, r)
         variables = chosen.check_plan(scenario.groups, r, plan)
         estimate = step_estimate(scenario, chosen, r, checkpoint_every_steps, variables)

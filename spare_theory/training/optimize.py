@@ -132,7 +132,8 @@ def optimal_interval(
     scenario = merge_microbatches(scenario, microbatches)
     r = chosen.check_r(scenario.groups, r)
     variables = chosen.check_plan(scenario.groups, r, plan)
-    return evaluate_law(scenario, scenario_cycle(scenario, chosen, r, variables), None, chosen.name)
+    law = scenario_cycle(scenario, chosen, r, variables)
+    return chosen.with_caveats(evaluate_law(scenario, law, None, chosen.name), scenario)
 
 
 def optimal_plan(
@@ -549,4 +550,4 @@ def optimal_checkpoint_steps(
             f"no checkpoint interval lets strategy {chosen.name!r} at r={r} progress on this "
             "scenario"
         )
-    return est
+    return chosen.with_caveats(est, scenario)
