@@ -50,6 +50,7 @@ def test_a_caveat_is_attached_only_where_it_was_measured():
     plain = dataclasses.replace(exponential, reconfigure_minutes=1.0)
     elastic = time_to_train(plain, "elastic", checkpoint_interval_minutes=60, min_groups=100)
     assert len(elastic.caveats) == 1 and "docs/theory.md section 8" in elastic.caveats[0]
+    assert tuple(strategy("elastic").caveats(plain, None)) == elastic.caveats  # no r: the same
     repaired = dataclasses.replace(plain, repair_minutes=60.0)
     assert time_to_train(repaired, "elastic", checkpoint_interval_minutes=60).caveats == ()
 

@@ -269,8 +269,8 @@ class ElasticStrategy(Strategy):
                     "often; docs/theory.md section 8, the step level)"
                 ]
             return []
-        N = scenario.groups
-        if r is None or scenario.repair_minutes is not None or self.default_quorum(N, r) >= N - r:
+        N, spares = scenario.groups, r or 0  # elastic DP: no r (None) or r = 0
+        if scenario.repair_minutes is not None or self.default_quorum(N, spares) >= N - spares:
             return []
         return [
             "without repairs the model runs above simulation by a fresh-start offset of "
