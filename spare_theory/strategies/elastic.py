@@ -274,7 +274,7 @@ class ElasticStrategy(Strategy):
             return []
         return [
             "without repairs the model runs above simulation by a fresh-start offset of "
-            "0.4-2.8 h plus 0.1-0.2 % of the hours (+0.8 to +1.5 % on 100 h runs), and "
+            "0.4-2.8 h plus 0.08-0.19 % of the hours (+0.3 to +1.5 % on 100 h runs), and "
             "overstates samples_skipped by up to 0.85 points of the batch (docs/theory.md "
             "section 8, model against simulation)"
         ]
