@@ -21,6 +21,10 @@ how :func:`spare_theory.check_strategy` calls it on a small probe scenario
 walks that table; the registry (:func:`spare_theory.check_strategy`) adds the
 name clashes and raises.  Changing the interface of
 :class:`~spare_theory.strategies.base.Strategy` is changing this table.
+
+The module is a little over 500 lines: each protocol and each part, with
+the probe that checks it, is written once here, so that the interface has
+one place to change.
 """
 
 from __future__ import annotations
