@@ -4,8 +4,8 @@
   strategy"; the docs show the file verbatim, checked here): a
   :class:`~spare_theory.Strategy` subclass that subclasses no built-in
   strategy, registered by importing it.  It runs through ``time_to_train``,
-  ``optimal_plan``, ``simulate_training`` and ``spare-theory optimize
-  --strategy standby`` with no other edit; the step level and repairs, which
+  ``optimal_plan``, ``simulate_training``, ``replay_training`` and
+  ``spare-theory optimize --strategy standby`` with no other edit; the step level and repairs, which
   it does not model, are refused with a reason.
 - Its model is checked against its event simulation (4 SE or 1 %, the
   tolerance of ``tests/test_training_sim.py``: the renewal-reward limit's
@@ -34,10 +34,12 @@ from spare_theory import (
     Scenario,
     Strategy,
     check_strategy,
+    infinitehbd_failure_log,
     optimal_plan,
     paper_scenario,
     register_strategy,
     registered_strategies,
+    replay_training,
     simulate_training,
     strategy,
     time_to_train,
@@ -125,6 +127,19 @@ def test_model_matches_its_simulation(standby, r):
     assert abs(est.hours - sim.mean_hours) <= max(K * sim.standard_error_hours, 0.01 * est.hours)
     se_restarts = sim.restarts.std(ddof=1) / np.sqrt(sim.trials)
     assert abs(est.restarts - sim.restarts.mean()) <= max(K * se_restarts, 0.05 * est.restarts)
+
+
+def test_a_failure_log_replays_it(standby):
+    """The fourth front door: at r = 1 every logged failure is a restart, as CKPT-only's."""
+    log = infinitehbd_failure_log()
+    sc = Scenario(
+        gpus=400 * 8, gpus_per_group=64, restart_minutes=20, checkpoint_minutes=5, work_hours=100
+    )
+    args = dict(checkpoint_interval_minutes=120, trials=3, seed=0)
+    ours = replay_training(log, sc, "standby", r=1, **args)
+    np.testing.assert_array_equal(ours.hours, replay_training(log, sc, "ckpt", **args).hours)
+    # Two standbys ride out what CKPT-only restarts for.
+    assert np.all(replay_training(log, sc, "standby", r=3, **args).hours < ours.hours)
 
 
 def test_optimal_plan_is_the_best_of_every_r(standby):
