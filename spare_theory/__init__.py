@@ -99,6 +99,7 @@ _API = {
     "Strategy": "strategies.base",
     "strategy": "strategies.registry",
     "register_strategy": "strategies.registry",
+    "check_strategy": "strategies.registry",
     "registered_strategies": "strategies.registry",
     # fits to censored durations and spare-node pools
     "LifetimeFit": "lifetimes.fitting",

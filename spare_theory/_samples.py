@@ -1,4 +1,4 @@
-"""The vocabulary every simulation result shares: ``mean``, ``standard_error``, ``to_frame``.
+"""The vocabulary results share: ``mean``, ``standard_error``, ``to_frame``; ``summary()`` text.
 
 A simulation result is a frozen dataclass holding one array entry per trial
 for each measured quantity; :class:`TrialSamples` gives it the same three
@@ -13,17 +13,23 @@ The per-trial quantities are the dataclass fields holding 1-d arrays of one
 entry per trial, and the properties named in the class attribute
 ``derived``.  :class:`HourSamples` adds ``mean_hours`` and
 ``standard_error_hours`` to results whose runs last ``hours``.
+
+Estimates and plans explain themselves as text in one layout
+(:func:`summary_text`, like a statsmodels results summary): their variables
+and figures in two columns, the breakdown of the hours, then the caveats.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import math
+import textwrap
+from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
 import numpy as np
 
-__all__ = ["HourSamples", "TrialSamples"]
+__all__ = ["SUMMARY_WIDTH", "HourSamples", "TrialSamples", "summary_text"]
 
 
 class TrialSamples:
@@ -130,3 +136,74 @@ class HourSamples(TrialSamples):
     def standard_error_hours(self) -> float:
         """Standard error of :attr:`mean_hours`; raises with fewer than two trials."""
         return self.standard_error("hours")
+
+
+#: Characters per line of :func:`summary_text`.
+SUMMARY_WIDTH = 78
+
+
+def _cell(item: tuple[str, Any] | None, width: int) -> str:
+    """``name:`` and its value right-aligned in ``width`` characters (``-`` for ``None``)."""
+    if item is None:
+        return ""
+    name, value = item
+    text = "-" if value is None else str(value)
+    return f"{name}:{' ' * max(width - len(name) - 1 - len(text), 1)}{text}"
+
+
+def summary_text(
+    title: str,
+    left: Sequence[tuple[str, Any]],
+    right: Sequence[tuple[str, Any]],
+    *,
+    breakdown_hours: Mapping[str, float] | None = None,
+    notes: Sequence[str] = (),
+    caveats: Sequence[str] = (),
+) -> str:
+    """A result as text: a title, two columns of ``(name, value)``, the breakdown, notes, caveats.
+
+    ``None`` values print as ``-`` (a variable the plan does not have); the
+    breakdown gives each part's hours and its share of their sum; caveats
+    are numbered, and said to be none when there are none.
+
+    Examples
+    --------
+    >>> print(summary_text("Result", [("r", 2), ("quorum", None)], [("hours", "10.0")],
+    ...                    breakdown_hours={"useful": 8.0, "restart": 2.0}))
+                                        Result
+    ==============================================================================
+    r:                                  2    hours:                           10.0
+    quorum:                             -
+    ------------------------------------------------------------------------------
+    breakdown                        hours    share
+      useful                             8    0.800
+      restart                            2    0.200
+    ------------------------------------------------------------------------------
+    caveats: none measured for this plan
+    ==============================================================================
+    """
+    width, half = SUMMARY_WIDTH, (SUMMARY_WIDTH - 4) // 2
+    lines = [title.center(width).rstrip(), "=" * width]
+    for i in range(max(len(left), len(right))):
+        a = _cell(left[i] if i < len(left) else None, half)
+        b = _cell(right[i] if i < len(right) else None, half)
+        lines.append(f"{a:<{half}}    {b}".rstrip())
+    if breakdown_hours:
+        total = sum(breakdown_hours.values())
+        lines += ["-" * width, f"{'breakdown':<24}{'hours':>14}{'share':>9}"]
+        for name, hours in breakdown_hours.items():
+            share = f"{hours / total:.3f}" if math.isfinite(total) and total > 0 else "-"
+            lines.append(f"  {name:<22}{hours:>14,.6g}{share:>9}")
+    lines.append("-" * width)
+    for note in notes:
+        lines += textwrap.wrap(note, width, subsequent_indent="  ")
+    if not caveats:
+        lines.append("caveats: none measured for this plan")
+    else:
+        lines.append("caveats (documented model biases that apply to this plan):")
+        for k, caveat in enumerate(caveats, 1):
+            lines += textwrap.wrap(
+                caveat, width, initial_indent=f"  [{k}] ", subsequent_indent="      "
+            )
+    lines.append("=" * width)
+    return "\n".join(lines)

@@ -7,9 +7,11 @@ planned without micro-batches (it changes nothing for it), and one the
 model does not cover on this scenario is reported as such instead of
 failing the command.  Beside each plan the text gives the range of ``r``
 within 1 % of the best, says when the checkpoint interval is a limit of the
-search rather than advice, adds the documented biases that apply
-(each strategy's :meth:`~spare_theory.strategies.base.Strategy.caveats`) and
-warns when GPUs are left out of the groups.
+search rather than advice, adds the documented biases that apply to each plan
+(its ``caveats``, which the front doors attach) and warns when GPUs are left
+out of the groups.  Each strategy shows its own plan variables
+(:func:`plan_variables`): ``r`` only where it has one, hot spares' spare
+groups and the elastic quorum in their own columns.
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ import argparse
 import dataclasses
 import math
 import textwrap
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 from .points import iter_fields
@@ -27,11 +29,12 @@ __all__ = [
     "LEFT_OUT_SHARE",
     "R_TOLERANCE",
     "add_strategy_option",
-    "caveats",
+    "caveat_lines",
     "hours_text",
     "left_out_warning",
     "minutes_text",
     "plan_record",
+    "plan_variables",
     "plans_text",
     "reductions",
     "scenario_text",
@@ -63,29 +66,6 @@ def add_strategy_option(parser: argparse.ArgumentParser) -> None:
         help=f"strategies to plan, in this order (default: every registered one: "
         f"{', '.join(names)})",
     )
-
-
-def caveats(scenario: Any, strategies: Iterable[str]) -> list[str]:
-    """The documented biases that apply to ``scenario`` for the strategies planned.
-
-    Each strategy names its own (:meth:`Strategy.caveats
-    <spare_theory.strategies.base.Strategy.caveats>`).
-
-    Examples
-    --------
-    >>> from spare_theory import Scenario
-    >>> sc = Scenario(gpus=4096, gpus_per_group=16, restart_minutes=30,
-    ...               checkpoint_minutes=3, work_hours=100, failure_law="weibull")
-    >>> [c[:33] for c in caveats(sc, ["ckpt", "spare"])]
-    ['SPARe+CKPT: under non-exponential']
-    """
-    from ..strategies.registry import strategy
-
-    return [
-        f"{chosen.label}: {text}"
-        for chosen in map(strategy, dict.fromkeys(strategies))
-        for text in chosen.caveats(scenario)
-    ]
 
 
 def left_out_warning(scenario: Any) -> str | None:
@@ -140,9 +120,13 @@ def plan_record(scenario: Any, name: str, *, planned_restarts: bool = False) -> 
         ``restarts``, ``feasible``, ``reason``, ``microbatches`` (those it
         was planned with), ``curve`` (hours against every ``r`` scanned),
         the planned-restart trigger, ``plan_variables`` (the strategy's own,
-        such as an elastic quorum), ``exact_batch`` and ``samples_skipped``
-        (the share of the global batch not trained) and, at hour level,
-        ``breakdown_hours``.
+        such as an elastic quorum), ``variables`` (:func:`plan_variables`:
+        the plan's variables as the strategy names them, each also a key of
+        its own: ``min_groups``, ``spare_groups``), ``exact_batch`` and
+        ``samples_skipped`` (the share of the global batch not trained),
+        ``caveats`` (the documented biases that apply to the plan) and, at
+        hour level, ``breakdown_hours``.  ``r`` is ``None`` (null in JSON)
+        for a plan without one.
 
     Examples
     --------
@@ -152,6 +136,8 @@ def plan_record(scenario: Any, name: str, *, planned_restarts: bool = False) -> 
     >>> rec = plan_record(sc, "spare")
     >>> rec["r"], rec["r_within_1pct"], rec["interval_limit"], round(rec["hours"], 1)
     (7, [5, 8], None, 209.7)
+    >>> rec["caveats"], plan_record(sc, "hot_spares")["variables"]
+    ([], {'spare_groups': 22, 'min_groups': 234})
     """
     from ..strategies.registry import strategy
     from ..training.optimize import optimal_plan
@@ -167,13 +153,17 @@ def plan_record(scenario: Any, name: str, *, planned_restarts: bool = False) -> 
     except ValueError as exc:
         return record | {"modelled": False, "reason": str(exc)}
     est = plan.estimate
-    low, high = plan.r_within(R_TOLERANCE)
+    key = None if plan.r is None else chosen.r_variable  # what the plan's r is called
+    low, high = (None, None) if key is None else plan.r_within(R_TOLERANCE)
+    own = {name: getattr(plan, name) for name in chosen.plan_variables}
+    variables = ({} if key is None else {key: plan.r}) | own
     record |= {
         "modelled": True,
         "r": plan.r,
         "r_within_1pct": [low, high],
         # The walk over r stopped while still within 1 %: larger r may be as good.
-        "r_within_1pct_open": high == int(plan.r_values.max())
+        "r_within_1pct_open": key is not None
+        and high == int(plan.r_values.max())
         and high < scenario.groups
         and chosen.accepts(scenario.groups, high + 1),
         "microbatches": scenario.microbatches,
@@ -184,7 +174,10 @@ def plan_record(scenario: Any, name: str, *, planned_restarts: bool = False) -> 
         "planned_restart_failures": plan.planned_restart_failures,
         "planned_restart_cost": plan.planned_restart_cost,
         # The strategy's own plan variables (an elastic quorum), chosen with r.
-        "plan_variables": {name: getattr(plan, name) for name in chosen.plan_variables},
+        "plan_variables": own,
+        "variables": variables,
+        **variables,
+        "caveats": list(plan.caveats),
         # Whether every step trains the whole global batch; if not, the share skipped.
         "exact_batch": bool(getattr(est, "exact_batch", True)),
         "samples_skipped": float(getattr(est, "samples_skipped", 0.0)),
@@ -208,13 +201,7 @@ def plan_record(scenario: Any, name: str, *, planned_restarts: bool = False) -> 
         "availability": est.availability,
         "feasible": est.feasible,
         "reason": est.reason,
-        "breakdown_hours": {
-            "useful": est.useful_hours,
-            "redundancy": est.redundancy_hours,
-            "checkpoint": est.checkpoint_hours,
-            "restart": est.restart_hours,
-            "lost": est.lost_hours,
-        },
+        "breakdown_hours": est.breakdown_hours,
     }
 
 
@@ -303,13 +290,42 @@ def minutes_text(minutes: float) -> str:
     return f"{minutes:,.0f}" if minutes >= 1000 else f"{minutes:.3g}"
 
 
-def _row(record: dict[str, Any]) -> list[str]:
+#: Column titles of plan variables whose key is not a title already (the rest: ``_`` to space).
+_TITLES = {"min_groups": "quorum"}
+
+
+def plan_variables(plans: dict[str, dict[str, Any]]) -> tuple[list[str], list[str]]:
+    """The variable columns of a table of plan records: what ``r`` is called, then the others.
+
+    ``r`` and the other names of a plan's ``r`` (hot spares' ``spare_groups``)
+    first, then the strategies' own plan variables, each in the order met.
+
+    Examples
+    --------
+    >>> plan_variables({"elastic": {"variables": {"min_groups": 32},
+    ...                             "plan_variables": {"min_groups": 32}},
+    ...                 "hot_spares": {"variables": {"spare_groups": 4, "min_groups": 60},
+    ...                                "plan_variables": {"min_groups": 60}}})
+    (['r', 'spare_groups'], ['min_groups'])
+    """
+    redundancy: list[str] = ["r"]
+    own: list[str] = []
+    for record in plans.values():
+        for name in record.get("variables", {}):
+            mine = name in record["plan_variables"]
+            if name not in (own if mine else redundancy):
+                (own if mine else redundancy).append(name)
+    return redundancy, own
+
+
+def _row(record: dict[str, Any], redundancy: Sequence[str], own: Sequence[str]) -> list[str]:
     if not record["modelled"] or not record["feasible"]:
-        return [record["label"], "-", "-", "-", "-", "-", "-"]
+        return [record["label"], *("-" for _ in [*redundancy, *own]), "-", "-", "-", "-", "-"]
+    mine = record["variables"]
     low, high = record["r_within_1pct"]
-    within = (str(low) if low == high else f"{low}-{high}") + (
-        "+" if record["r_within_1pct_open"] else ""
-    )
+    within = "-" if low is None else str(low) if low == high else f"{low}-{high}"
+    if low is not None and record["r_within_1pct_open"]:
+        within += "+"
     if "checkpoint_every_steps" in record:
         k = record["checkpoint_every_steps"]
         every = f"{k} step{'s' if k > 1 else ''}"
@@ -323,8 +339,9 @@ def _row(record: dict[str, Any]) -> list[str]:
         every += "*"
     return [
         record["label"],
-        str(record["r"]),
+        *("-" if mine.get(c) is None else str(mine[c]) for c in redundancy),
         within,
+        *("-" if mine.get(c) is None else str(mine[c]) for c in own),
         every,
         hours_text(record["hours"]),
         share,
@@ -344,12 +361,15 @@ def _table(headers: Sequence[str], rows: list[list[str]]) -> list[str]:
 def plans_text(plans: dict[str, dict[str, Any]], scenario: Any) -> list[str]:
     """The plans as a table (at most 100 columns) and the notes that go with it.
 
-    One row per strategy: ``r``, the ``r`` within 1 % of the best hours,
-    the checkpoint interval (``none pays`` when no periodic checkpoint pays
-    off, ``*`` when it sits at a limit of the search), expected hours,
-    availability (hour level) or time to train over ``T0`` (step level) and
-    restarts; then a line per plan that does not finish or is not
-    modelled, per trigger, per interval at a limit, and the caveats.
+    One row per strategy: ``r`` (``-`` for a strategy without one, or
+    whose ``r`` has another name: hot spares' ``spare groups``), the values
+    of that ``r`` within 1 % of the best hours, the strategy's own plan
+    variables (the elastic ``quorum``; :func:`plan_variables`), the checkpoint interval (``none
+    pays`` when no periodic checkpoint pays off, ``*`` when it sits at a
+    limit of the search), expected hours, availability (hour level) or time
+    to train over ``T0`` (step level) and restarts; then a line per plan
+    that does not finish or is not modelled, per trigger, per interval at a
+    limit, and each plan's caveats.
 
     Examples
     --------
@@ -357,20 +377,22 @@ def plans_text(plans: dict[str, dict[str, Any]], scenario: Any) -> list[str]:
     >>> sc = Scenario(gpus=4096, gpus_per_group=16, gpu_mtbf_hours=2000.0,
     ...               restart_minutes=30, checkpoint_minutes=3, work_hours=100)
     >>> print("\\n".join(plans_text({"spare": plan_record(sc, "spare")}, sc)))
-      strategy    r  r within 1 %  checkpoint every  hours  availability  restarts
-      SPARe+CKPT  7           5-8           156 min  209.7         0.477       ...
+      strategy    r  within 1 %  checkpoint every  hours  availability  restarts
+      SPARe+CKPT  7         5-8           156 min  209.7         0.477       ...
     """
     step = not _hour(scenario)
+    redundancy, own = plan_variables(plans)
     headers = (
         "strategy",
-        "r",
-        "r within 1 %",
+        *(_TITLES.get(c, c.replace("_", " ")) for c in redundancy),
+        "within 1 %",
+        *(_TITLES.get(c, c.replace("_", " ")) for c in own),
         "checkpoint every",
         "hours",
         "total / T0" if step else "availability",
         "restarts",
     )
-    lines = _table(headers, [_row(p) for p in plans.values()])
+    lines = _table(headers, [_row(p, redundancy, own) for p in plans.values()])
     notes = []
     for p in plans.values():
         label = p["label"]
@@ -396,9 +418,6 @@ def plans_text(plans: dict[str, dict[str, Any]], scenario: Any) -> list[str]:
                 f"{label}: planned restart (no rollback) once {p['planned_restart_failures']} "
                 "groups are down" + ("" if cost is None else f" (step cost {cost:g})")
             )
-        if p["modelled"] and p["plan_variables"]:
-            chosen = ", ".join(f"{k} = {v}" for k, v in p["plan_variables"].items())
-            notes.append(f"{label}: {chosen} (chosen with r)")
         if p["modelled"] and not p["exact_batch"]:
             notes.append(
                 f"{label}: trains only part of the global batch, {100 * p['samples_skipped']:.3g} "
@@ -407,11 +426,24 @@ def plans_text(plans: dict[str, dict[str, Any]], scenario: Any) -> list[str]:
             )
         if p["modelled"] and p["microbatches"] != scenario.microbatches:
             notes.append(f"{label}: does not split shards, planned with microbatches = 1")
-    modelled = [name for name, p in plans.items() if p["modelled"]]
-    notes += [f"caveat: {c}" for c in caveats(scenario, modelled)]
+    notes += [f"caveat: {c}" for c in caveat_lines(plans)]
     for note in notes:
         lines += textwrap.wrap(note, _WIDTH, initial_indent="  ", subsequent_indent="    ")
     return lines
+
+
+def caveat_lines(plans: dict[str, dict[str, Any]]) -> list[str]:
+    """Each plan's caveats (those its estimate carries), as ``label: caveat``.
+
+    Examples
+    --------
+    >>> caveat_lines({"spare": {"label": "SPARe+CKPT", "modelled": True, "caveats": ["high"]},
+    ...               "rep": {"label": "Rep+CKPT", "modelled": False}})
+    ['SPARe+CKPT: high']
+    """
+    return [
+        f"{p['label']}: {text}" for p in plans.values() if p["modelled"] for text in p["caveats"]
+    ]
 
 
 def _why_no_checkpoint(plan: dict[str, Any]) -> str:

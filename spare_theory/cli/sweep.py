@@ -136,7 +136,7 @@ def _rows(scenario: Any, model: str, plans: dict[str, dict[str, Any]]) -> list[d
     base = scenario_record(scenario) | {"restart_model": model}
     rows = []
     for name, plan in plans.items():
-        nested = ("curve", "breakdown_hours", "plan_variables")
+        nested = ("curve", "breakdown_hours", "plan_variables", "variables", "caveats")
         row = base | {k: v for k, v in plan.items() if k not in nested}
         row |= plan.get("plan_variables", {})
         low, high = row.pop("r_within_1pct", (None, None))

@@ -11,7 +11,7 @@ from .fields import add_scenario_options
 from .laws import LAW_SYNTAX
 from .plans import (
     add_strategy_option,
-    caveats,
+    caveat_lines,
     hours_text,
     left_out_warning,
     plan_record,
@@ -35,10 +35,17 @@ line per strategy."""
 _OPTIMIZE_EPILOG = (
     """\
 output columns (--json: plans.<strategy>.<key>):
-  r             redundancy of the best plan (replicas per shard; 1 for CKPT-only)
-  r within 1 %  the r whose best hours are within 1 % of the best (r_within_1pct):
-                how flat the optimum is; "+" when the scan over r stopped inside
-                that range (r_within_1pct_open: larger r may be as good)
+  r             redundancy of the best plan (replicas per shard; 1 for CKPT-only);
+                "-" for a strategy without one (elastic DP) or whose r has its
+                own column (null in --json where the plan has no r)
+  spare groups  hot spares: idle groups that take a failed group's place (its r;
+                spare_groups)
+  within 1 %    the r (spare groups) whose best hours are within 1 % of the best
+                (r_within_1pct): how flat the optimum is; "+" when the scan over r
+                stopped inside that range (r_within_1pct_open: larger r may be as
+                good)
+  quorum        elastic DP and hot spares: fewest groups up for the job to go on
+                (min_groups), chosen with r
   checkpoint    checkpoint interval of the best plan: minutes of compute
   every         (checkpoint_interval_minutes) or steps (checkpoint_every_steps);
                 "none pays" when no periodic checkpoint pays off (the hours fall
@@ -63,8 +70,9 @@ to train, 1 - hours / hours_other (a fraction: 0.40 is 40 % less wall time),
 of every strategy against every one listed before it.  A warning on stderr
 when GPUs are left out of the groups.
 --json also gives breakdown_hours (useful, redundancy, checkpoint, restart,
-lost), feasible and reason per plan, the reductions, the caveats, and the
-curve of hours against r.
+lost), feasible, reason, variables (the plan's own variables by name) and
+caveats per plan, the reductions, every caveat, and the curve of hours
+against r.
 
 """
     + LAW_SYNTAX
@@ -159,13 +167,13 @@ def _optimize(args: argparse.Namespace) -> Output:
         "scenario": scenario_record(sc),
         "plans": plans,
         "reductions": found,
-        "caveats": caveats(sc, [p["strategy"] for p in modelled]),
+        "caveats": caveat_lines(plans),
     }
     return Output("\n".join(lines), data, warnings=(warning,) if warning else ())
 
 
 _COLUMN_READING = """\
-Reading the columns: r = replicas per shard (1 is plain checkpointing); r within 1 % = the r
+Reading the columns: r = replicas per shard (1 is plain checkpointing); within 1 % = the r
 whose hours are within 1 % of the best (+: the scan stopped there); checkpoint every = compute
 between checkpoints; hours = expected wall-clock hours to finish the work; {share};
 restarts = expected global restarts (a failure that leaves some shard with no live replica)."""

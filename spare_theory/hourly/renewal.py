@@ -39,10 +39,12 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike
 
+from .._samples import summary_text
 from ..cycles.base import CycleLaw, survival_integral
 from .scenario import Scenario
 
@@ -128,9 +130,16 @@ class TrainingEstimate:
     exact_batch : bool
         Whether every step trains the whole global batch (no samples can be
         skipped), so that no table compares unlike things silently.
-    feasible, reason : bool, str
+    caveats : tuple of str
+        The documented biases of the model that apply to this plan
+        (:meth:`Strategy.caveats <spare_theory.strategies.base.Strategy.caveats>`,
+        attached by the front doors); empty when none applies.
+    feasible, reason, breakdown_hours : bool, str, dict
         Properties: whether the run finishes in practice (finite ``hours``,
-        availability at least 0.001) and, if not, why, in words.
+        availability at least 0.001) and, if not, why, in words; ``hours``
+        by part (``useful``, ``redundancy``, ``checkpoint``, ``restart``,
+        ``lost``; they add up to ``hours``).  :meth:`summary` says it all
+        as text.
 
     Examples
     --------
@@ -160,6 +169,7 @@ class TrainingEstimate:
     interval_limit: str | None = None
     samples_skipped: float = 0.0
     exact_batch: bool = True
+    caveats: tuple[str, ...] = ()
 
     @property
     def wipeouts(self) -> float:
@@ -210,6 +220,84 @@ class TrainingEstimate:
             f"{self.hours:.3g} h expected, "
             f"{self.restarts:.3g} restarts, availability {self.availability:.2g} "
             f"< {self.MIN_FEASIBLE_AVAILABILITY:g}"
+        )
+
+    @property
+    def breakdown_hours(self) -> dict[str, float]:
+        """``hours`` by part: useful, redundancy, checkpoint, restart, lost (they add up to it)."""
+        parts = ("useful", "redundancy", "checkpoint", "restart", "lost")
+        return {name: getattr(self, f"{name}_hours") for name in parts}
+
+    def summary_rows(self) -> tuple[list[tuple[str, Any]], list[tuple[str, Any]], list[str]]:
+        """The plan's variables, its figures and notes: the body of :meth:`summary`."""
+        limit = {"upper": " (top of the search)", "lower": " (bottom of the search)"}
+        where = limit.get(self.interval_limit or "", "")
+        plan = [
+            ("strategy", self.strategy),
+            ("r", self.r),
+            (
+                "checkpoint every",
+                f"{self.checkpoint_interval_minutes:.4g} min{where}",
+            ),
+            ("restarts", f"{self.restarts:.4g}"),
+        ]
+        if self.planned_restarts:
+            plan.append(("of them planned", f"{self.planned_restarts:.4g}"))
+        if self.repairs:
+            plan.append(("repairs", f"{self.repairs:.4g}"))
+        figures = [
+            ("hours", f"{self.hours:,.6g}"),
+            ("availability", f"{self.availability:.4f}"),
+            ("uptime", f"{self.uptime:.4f}"),
+            ("cycle hours", f"{self.cycle_hours:.4g}"),
+            (
+                "samples skipped",
+                "none (exact batch)" if self.exact_batch else f"{self.samples_skipped:.4f}",
+            ),
+        ]
+        notes = [] if self.feasible else [f"does not finish: {self.reason}"]
+        return plan, figures, notes
+
+    def summary(self) -> str:
+        """The estimate as text: plan, hours, availability, the breakdown, the caveats.
+
+        Like a statsmodels ``results.summary()``: the strategy and its plan
+        variables (``-`` for one the strategy does not have), the figures,
+        the breakdown of ``hours`` with each part's share, and the
+        documented biases of the model that apply to this plan.
+
+        Examples
+        --------
+        >>> from spare_theory import Scenario, time_to_train
+        >>> sc = Scenario(gpus=1024, gpus_per_group=8, gpu_mtbf_hours=2000.0,
+        ...               restart_minutes=20, checkpoint_minutes=5, work_hours=48)
+        >>> print(time_to_train(sc, "rep", r=2, checkpoint_interval_minutes=60).summary())
+                             Training estimate (hour-level model)
+        ==============================================================================
+        strategy:                         rep    hours:                        107.143
+        r:                                  2    availability:                  0.4480
+        checkpoint every:              60 min    uptime:                        0.9888
+        restarts:                       3.608    cycle hours:                     29.7
+                                                 samples skipped:   none (exact batch)
+        ------------------------------------------------------------------------------
+        breakdown                        hours    share
+          useful                            48    0.448
+          redundancy                        48    0.448
+          checkpoint                   8.01155    0.075
+          restart                      1.20253    0.011
+          lost                         1.92857    0.018
+        ------------------------------------------------------------------------------
+        caveats: none measured for this plan
+        ==============================================================================
+        """
+        plan, figures, notes = self.summary_rows()
+        return summary_text(
+            "Training estimate (hour-level model)",
+            plan,
+            figures,
+            breakdown_hours=self.breakdown_hours,
+            notes=notes,
+            caveats=self.caveats,
         )
 
 

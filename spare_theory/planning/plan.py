@@ -11,10 +11,11 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Generic, Protocol, TypeVar
+from typing import Any, Generic, Protocol, TypeVar
 
 import numpy as np
 
+from .._samples import summary_text
 from .._validation import as_real
 
 __all__ = ["Plan"]
@@ -31,6 +32,14 @@ class _Estimate(Protocol):
 
     @property
     def hours(self) -> float: ...
+
+    @property
+    def caveats(self) -> tuple[str, ...]: ...
+
+    @property
+    def breakdown_hours(self) -> dict[str, float]: ...
+
+    def summary_rows(self) -> tuple[list[tuple[str, Any]], list[tuple[str, Any]], list[str]]: ...
 
 
 #: The estimate type of a :class:`Plan` (hour-level or step-level).
@@ -61,6 +70,10 @@ class Plan(Generic[EstimateT]):
     checkpoint_every_steps
         The best checkpoint interval in steps (step-level plans; ``None``
         for a :class:`Scenario`).
+    caveats
+        The documented biases of the model that apply to this plan (those of
+        :attr:`estimate`; empty when none applies).  :meth:`summary` says it
+        all as text.
 
     Examples
     --------
@@ -178,3 +191,64 @@ class Plan(Generic[EstimateT]):
             return self.r, self.r
         within = self.r_values[self.hours_by_r <= (1.0 + tolerance) * self.hours]
         return int(within.min()), int(within.max())
+
+    @property
+    def caveats(self) -> tuple[str, ...]:
+        """The documented model biases that apply to this plan (its estimate's)."""
+        return self.estimate.caveats
+
+    def summary(self) -> str:
+        """The plan as text: its variables, hours, availability, the breakdown, the caveats.
+
+        The layout of the estimates' ``summary()``, with the plan variables
+        the search chose (a quorum, a planned-restart trigger: only those
+        the plan has) and how flat the optimum is in ``r``.
+
+        Examples
+        --------
+        >>> from spare_theory import Scenario, optimal_plan
+        >>> sc = Scenario(gpus=1024, gpus_per_group=8, gpu_mtbf_hours=2000.0,
+        ...               restart_minutes=60, checkpoint_minutes=5, work_hours=48,
+        ...               failure_law="weibull")
+        >>> print(optimal_plan(sc, "spare").summary())
+                                   Best plan (optimal_plan)
+        ==============================================================================
+        strategy:                       spare    hours:                        101.497
+        r:                                  6    availability:                  0.4729
+        checkpoint every:           224.7 min    uptime:                        0.9891
+        r within 1 %:                     5-7    cycle hours:                    92.11
+        r scanned:                       1-10    samples skipped:   none (exact batch)
+        restarts:                       1.102
+        ------------------------------------------------------------------------------
+        breakdown                        hours    share
+          useful                            48    0.473
+          redundancy                   48.1848    0.475
+          checkpoint                    2.1414    0.021
+          restart                      1.10196    0.011
+          lost                          2.0685    0.020
+        ------------------------------------------------------------------------------
+        caveats (documented model biases that apply to this plan):
+          [1] under non-exponential GPU lifetimes the model runs high against
+              simulation (+3.2 % and +4.1 % at r = 4 and 6, Weibull shape 0.78: groups
+              that just failed restart with young clocks; docs/theory.md section 4,
+              non-exponential failure laws)
+        ==============================================================================
+        """
+        plan, figures, notes = self.estimate.summary_rows()
+        chosen: list[tuple[str, Any]] = []
+        if self.min_groups is not None:
+            chosen.append(("quorum min_groups", self.min_groups))
+        if self.planned_restart_failures is not None:
+            chosen.append(("planned restart at", f"{self.planned_restart_failures} down"))
+        if self.r is not None and len(self.r_values) > 1:
+            low, high = self.r_within(0.01)
+            chosen.append(("r within 1 %", str(low) if low == high else f"{low}-{high}"))
+            chosen.append(("r scanned", f"{self.r_values.min()}-{self.r_values.max()}"))
+        return summary_text(
+            "Best plan (optimal_plan)",
+            [*plan[:3], *chosen, *plan[3:]],
+            figures,
+            breakdown_hours=self.estimate.breakdown_hours,
+            notes=notes,
+            caveats=self.caveats,
+        )

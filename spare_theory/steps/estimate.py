@@ -50,10 +50,12 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 from scipy import integrate
 
+from .._samples import summary_text
 from .._validation import as_count
 from ..hourly.renewal import TrainingEstimate
 from .cycles import StepCycle
@@ -126,6 +128,10 @@ class StepEstimate:
         ``A`` shards with ``n`` workers up.
     exact_batch : bool
         Whether every step of the plan trains its whole batch.
+    caveats : tuple of str
+        The documented biases of the model that apply to this plan
+        (:meth:`Strategy.caveats <spare_theory.strategies.base.Strategy.caveats>`,
+        attached by the front doors); empty when none applies.
     availability, breakdown_hours, feasible, reason : float, dict, bool, str
         Properties: the useful share of wall time ``useful_seconds /
         seconds`` (``1 / total_over_T0``); ``hours`` by part (``useful``,
@@ -133,7 +139,8 @@ class StepEstimate:
         ``rework``; they add up to ``hours``); and, as for
         :class:`~spare_theory.hourly.renewal.TrainingEstimate`, whether the
         run finishes in practice (finite ``hours``, availability at least
-        :attr:`MIN_FEASIBLE_AVAILABILITY`) and, if not, why.
+        :attr:`MIN_FEASIBLE_AVAILABILITY`) and, if not, why.  :meth:`summary`
+        says it all as text.
 
     Examples
     --------
@@ -170,6 +177,7 @@ class StepEstimate:
     down_seconds: float
     samples_skipped: float = 0.0
     exact_batch: bool = True
+    caveats: tuple[str, ...] = ()
 
     #: Smallest availability of a plan said to finish (shared with the hour-level estimate).
     MIN_FEASIBLE_AVAILABILITY = TrainingEstimate.MIN_FEASIBLE_AVAILABILITY
@@ -189,6 +197,70 @@ class StepEstimate:
     # availability, restarts and the threshold only).
     feasible = TrainingEstimate.feasible
     reason = TrainingEstimate.reason
+
+    def summary_rows(self) -> tuple[list[tuple[str, Any]], list[tuple[str, Any]], list[str]]:
+        """The plan's variables, its figures and notes: the body of :meth:`summary`."""
+        k = self.checkpoint_every_steps
+        plan = [
+            ("strategy", self.strategy),
+            ("r", self.r),
+            ("checkpoint every", f"{k} step{'s' if k > 1 else ''}"),
+            ("restarts", f"{self.restarts:.4g}"),
+            ("failures", f"{self.failures:.4g}"),
+        ]
+        figures = [
+            ("hours", f"{self.hours:,.6g}"),
+            ("total / T0", f"{self.total_over_T0:.4f}"),
+            ("availability", f"{self.availability:.4f}"),
+            ("uptime", f"{self.uptime:.4f}"),
+            (
+                "samples skipped",
+                "none (exact batch)" if self.exact_batch else f"{self.samples_skipped:.4f}",
+            ),
+        ]
+        # The shared properties read only fields both estimates have.
+        feasible, reason = self.feasible, self.reason  # type: ignore[misc]
+        return plan, figures, [] if feasible else [f"does not finish: {reason}"]
+
+    def summary(self) -> str:
+        """The estimate as text: plan, hours, time over ``T0``, the breakdown, the caveats.
+
+        The layout of :meth:`TrainingEstimate.summary
+        <spare_theory.hourly.renewal.TrainingEstimate.summary>`.
+
+        Examples
+        --------
+        >>> from spare_theory import paper_scenario, time_to_train
+        >>> est = time_to_train(paper_scenario(200), "rep", r=3, checkpoint_every_steps=6)
+        >>> print(est.summary())
+               Training estimate (step-level model of the published simulator)
+        ==============================================================================
+        strategy:                         rep    hours:                       1,119.14
+        r:                                  3    total / T0:                    6.1044
+        checkpoint every:             6 steps    availability:                  0.1638
+        restarts:                       212.4    uptime:                        0.6104
+        failures:                   1.347e+04    samples skipped:   none (exact batch)
+        ------------------------------------------------------------------------------
+        breakdown                        hours    share
+          useful                       183.333    0.164
+          redundancy                   427.161    0.382
+          checkpoint                   16.9344    0.015
+          restart                      435.826    0.389
+          handling                    -2.04005   -0.002
+          rework                       57.9252    0.052
+        ------------------------------------------------------------------------------
+        caveats: none measured for this plan
+        ==============================================================================
+        """
+        plan, figures, notes = self.summary_rows()
+        return summary_text(
+            "Training estimate (step-level model of the published simulator)",
+            plan,
+            figures,
+            breakdown_hours=self.breakdown_hours,
+            notes=notes,
+            caveats=self.caveats,
+        )
 
 
 def estimate_steps(

@@ -36,9 +36,10 @@ scenario.
 
 from __future__ import annotations
 
+import dataclasses
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Mapping, Sequence
-from typing import Any, ClassVar
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 
 import numpy as np
 
@@ -47,9 +48,16 @@ from ..cycles.base import EXPONENTIAL, CycleLaw
 from ..planning.search import Bracket, Leg
 from ..steps.cycles import StepCycle
 from ..steps.scenario import StepScenario
-from ..steps.trials import StepTrial
+from .protocols import FailureRuleFactory, StepTrialRule, TrajectoryPool
+
+if TYPE_CHECKING:  # the estimates are models: the simulations import this module without them
+    from ..hourly.renewal import TrainingEstimate
+    from ..steps.estimate import StepEstimate
 
 __all__ = ["PATIENCE", "Strategy", "single_units"]
+
+#: An estimate of either level.
+EstimateT = TypeVar("EstimateT", "TrainingEstimate", "StepEstimate")
 
 #: Consecutive ``r`` without improvement after which a walk over ``r`` stops.
 PATIENCE = 3
@@ -60,7 +68,10 @@ class Strategy(ABC):
 
     Subclasses set :attr:`name` and :attr:`label` and implement
     :meth:`cycle_law`, :meth:`failure_rules`, :meth:`step_cycle` and
-    :meth:`step_rule`; the rest has defaults.
+    :meth:`step_rule`; the rest has defaults.  What the methods return
+    follows the protocols of :mod:`spare_theory.strategies.protocols`, whose
+    ``PARTS`` lists every part; :func:`spare_theory.check_strategy` checks a
+    subclass (``examples/standby.py`` is one written from scratch).
 
     Examples
     --------
@@ -77,6 +88,10 @@ class Strategy(ABC):
     #: Whether every step trains the whole global batch (``False``: an elastic
     #: job skips the samples of the groups that are down).
     exact_batch: ClassVar[bool] = True
+    #: What the plan's ``r`` is, as the CLI and its JSON name it: ``"r"`` (a
+    #: redundancy), another key (hot spares' ``"spare_groups"``), or ``None``
+    #: for a strategy without one (elastic DP), which then shows no ``r``.
+    r_variable: ClassVar[str | None] = "r"
 
     def cache_key(self) -> tuple[str, str]:
         """Caches of laws and searches are keyed on the strategy's class and name."""
@@ -187,11 +202,14 @@ class Strategy(ABC):
         """Whether every step of the plan trains the whole batch (default: :attr:`exact_batch`)."""
         return self.exact_batch
 
-    def caveats(self, scenario: Any) -> list[str]:
-        """The biases of the strategy's models measured in the docs that apply to ``scenario``.
+    def caveats(self, scenario: Any, r: int | None) -> list[str]:
+        """The biases of the strategy's models measured in the docs that apply to a plan.
 
-        Sentences with the measured size and where the docs measure it (the
-        CLI prints them beside a plan); none by default.
+        The plan is the strategy at ``r`` on ``scenario`` (either kind).
+        Sentences with the measured size and where the docs measure it; a
+        caveat is given only where its measurement applies.  The front doors
+        attach them to the estimates and plans they return (``caveats``);
+        none by default.
         """
         return []
 
@@ -269,7 +287,7 @@ class Strategy(ABC):
     @abstractmethod
     def failure_rules(
         self, N: int, r: int, *, microbatches: int, repairs: bool, pool: Any
-    ) -> Callable[[np.random.Generator], Any]:
+    ) -> FailureRuleFactory:
         """A factory of the hour-level simulation's failure rule, one rule per cycle.
 
         ``rules(rng)`` returns a fresh rule at each cycle's start (all groups
@@ -279,13 +297,15 @@ class Strategy(ABC):
         must know which group failed), ``cost_grows`` and ``reconfigures``
         (the elastic stall semantics of :mod:`spare_theory.hourly.simulation`).
         ``pool``: SPARe's trajectory pool (``None``: the exact controller).  A
-        strategy with plan variables takes them as keywords too.
+        strategy with plan variables takes them as keywords too.  The
+        protocols: :class:`~spare_theory.strategies.protocols.FailureRuleFactory`,
+        :class:`~spare_theory.strategies.protocols.FailureRule`.
         """
 
     @abstractmethod
     def step_rule(
         self, scenario: StepScenario, r: int, *, rep_recovery: str, **plan: Any
-    ) -> StepTrial:
+    ) -> StepTrialRule:
         """The step-level simulation's trial: ``trial(scenario, r, k, rng, repairs=...)``.
 
         A picklable callable (trials may run on a process pool) returning a
@@ -312,9 +332,31 @@ class Strategy(ABC):
             "groups all down at once)"
         )
 
-    def trajectory_pool(self, N: int, r: int, *, size: int, seed: Any, microbatches: int) -> Any:
+    def trajectory_pool(
+        self, N: int, r: int, *, size: int, seed: Any, microbatches: int
+    ) -> TrajectoryPool | None:
         """Failure trajectories drawn once for the whole simulation (``None``: none needed)."""
         return None
+
+    # -- results --------------------------------------------------------------------
+
+    def with_caveats(self, estimate: EstimateT, scenario: Any) -> EstimateT:
+        """``estimate`` of a plan on ``scenario`` with its :meth:`caveats` attached.
+
+        What the front doors return: estimates are built below the
+        strategies and carry the caveats only from here.
+
+        Examples
+        --------
+        >>> from spare_theory import Scenario, strategy, time_to_train
+        >>> sc = Scenario(gpus=1024, gpus_per_group=8, gpu_mtbf_hours=2000.0,
+        ...               restart_minutes=20, checkpoint_minutes=5, work_hours=48,
+        ...               failure_law="weibull")
+        >>> est = time_to_train(sc, "spare", r=4, checkpoint_interval_minutes=60)
+        >>> len(est.caveats), strategy("spare").with_caveats(est, sc) == est
+        (1, True)
+        """
+        return dataclasses.replace(estimate, caveats=tuple(self.caveats(scenario, estimate.r)))
 
 
 def single_units(N: int) -> tuple[np.ndarray, np.ndarray]:

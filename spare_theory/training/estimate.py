@@ -174,7 +174,8 @@ def time_to_train(
             return optimal_checkpoint_steps(scenario, chosen, r, **plan)
         r = chosen.check_r(scenario.groups, r)
         variables = chosen.check_plan(scenario.groups, r, plan)
-        return step_estimate(scenario, chosen, r, checkpoint_every_steps, variables)
+        estimate = step_estimate(scenario, chosen, r, checkpoint_every_steps, variables)
+        return chosen.with_caveats(estimate, scenario)
     if checkpoint_every_steps is not None:
         raise ValueError(
             "checkpoint_every_steps is for step-level scenarios; a Scenario takes "
@@ -188,7 +189,7 @@ def time_to_train(
         else check_checkpoint_interval(checkpoint_interval_minutes)
     )
     law = scenario_cycle(scenario, chosen, r, variables)  # the one place picking laws
-    return evaluate_law(scenario, law, tau, chosen.name)
+    return chosen.with_caveats(evaluate_law(scenario, law, tau, chosen.name), scenario)
 
 
 def mean_time_to_wipeout(

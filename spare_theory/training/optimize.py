@@ -132,7 +132,8 @@ def optimal_interval(
     scenario = merge_microbatches(scenario, microbatches)
     r = chosen.check_r(scenario.groups, r)
     variables = chosen.check_plan(scenario.groups, r, plan)
-    return evaluate_law(scenario, scenario_cycle(scenario, chosen, r, variables), None, chosen.name)
+    law = scenario_cycle(scenario, chosen, r, variables)
+    return chosen.with_caveats(evaluate_law(scenario, law, None, chosen.name), scenario)
 
 
 def optimal_plan(
@@ -280,6 +281,7 @@ def optimal_plan(
         cost = _cost_realising(N, k)
     return dataclasses.replace(
         plan,
+        estimate=chosen.with_caveats(plan.estimate, scenario),
         planned_restart_failures=k,
         planned_restart_cost=cost,
         **chosen.check_plan(N, plan.r, variables.get(plan.r, {})),
@@ -438,6 +440,7 @@ def _best_interval(
     """The estimate at the best interval; ``None`` for a step-level plan that never progresses."""
     if not isinstance(scenario, StepScenario):
         return optimal_interval(scenario, strategy, r, **plan)
+    strategy.check_step_plan(scenario, r)  # a refusal says why, not "no progress"
     try:
         return optimal_checkpoint_steps(scenario, strategy, r, **plan)
     except ValueError:  # no checkpoint interval lets this plan progress
@@ -547,4 +550,4 @@ def optimal_checkpoint_steps(
             f"no checkpoint interval lets strategy {chosen.name!r} at r={r} progress on this "
             "scenario"
         )
-    return est
+    return chosen.with_caveats(est, scenario)
