@@ -156,3 +156,13 @@ def test_model_and_simulation_price_the_same_placement(placement, m, mtbf, r):
         f"model {model:.2f} h, simulation {sim.mean_hours:.2f} +- "
         f"{sim.standard_error_hours:.2f} h ({gap / sim.mean_hours:+.2%})"
     )
+
+
+def test_with_repairs_the_caveat_says_both_placements_are_priced_alike():
+    spare = st.strategy("spare")
+    ruler = dataclasses.replace(racks("ruler"), repair_minutes=30.0)
+    aware = dataclasses.replace(ruler, placement="domain_aware")
+    assert st.time_to_train(ruler, "spare", 4, 60.0) == st.time_to_train(aware, "spare", 4, 60.0)
+    (text,) = spare.caveats(ruler)
+    assert "whatever the placement" in text and "-30.5 % (ruler)" in text
+    assert "whatever the placement" not in spare.caveats(racks("ruler"))[0]
