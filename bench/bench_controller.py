@@ -24,8 +24,7 @@ import time
 import numpy as np
 
 from spare_theory import ReorderingController, WipedOut, min_stacks
-from spare_theory.hourly.domains_sim import placement_hosts
-from spare_theory.placement.domains import failure_domains
+from spare_theory.placement.domains import failure_domains, placement_hosts
 from spare_theory.placement.placements import cyclic_placement
 from spare_theory.stacking.domains_sim import cycle_trajectory, failure_times
 

@@ -200,10 +200,10 @@ def test_window_edges_missing_ends_and_quiet_nodes():
         observed_from=0.0,
         observed_until=20.0,
     )
-    # a: down at the window's start (no uptime before, not a failure), up 2..20 censored.
-    # b: up 0..5, still down at the end.  c: up 0..4, its end is after the window.
-    # Two quiet nodes: 20 h censored each.
-    assert log.failures == 2 and log.outage_count == 3
+    # a: fails at the window's start (a failure, no uptime to fit before it), up 2..20
+    # censored.  b: up 0..5, still down at the end.  c: up 0..4, its end is after the
+    # window.  Two quiet nodes: 20 h censored each.
+    assert log.failures == 3 and log.outage_count == 3 and log.left_censored == 0
     durations, observed = log.uptimes()
     assert sorted(zip(durations.tolist(), observed.tolist())) == [
         (4.0, True),
@@ -219,10 +219,75 @@ def test_window_edges_missing_ends_and_quiet_nodes():
         (16.0, False),
     ]
     assert log.exposure_hours == 67.0
-    assert (
-        log.failure_rate == 2 / 67.0 == log.fit_lifetime("exponential").parameters["rate_per_hour"]
+    assert log.failure_rate == 3 / 67.0
+    # The fit sees the two failures that end an uptime inside the window.
+    assert log.fit_lifetime("exponential").parameters["rate_per_hour"] == pytest.approx(2 / 67.0)
+    assert log.node_mtbf_hours == 67.0 / 3
+
+
+def test_the_first_fault_counts_under_the_default_window():
+    # Three faults on two nodes, window [1, 6] from the first start to the last time:
+    # a fails at 0 (window hours) and 4, b at 2.  a: up 1..4 observed (nothing to fit
+    # before its failure at 0, no tail: it ends at 5, the window's end); b: up 0..2
+    # observed, 3..5 censored.
+    frame = pd.DataFrame(
+        {"node": ["a", "a", "b"], "start": [1.0, 5.0, 3.0], "end": [2.0, 6.0, 4.0]}
     )
-    assert log.node_mtbf_hours == 33.5
+    log = FailureLog.from_frame(frame, nodes=2)
+    assert (log.faults, log.outage_count, log.failures, log.left_censored) == (3, 3, 3, 0)
+    assert log.failure_times_hours().tolist() == [0.0, 2.0, 4.0]
+    durations, observed = log.uptimes()
+    assert sorted(zip(durations.tolist(), observed.tolist())) == [
+        (2.0, False),
+        (2.0, True),
+        (3.0, True),
+    ]
+    assert log.exposure_hours == 7.0 and log.failure_rate == 3 / 7.0
+    assert log.node_table()["failures"].tolist() == [2, 1]
+    assert "3 failures" in log.summary() and "left-censored" not in log.summary()
+
+
+def test_overlapping_faults_at_the_first_time_are_one_failure():
+    # Two faults of one node, both at the log's first time: one outage, one failure,
+    # and no time up in the window [0, 3].
+    log = _log([("a", 0.0, 2.0), ("a", 0.0, 3.0)])
+    assert (log.faults, log.outage_count, log.failures, log.left_censored) == (2, 1, 1, 0)
+    assert log.exposure_hours == 0.0 and log.failure_rate == np.inf
+    assert log.repairs()[0].tolist() == [3.0] and log.repairs()[1].tolist() == [True]
+
+
+def test_only_an_outage_in_progress_at_observed_from_is_left_censored():
+    log = _log(
+        [("a", -2.0, 3.0), ("a", 5.0, 6.0), ("b", -1.0, None), ("c", 0.0, 1.0)],
+        nodes=4,
+        observed_from=0.0,
+        observed_until=10.0,
+    )
+    # a: in progress at 0 until 3 (left-censored), up 3..5, fails at 5, up 6..10 censored.
+    # b: in progress at 0, never back.  c: fails at the window's start (a failure), up
+    # 1..10 censored.  d: quiet, 10 h censored.
+    assert (log.outage_count, log.failures, log.left_censored) == (4, 2, 2)
+    table = log.outages()
+    assert table["left_censored"].tolist() == [True, False, True, False]
+    assert table["start_hours"].tolist() == [0.0, 5.0, 0.0, 0.0]
+    durations, observed = log.uptimes()
+    assert sorted(zip(durations.tolist(), observed.tolist())) == [
+        (2.0, True),
+        (4.0, False),
+        (9.0, False),
+        (10.0, False),
+    ]
+    assert log.exposure_hours == 25.0 and log.failure_rate == 2 / 25.0
+    # Repairs: a's first is censored at its 3 h in the window, b's at the window's end.
+    repairs, repaired = log.repairs()
+    assert sorted(zip(repairs.tolist(), repaired.tolist())) == [
+        (1.0, True),
+        (1.0, True),
+        (3.0, False),
+        (10.0, False),
+    ]
+    assert "2 failures, 2 left-censored" in log.summary()
+    assert log.node_table()["failures"].tolist() == [1, 0, 1, 0]
 
 
 def test_unsorted_rows_give_the_same_log():
@@ -237,8 +302,9 @@ def test_default_window_and_nodes_warn():
     frame = pd.DataFrame({"node": ["a", "b"], "start": [2.0, 5.0], "end": [3.0, 6.0]})
     with pytest.warns(UserWarning, match="never failed are then missing"):
         log = FailureLog.from_frame(frame)
-    # Window from the first start (2) to the last time (6): a's fault is at its start.
-    assert log.window_hours == 4.0 and log.node_count == 2 and log.failures == 1
+    # Window from the first start (2) to the last time (6): a's fault is at its start
+    # and counts.
+    assert log.window_hours == 4.0 and log.node_count == 2 and log.failures == 2
 
 
 def test_time_units_and_dates():
@@ -386,9 +452,17 @@ def test_stepfun_events_in_json_and_jsonl(tmp_path):
         ([(None, 1.0, 2.0)], {}, r"row 0, column 'node': missing"),
         ([("a", 1.0, 2.0), ("b", 1.0, 2.0)], {"nodes": 1}, r"nodes must be >= 2"),
         ([("a", 1.0, 2.0)], {"time_unit": "fortnights"}, r"time_unit must be one of"),
-        ([("a", 1.0, 2.0)], {"observed_from": 1.5}, r"row 0, column 'start'.*outside the window"),
+        # Over before the window starts (at or before observed_from), or after it ends.
+        *[
+            ([("a", 1.0, 2.0)], window, r"row 0, column 'start'.*outside the window")
+            for window in (
+                {"observed_from": 2.5, "observed_until": 9.0},
+                {"observed_from": 2.0, "observed_until": 9.0},
+                {"observed_from": 0.0, "observed_until": 0.5},
+            )
+        ],
         ([("a", 1.0, 2.0), ("b", "2024-01-01", 3.0)], {}, r"row 1, column 'start'.*date among"),
-        ([("a", 1.0, 2.0)], {"observed_until": 0.5}, r"window"),
+        ([("a", 1.0, 2.0)], {"observed_until": 0.5}, r"window is empty"),
         ([("a", 1.0, "2024-01-01")], {}, r"both be numbers or both dates"),
         ([], {}, r"the log is empty"),
     ],

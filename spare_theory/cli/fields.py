@@ -42,7 +42,7 @@ __all__ = [
 
 #: ``--help`` groups of the scenario fields: the first pattern found in a field's name wins.
 TOPICS = (
-    ("failure domains and lemon groups", r"domain|lemon"),
+    ("failure domains and lemon groups", r"domain|lemon|placement"),
     ("repairs and spares", r"repair|rejoin|heal|spare|swap"),
     ("planned restarts", r"planned_restart"),
     ("micro-batches", r"microbatch"),

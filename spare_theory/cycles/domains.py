@@ -6,7 +6,8 @@ In units ``u = lambda t`` of the independent group failure rate ``lambda``
 * **Domain failures**: every domain of ``domain_size`` groups fails as a
   whole at rate ``lambda_D`` beside the independent failures, so a group
   fails at ``lambda (1 + delta)``, ``delta = lambda_D / lambda``.
-  :class:`DomainSpare` is SPARe on the domain-aware placement:
+  :class:`DomainSpare` is SPARe on the domain-aware placement (or the
+  ruler, whose hosts may share a domain):
   ``Q(u) = Q_dom((1 + delta) u)`` from
   :func:`~spare_theory.wipeout.domains.domain_wipeout_law` and
 
@@ -193,6 +194,8 @@ class DomainSpare(TabulatedCycle):
     domain_rate_ratio : float
         ``delta = lambda_D / lambda``: a domain's failure rate over a group's
         independent failure rate, ``>= 0``.
+    placement : {"domain_aware", "ruler"}
+        Where the hosts sit (:func:`~spare_theory.wipeout.domains.domain_wipeout_law`).
 
     Examples
     --------
@@ -204,11 +207,18 @@ class DomainSpare(TabulatedCycle):
     name = "domain_spare"
     cost_grows = True
 
-    def __init__(self, N: int, r: int, domain_size: int, domain_rate_ratio: float) -> None:
+    def __init__(
+        self,
+        N: int,
+        r: int,
+        domain_size: int,
+        domain_rate_ratio: float,
+        placement: str = "domain_aware",
+    ) -> None:
         super().__init__(N, r)
         self.delta = domain_rate_ratio
         share = domain_rate_ratio / (1 + domain_rate_ratio)
-        self.wipeout = domain_wipeout_law(N, r, domain_size, share)
+        self.wipeout = domain_wipeout_law(N, r, domain_size, share, placement)
         scale = 1 + domain_rate_ratio
         # Locate the body of Q on a coarse grid in u (independent-rate units).
         hi = 1.0 / N
@@ -239,12 +249,20 @@ class DomainSpare(TabulatedCycle):
         self.slope = (self.log_q[-1] - self.log_q[-2]) / (self.u[-1] - self.u[-2])
 
     def cache_key(self) -> tuple:
-        return (type(self).__qualname__, self.N, self.r, self.wipeout.domain_size, self.delta)
+        return (
+            type(self).__qualname__,
+            self.N,
+            self.r,
+            self.wipeout.domain_size,
+            self.delta,
+            self.wipeout.placement,
+        )
 
     def __repr__(self) -> str:
+        ruler = ", placement='ruler'" if self.wipeout.placement == "ruler" else ""
         return (
             f"DomainSpare(N={self.N}, r={self.r}, domain_size={self.wipeout.domain_size}, "
-            f"delta={self.delta:g})"
+            f"delta={self.delta:g}{ruler})"
         )
 
 

@@ -45,51 +45,18 @@ import numpy.typing as npt
 
 from .._parallel import map_tasks
 from .._samples import HourSamples
-from .._validation import as_choice, as_count, as_seed_sequence, child_seed
-from ..placement.domains import domain_aware_placement, failure_domains
-from ..placement.placements import (
-    contiguous_placement,
-    cyclic_placement,
-    random_placement,
-    validate_hosts,
-)
+from .._validation import as_count, as_seed_sequence, child_seed
+from ..placement.domains import failure_domains, placement_hosts
+from ..placement.placements import validate_hosts
 from ..placement.rulers import modular_ruler
 from ..stacking.domains_sim import cycle_trajectory, failure_times, lemon_rates
 from .scenario import Scenario, check_checkpoint_interval
 
-__all__ = ["PLACEMENTS", "DomainTrainingSamples", "placement_hosts", "simulate_domain_training"]
+__all__ = ["DomainTrainingSamples", "simulate_domain_training"]
 
-#: Placements compared under domain failures.
-PLACEMENTS = ("ruler", "contiguous", "random", "domain_aware")
 _POOL_KEY = 2**63
 # Runs per task when the runs are spread over an executor.
 _TRIALS_PER_TASK = 4
-
-
-def placement_hosts(
-    name: str, N: int, r: int, domain_size: int | None, *, seed: int = 0
-) -> npt.NDArray[np.int64]:
-    """The placement called ``name`` (one of :data:`PLACEMENTS`).
-
-    ``"ruler"``: the cyclic modular ruler; ``"contiguous"``: marks
-    ``0..r-1``; ``"random"``: :func:`~spare_theory.placement.placements.random_placement`
-    with ``seed``; ``"domain_aware"``:
-    :func:`~spare_theory.placement.domains.domain_aware_placement` (``domain_size``
-    ``None`` or 1: the ruler).
-
-    Examples
-    --------
-    >>> placement_hosts("domain_aware", 16, 3, 4)[:2].tolist()
-    [[0, 4, 12], [4, 8, 1]]
-    """
-    name = as_choice(name, "placement", PLACEMENTS)
-    if name == "ruler" or (name == "domain_aware" and (domain_size or 1) == 1):
-        return cyclic_placement(N, r)
-    if name == "contiguous":
-        return contiguous_placement(N, r)
-    if name == "random":
-        return random_placement(N, r, seed=seed)
-    return domain_aware_placement(N, r, domain_size or 1)
 
 
 @dataclass(frozen=True)
@@ -151,7 +118,7 @@ def simulate_domain_training(
     trials: int,
     *,
     seed: int | np.random.SeedSequence,
-    placement: str | npt.ArrayLike = "domain_aware",
+    placement: str | npt.ArrayLike | None = None,
     exclude_after: int | None = None,
     pool_size: int | None = None,
     trajectories: Sequence[tuple[np.ndarray, np.ndarray]] | None = None,
@@ -175,9 +142,10 @@ def simulate_domain_training(
         ``child_seed(seed, i, 1)``).
     seed : int or numpy.random.SeedSequence
         Seed.
-    placement : str or array_like of int
-        One of :data:`PLACEMENTS` (default ``"domain_aware"``) or a placement
-        of shape ``(N, r)``.
+    placement : str or array_like of int, optional
+        One of :data:`~spare_theory.placement.domains.PLACEMENTS` or a
+        placement of shape ``(N, r)``; default the scenario's
+        (:attr:`~spare_theory.hourly.scenario.Scenario.placement`).
     exclude_after : int, optional
         Replace a group slot after this many failures (module docstring).
     pool_size : int, optional
@@ -216,8 +184,8 @@ def simulate_domain_training(
     trials = as_count(trials, "trials")
     seed = as_seed_sequence(seed)
     m = scenario.domain_size
-    if isinstance(placement, str):
-        hosts = placement_hosts(placement, N, r, m, seed=0)
+    if placement is None or isinstance(placement, str):
+        hosts = placement_hosts(placement or scenario.placement, N, r, m, seed=0)
     else:
         hosts = validate_hosts(placement, "placement")
         if hosts.shape != (N, r):

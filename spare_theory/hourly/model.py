@@ -206,6 +206,7 @@ def _correlated_cycle(scenario: Scenario, strategy: Any, r: int) -> CycleLaw:
         domain_size=size,
         domain_rate_ratio=round(delta, 12),
         lifetimes=None,
+        placement=scenario.placement,
     )
 
 

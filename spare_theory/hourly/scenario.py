@@ -27,7 +27,7 @@ approximations, is the model's business (:mod:`spare_theory.hourly.compose`);
 the scenario only checks each field, and the event simulation plays any of
 them.
 
-The module is long (about 620 lines) for one class: every field's contract
+The module is long (about 640 lines) for one class: every field's contract
 is stated in full in its docstring (about two thirds of the module), and the
 CLI's options and ``spare-theory optimize --help`` are generated from it.
 
@@ -61,6 +61,7 @@ __all__ = [
     "PRESETS",
     "RENEWALS",
     "REPAIR_LAWS",
+    "SCENARIO_PLACEMENTS",
     "Scenario",
     "check_checkpoint_interval",
 ]
@@ -79,6 +80,10 @@ FAILURE_LAWS = ("exponential", "weibull")
 
 #: Which renewal clocks a non-exponential law drives: a group's or each node's.
 RENEWALS = ("group", "node")
+
+#: Accepted values of :attr:`Scenario.placement` (names of
+#: :data:`~spare_theory.placement.domains.PLACEMENTS`).
+SCENARIO_PLACEMENTS = ("domain_aware", "ruler")
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -159,6 +164,17 @@ class Scenario:
         Mean time between failures of one domain as a whole (all its groups
         at once), hours, ``> 0``, beside the independent group failures; set
         together with ``domain_size`` (:mod:`spare_theory.hourly.domains`).
+    placement : {"domain_aware", "ruler"}
+        Where SPARe puts the ``r`` hosts of each shard type, followed alike by
+        the model and the event simulation.  ``"domain_aware"`` (default):
+        the modular ruler relabelled so that every type's hosts lie in ``r``
+        distinct failure domains
+        (:func:`~spare_theory.placement.domains.domain_aware_placement`;
+        it needs ``r <= N / domain_size``), the ruler itself without
+        domains.  ``"ruler"``: the cyclic ruler ``(i + g_k) mod N``, whose
+        hosts can share a domain, so that one domain event can wipe a type
+        out; the model prices it under domains for up to 16 domains.
+        Rep's replica sets and CKPT-only do not use it.
     lemon_fraction : float
         Share of *lemon* groups, ``0 <= phi <= 1`` (default 0).
     lemon_rate_factor : float
@@ -264,6 +280,7 @@ class Scenario:
     rejoin_minutes: float = 0.0
     domain_size: int | None = None
     domain_mtbf_hours: float | None = None
+    placement: str = "domain_aware"
     lemon_fraction: float = 0.0
     lemon_rate_factor: float = 1.0
     planned_restart_failures: int | None = None
@@ -309,6 +326,7 @@ class Scenario:
         checked["microbatches"] = as_count(self.microbatches, "microbatches", minimum=1)
         checked["gpus_per_node"] = as_count(self.gpus_per_node, "gpus_per_node")
         checked["renewal"] = as_choice(self.renewal, "renewal", RENEWALS)
+        checked["placement"] = as_choice(self.placement, "placement", SCENARIO_PLACEMENTS)
         checked.update(
             check_pool_fields(
                 self.spare_nodes, self.swap_minutes, repairs=self.repair_minutes is not None

@@ -7,6 +7,7 @@ __getattr__, __dir__, __all__ = attach(
     {
         "MAX_PLACEMENT_BYTES": "placements",
         "OPTIMAL_GOLOMB_RULERS": "rulers",
+        "PLACEMENTS": "domains",
         "REPLICA_LAYOUTS": "replicas",
         "contiguous_placement": "placements",
         "cyclic_placement": "placements",
@@ -20,6 +21,7 @@ __getattr__, __dir__, __all__ = attach(
         "min_groups_for_ruler": "rulers",
         "modular_ruler": "rulers",
         "pair_overlap_counts": "placements",
+        "placement_hosts": "domains",
         "random_placement": "placements",
         "replica_set_sizes": "replicas",
         "replica_sets": "replicas",

@@ -8,7 +8,8 @@ array).  :func:`domain_aware_placement` puts the ``r`` hosts of every type in
 it is the modular-ruler placement with its groups and types relabelled by
 ``x -> a x mod N`` (``a`` a unit mod ``N``), which keeps every pair overlap,
 hence the wipe-out law and the overhead under independent failures, of the
-ruler.  :func:`domain_pair_counts` counts the pairs of types by shared domains
+ruler.  :func:`placement_hosts` builds a placement by name (:data:`PLACEMENTS`).
+:func:`domain_pair_counts` counts the pairs of types by shared domains
 and shared hosts, what the wipe-out law under domain events
 (:func:`spare_theory.wipeout.domains.domain_wipeout_law`) needs.
 """
@@ -20,16 +21,27 @@ import math
 import numpy as np
 import numpy.typing as npt
 
-from .._validation import as_count
-from .placements import cyclic_placement, group_stacks, validate_hosts
+from .._validation import as_choice, as_count
+from .placements import (
+    contiguous_placement,
+    cyclic_placement,
+    group_stacks,
+    random_placement,
+    validate_hosts,
+)
 from .rulers import modular_ruler
 
 __all__ = [
+    "PLACEMENTS",
     "domain_aware_placement",
     "domain_pair_counts",
     "failure_domains",
     "max_hosts_per_domain",
+    "placement_hosts",
 ]
+
+#: Placements by name: the ones compared under domain failures.
+PLACEMENTS = ("ruler", "contiguous", "random", "domain_aware")
 
 
 def failure_domains(N: int, domains: int | npt.ArrayLike) -> npt.NDArray[np.int64]:
@@ -172,7 +184,8 @@ def domain_aware_placement(N: int, r: int, domain_size: int) -> npt.NDArray[np.i
     if r > D:
         raise ValueError(
             f"r={r} hosts cannot lie in distinct domains: there are only ceil(N/domain_size) = "
-            f"{D} domains of {m} groups (N={N}); use r <= {D} or smaller domains"
+            f"{D} domains of {m} groups (N={N}); use r <= {D}, smaller domains or the "
+            "ruler placement (placement='ruler')"
         )
     marks = np.asarray(modular_ruler(N, r), dtype=np.int64)
     if m == 1:
@@ -200,6 +213,32 @@ def domain_aware_placement(N: int, r: int, domain_size: int) -> npt.NDArray[np.i
         f"hosts of every type in distinct domains (D={D} domains); try a smaller domain_size "
         "or r"
     )
+
+
+def placement_hosts(
+    name: str, N: int, r: int, domain_size: int | None, *, seed: int = 0
+) -> npt.NDArray[np.int64]:
+    """The placement called ``name`` (one of :data:`PLACEMENTS`).
+
+    ``"ruler"``: the cyclic modular ruler; ``"contiguous"``: marks
+    ``0..r-1``; ``"random"``: :func:`~spare_theory.placement.placements.random_placement`
+    with ``seed``; ``"domain_aware"``: :func:`domain_aware_placement`
+    (``domain_size`` ``None`` or 1: the ruler).
+
+    Examples
+    --------
+    >>> from spare_theory.placement.domains import placement_hosts
+    >>> placement_hosts("domain_aware", 16, 3, 4)[:2].tolist()
+    [[0, 4, 12], [4, 8, 1]]
+    """
+    name = as_choice(name, "placement", PLACEMENTS)
+    if name == "ruler" or (name == "domain_aware" and (domain_size or 1) == 1):
+        return cyclic_placement(N, r)
+    if name == "contiguous":
+        return contiguous_placement(N, r)
+    if name == "random":
+        return random_placement(N, r, seed=seed)
+    return domain_aware_placement(N, r, domain_size or 1)
 
 
 def _constrained_ruler(N: int, r: int, m: int, rule: str) -> np.ndarray | None:

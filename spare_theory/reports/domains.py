@@ -34,9 +34,9 @@ import pandas as pd
 from .._parallel import map_tasks
 from .._validation import as_seed_sequence, child_seed
 from ..hourly.domains import scenario_with_domain_share
-from ..hourly.domains_sim import PLACEMENTS, placement_hosts, simulate_domain_training
+from ..hourly.domains_sim import simulate_domain_training
 from ..hourly.scenario import Scenario
-from ..placement.domains import failure_domains
+from ..placement.domains import PLACEMENTS, failure_domains, placement_hosts
 from ..stacking.domains_sim import cycle_trajectory, failure_times, simulate_domain_wipeout
 from ..training.estimate import time_to_train
 from ..training.optimize import optimal_plan

@@ -249,10 +249,18 @@ class Strategy(ABC):
         return self.cycle_law(N, r, lifetimes)
 
     def correlated_cycle_law(
-        self, N: int, r: int, *, domain_size: int | None, domain_rate_ratio: float, lifetimes: Any
+        self,
+        N: int,
+        r: int,
+        *,
+        domain_size: int | None,
+        domain_rate_ratio: float,
+        lifetimes: Any,
+        placement: str = "ruler",
     ) -> CycleLaw:
         """The cycle law under failure domains (``domain_size`` groups failing at once at
-        ``domain_rate_ratio`` times a group's own rate) or lemon ``lifetimes`` (``r >= 2``).
+        ``domain_rate_ratio`` times a group's own rate) or lemon ``lifetimes`` (``r >= 2``),
+        on the scenario's ``placement`` (:attr:`~spare_theory.hourly.scenario.Scenario.placement`).
 
         Raises
         ------
@@ -286,7 +294,15 @@ class Strategy(ABC):
 
     @abstractmethod
     def failure_rules(
-        self, N: int, r: int, *, microbatches: int, repairs: bool, pool: Any
+        self,
+        N: int,
+        r: int,
+        *,
+        microbatches: int,
+        repairs: bool,
+        pool: Any,
+        placement: str = "ruler",
+        domain_size: int | None = None,
     ) -> FailureRuleFactory:
         """A factory of the hour-level simulation's failure rule, one rule per cycle.
 
@@ -296,7 +312,10 @@ class Strategy(ABC):
         ``rejoin(group)`` (with repairs), ``needs_group`` (whether the rule
         must know which group failed), ``cost_grows`` and ``reconfigures``
         (the elastic stall semantics of :mod:`spare_theory.hourly.simulation`).
-        ``pool``: SPARe's trajectory pool (``None``: the exact controller).  A
+        ``pool``: SPARe's trajectory pool (``None``: the exact controller).
+        ``placement`` and ``domain_size``: the scenario's
+        :attr:`~spare_theory.hourly.scenario.Scenario.placement` and failure
+        domains, for a strategy whose layout follows them (SPARe).  A
         strategy with plan variables takes them as keywords too.  The
         protocols: :class:`~spare_theory.strategies.protocols.FailureRuleFactory`,
         :class:`~spare_theory.strategies.protocols.FailureRule`.
@@ -315,12 +334,15 @@ class Strategy(ABC):
         ``plan``: the strategy's plan variables (:meth:`check_plan`).
         """
 
-    def wipeout_units(self, N: int, r: int) -> tuple[np.ndarray, np.ndarray]:
+    def wipeout_units(
+        self, N: int, r: int, *, placement: str = "ruler", domain_size: int | None = None
+    ) -> tuple[np.ndarray, np.ndarray]:
         """``(units, size)``: the units each group belongs to, and each unit's size.
 
         A wipe-out is a unit with all its members down at once (the time to it
         with repairs: :func:`spare_theory.simulate_time_to_wipeout`);
-        ``units`` has shape ``(N, units per group)``.
+        ``units`` has shape ``(N, units per group)``; ``placement`` and
+        ``domain_size`` as for :meth:`failure_rules`.
 
         Raises
         ------
@@ -333,9 +355,18 @@ class Strategy(ABC):
         )
 
     def trajectory_pool(
-        self, N: int, r: int, *, size: int, seed: Any, microbatches: int
+        self,
+        N: int,
+        r: int,
+        *,
+        size: int,
+        seed: Any,
+        microbatches: int,
+        placement: str = "ruler",
+        domain_size: int | None = None,
     ) -> TrajectoryPool | None:
-        """Failure trajectories drawn once for the whole simulation (``None``: none needed)."""
+        """Failure trajectories drawn once for the whole simulation (``None``: none needed);
+        ``placement`` and ``domain_size`` as for :meth:`failure_rules`."""
         return None
 
     # -- results --------------------------------------------------------------------

@@ -52,10 +52,22 @@ class CkptStrategy(Strategy):
     def cycle_law(self, N: int, r: int, lifetimes: Any = EXPONENTIAL) -> CycleLaw:
         return cycle_law_of(CkptOnly, N, 1, lifetimes)
 
-    def failure_rules(self, N: int, r: int, *, microbatches: int, repairs: bool, pool: Any) -> Any:
+    def failure_rules(
+        self,
+        N: int,
+        r: int,
+        *,
+        microbatches: int,
+        repairs: bool,
+        pool: Any,
+        placement: str = "ruler",
+        domain_size: int | None = None,
+    ) -> Any:
         return AnyFailureRules()
 
-    def wipeout_units(self, N: int, r: int) -> Any:
+    def wipeout_units(
+        self, N: int, r: int, *, placement: str = "ruler", domain_size: int | None = None
+    ) -> Any:
         return single_units(N)
 
     def step_cycle(self, scenario: StepScenario, r: int, **plan: Any) -> StepCycle:

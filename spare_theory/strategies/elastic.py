@@ -334,6 +334,8 @@ class ElasticStrategy(Strategy):
         microbatches: int,
         repairs: bool,
         pool: Any,
+        placement: str = "ruler",
+        domain_size: int | None = None,
         min_groups: int | None = None,
     ) -> QuorumRules:
         q = int(self.check_plan(N, r, {"min_groups": min_groups})["min_groups"])

@@ -43,7 +43,14 @@ class RepStrategy(Strategy):
         return cycle_law_of(Rep, N, r, lifetimes)
 
     def correlated_cycle_law(
-        self, N: int, r: int, *, domain_size: int | None, domain_rate_ratio: float, lifetimes: Any
+        self,
+        N: int,
+        r: int,
+        *,
+        domain_size: int | None,
+        domain_rate_ratio: float,
+        lifetimes: Any,
+        placement: str = "ruler",
     ) -> CycleLaw:
         """Lemons: Rep's law with the lemon lifetimes (exact on the average over the lemons'
         placement, as SPARe's); failure domains have no model."""
@@ -57,10 +64,22 @@ class RepStrategy(Strategy):
             )
         return self.cycle_law(N, r, lifetimes)
 
-    def failure_rules(self, N: int, r: int, *, microbatches: int, repairs: bool, pool: Any) -> Any:
+    def failure_rules(
+        self,
+        N: int,
+        r: int,
+        *,
+        microbatches: int,
+        repairs: bool,
+        pool: Any,
+        placement: str = "ruler",
+        domain_size: int | None = None,
+    ) -> Any:
         return AnyFailureRules() if r == 1 else ReplicaSetRules(N, r)
 
-    def wipeout_units(self, N: int, r: int) -> Any:
+    def wipeout_units(
+        self, N: int, r: int, *, placement: str = "ruler", domain_size: int | None = None
+    ) -> Any:
         """Each group's replica set (balanced layout)."""
         if r == 1:
             return single_units(N)

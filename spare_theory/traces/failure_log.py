@@ -11,7 +11,7 @@ files (:mod:`~spare_theory.traces.formats`), and
 :func:`infinitehbd_failure_log` the public StepFun trace shipped with the
 package (``traces/data/infinitehbd``, Apache-2.0).
 
-Long (about 600 lines) for one class: its semantics are a contract, stated
+Long (about 650 lines) for one class: its semantics are a contract, stated
 in full in the docstrings (about half the module).
 """
 
@@ -54,26 +54,34 @@ class FailureLog:
     warning that nodes without faults are then missing, which overstates the
     failure rate).  The window runs from ``observed_from`` to
     ``observed_until`` (default: the first and the last time in the log);
-    a fault starting outside it is an error, and one ending after it counts
-    as still down at its end.  Times are numbers in ``time_unit`` or dates;
-    everything derived is in hours from the window's start.
+    a fault ending after it counts as still down at its end.  A fault
+    starting after the window, or starting before it and over by its start,
+    is an error; one starting before an explicit ``observed_from`` and still
+    going on then is *in progress* at the window's start.  Times are numbers
+    in ``time_unit`` or dates; everything derived is in hours from the
+    window's start.
 
     - Per node, faults that overlap or touch (the next start at or before
       the previous end) are one **outage**, from its first start to its last
-      end.
+      end.  An outage holding a fault in progress at the window's start is
+      **left-censored** (:attr:`left_censored`): it starts at the window's
+      start, and what came before is unknown.
+    - **Failures** (:attr:`failures`) are all the other outages: every fault
+      at or after the window's start is a failure, the log's first fault
+      under the default window included.
     - **Uptimes** run from the window's start or an outage's end to the next
-      outage's start (observed); the last one is censored at the window's end
+      failure (observed); the last one is censored at the window's end
       (none if the node is down then); a node without faults gives one
-      censored uptime of the whole window.  An outage that starts at the
-      window's start has no uptime before it.
-    - **Failures** (:attr:`failures`) are the outages that end an observed
-      uptime: all outages but those starting at the window's start.  The
-      exposure is the sum of all uptimes, so :attr:`failure_rate` is the
-      exponential fit's rate exactly.
+      censored uptime of the whole window.  A failure at the window's very
+      start ends an uptime of length 0 in the window: it has no uptime to
+      fit (its length began before the window).  The exposure is the sum of
+      all uptimes, and :attr:`failure_rate` is ``failures / exposure``: the
+      exponential fit's rate when no failure sits at the window's start.
     - **Repairs** are the outages' lengths: observed when the node came back
       within the window, else censored at the window's end (none for an
-      outage starting at the window's very end).  A zero length (start and
-      end recorded at one time) lasted less than
+      outage starting at the window's very end); a left-censored outage's
+      repair is censored at its length in the window (it began earlier).  A
+      zero length (start and end recorded at one time) lasted less than
       :attr:`time_resolution_hours` and is fitted as left-censored there.
 
     Nothing is dropped: a row that cannot be used is a ``ValueError`` naming
@@ -105,10 +113,11 @@ class FailureLog:
         window_hours: float,
         time_unit: str,
         faults: int,
+        in_progress: np.ndarray,
     ) -> None:
         # Built by from_frame: outages sorted by (node, start), node codes index labels.
         self._labels, self._node, self._start, self._end = labels, node, start, end
-        self._repaired = repaired
+        self._repaired, self._left = repaired, in_progress
         self._node_count, self._window = node_count, window_hours
         self._time_unit, self._faults = time_unit, faults
 
@@ -152,7 +161,8 @@ class FailureLog:
         ValueError
             Naming the row and column or the argument: a missing column, a
             missing node or start, unreadable or infinite times, an end before
-            its start, a start outside the window, an empty window, ``nodes``
+            its start, a fault starting after the window or over before it
+            starts, an empty window, ``nodes``
             below the distinct nodes, an unknown ``time_unit``, an empty log
             without ``nodes`` and a window.
 
@@ -162,7 +172,8 @@ class FailureLog:
         >>> log = FailureLog.from_frame(frame, node="host", start="down", end="up", nodes=1,
         ...                             observed_from=0, time_unit="days")
         >>> log.outages().to_dict("records")  # the two faults overlap: one outage
-        [{'node': 7, 'start_hours': 24.0, 'end_hours': 72.0, 'repaired': True}]
+        [{'node': 7, 'start_hours': 24.0, 'end_hours': 72.0, 'repaired': True, \
+'left_censored': False}]
         """
         unit_hours = hours_per(time_unit)
         if not isinstance(frame, pd.DataFrame):
@@ -201,12 +212,14 @@ class FailureLog:
         high = float(np.nanmax(np.concatenate([s, e]))) if high is None else high
         if not high > low:
             raise ValueError("the window is empty: observed_until must be after observed_from")
-        outside = (s < low) | (s > high)
+        # A fault before the window counts only while it is still going on at its start.
+        outside = (s > high) | ((s < low) & (e <= low))
         if outside.any():
             i = int(np.flatnonzero(outside)[0])
             raise ValueError(
                 f"row {rows[i]}, column {start!r}: start {show(frame[start].iloc[i])} is outside "
-                "the window [observed_from, observed_until]"
+                "the window [observed_from, observed_until] (a fault before observed_from must "
+                "still be going on at it)"
             )
         codes, labels = pd.factorize(labels_in, sort=True)
         distinct = len(labels)
@@ -238,13 +251,14 @@ class FailureLog:
         return cls(
             labels=np.asarray(labels),
             node=codes[heads],
-            start=s[heads],
+            start=np.maximum(s[heads], 0.0),
             end=np.minimum(ends, window),
             repaired=np.isfinite(ends),
             node_count=count,
             window_hours=float(window),
             time_unit=time_unit,
             faults=len(frame),
+            in_progress=s[heads] < 0,
         )
 
     # -- sizes and rates ------------------------------------------------------
@@ -266,8 +280,13 @@ class FailureLog:
 
     @property
     def failures(self) -> int:
-        """Outages that end an observed uptime (all but those at the window's start)."""
-        return int((self._start > 0).sum())
+        """Outages that start at or after the window's start (all but the left-censored)."""
+        return int((~self._left).sum())
+
+    @property
+    def left_censored(self) -> int:
+        """Outages already in progress at an explicit ``observed_from`` (not failures)."""
+        return int(self._left.sum())
 
     @property
     def window_hours(self) -> float:
@@ -286,8 +305,10 @@ class FailureLog:
 
     @property
     def failure_rate(self) -> float:
-        """Failures per node-hour up, ``failures / exposure_hours`` (0 if nothing failed)."""
-        return self.failures / self.exposure_hours
+        """Failures per node-hour up, ``failures / exposure_hours`` (0 if nothing failed,
+        ``inf`` if nodes failed without any time up in the window)."""
+        exposure = self.exposure_hours
+        return self.failures / exposure if exposure > 0 else float(self.failures and np.inf)
 
     @property
     def node_mtbf_hours(self) -> float:
@@ -304,10 +325,12 @@ class FailureLog:
     # -- durations --------------------------------------------------------------
 
     def outages(self) -> pd.DataFrame:
-        """One row per outage: ``node``, ``start_hours``, ``end_hours``, ``repaired``.
+        """One row per outage: ``node``, ``start_hours``, ``end_hours``, ``repaired``,
+        ``left_censored``.
 
         Hours from the window's start, sorted by node then start;
-        ``end_hours`` is the window's end when ``repaired`` is False.
+        ``end_hours`` is the window's end when ``repaired`` is False, and
+        ``start_hours`` 0 when ``left_censored``.
         """
         return pd.DataFrame(
             {
@@ -315,12 +338,13 @@ class FailureLog:
                 "start_hours": self._start,
                 "end_hours": self._end,
                 "repaired": self._repaired,
+                "left_censored": self._left,
             }
         )
 
     def failure_times_hours(self) -> np.ndarray:
         """Start of every failure (:attr:`failures`), hours, in time order."""
-        return np.sort(self._start[self._start > 0])
+        return np.sort(self._start[~self._left])
 
     @functools.cached_property
     def _uptime_table(self) -> tuple[np.ndarray, ...]:
@@ -329,7 +353,8 @@ class FailureLog:
         first = np.ones(node.size, dtype=bool)
         first[1:] = node[1:] != node[:-1]
         previous = np.where(first, 0.0, np.roll(end, 1))
-        seen = start > 0  # an outage at the window's start has no uptime before it
+        # No uptime to fit before a left-censored outage or a failure at the window's start.
+        seen = ~self._left & (start > previous)
         last = np.ones(node.size, dtype=bool)
         last[:-1] = node[1:] != node[:-1]
         tail = last & self._repaired & (end < window)
@@ -366,7 +391,7 @@ class FailureLog:
     def _repair_table(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         keep = self._repaired | (self._start < self._window)
         durations = (self._end - self._start)[keep]
-        return durations, self._repaired[keep], (self._window - self._start)[keep]
+        return durations, (self._repaired & ~self._left)[keep], (self._window - self._start)[keep]
 
     def repairs(self) -> tuple[np.ndarray, np.ndarray]:
         """``(durations_hours, observed)`` of every outage (class docstring).
@@ -429,14 +454,14 @@ class FailureLog:
 
     def node_table(self) -> pd.DataFrame:
         """Per node: ``node`` (missing if it never failed), ``failures``, ``exposure_hours``."""
-        durations, observed, _, owner = self._uptime_table
+        durations, _, _, owner = self._uptime_table
         size = self._node_count
         names = np.full(size, None, dtype=object)
         names[: self._labels.size] = self._labels
         return pd.DataFrame(
             {
                 "node": names,
-                "failures": np.bincount(owner[observed], minlength=size),
+                "failures": np.bincount(self._node[~self._left], minlength=size),
                 "exposure_hours": np.bincount(owner, weights=durations, minlength=size),
             }
         )
@@ -486,7 +511,13 @@ class FailureLog:
         lines = [
             f"failure log: {self.node_count} nodes over {self.window_hours:.6g} h "
             f"({self.window_hours / 24:.4g} days), {self.faults} faults, "
-            f"{self.outage_count} outages after merging, {self.failures} failures",
+            f"{self.outage_count} outages after merging, {self.failures} failures"
+            + (
+                f", {self.left_censored} left-censored (in progress at the window's start: not "
+                "failures, their repairs censored)"
+                if self.left_censored
+                else ""
+            ),
             f"  exposure {self.exposure_hours:.6g} node-hours, rate {self.failure_rate:.4g} per "
             f"node-hour, node MTBF {self.node_mtbf_hours:.6g} h",
         ]

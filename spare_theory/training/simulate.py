@@ -304,12 +304,15 @@ def simulate_hourly(
                 "overhead_source='pool' cannot follow repairs (a trajectory has no rejoins); "
                 "use overhead_source='controller'"
             )
+    layout = dict(placement=scenario.placement, domain_size=scenario.domain_size)
     pool = (
-        chosen.trajectory_pool(N, r, size=pool_size, seed=root, microbatches=m)
+        chosen.trajectory_pool(N, r, size=pool_size, seed=root, microbatches=m, **layout)
         if overhead_source == "pool"
         else None
     )
-    rules = chosen.failure_rules(N, r, microbatches=m, repairs=repairs, pool=pool, **variables)
+    rules = chosen.failure_rules(
+        N, r, microbatches=m, repairs=repairs, pool=pool, **layout, **variables
+    )
     return simulate_runs(
         scenario,
         rules,
@@ -385,7 +388,9 @@ def simulate_time_to_wipeout(
     if not isinstance(scenario, Scenario):
         raise ValueError(f"scenario must be a Scenario, got {type(scenario).__name__}")
     r = chosen.check_r(scenario.groups, r)
-    units, size = chosen.wipeout_units(scenario.groups, r)
+    units, size = chosen.wipeout_units(
+        scenario.groups, r, placement=scenario.placement, domain_size=scenario.domain_size
+    )
     return simulate_wipeout_times(
         scenario,
         units,

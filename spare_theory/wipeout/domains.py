@@ -22,7 +22,8 @@ is the share of group failures that come from domain events.  By ``u``
 the ``r`` hosts of every type in ``r`` distinct domains, so one domain event
 costs each type at most one host.
 
-**Closed form** (:func:`domain_wipeout_law`) for a domain-aware placement:
+**Closed form** (:func:`domain_wipeout_law`) for a domain-aware placement
+(and, up to 16 domains, for the cyclic ruler, whose hosts may share a domain):
 conditioned on the number ``j`` of failed domains (``Binom(D, q_D)``; the
 failed domains a uniformly random ``j``-subset), each type's wipe-out
 probability and each pair's joint wipe-out probability are hypergeometric sums
@@ -43,11 +44,12 @@ import numpy as np
 import numpy.typing as npt
 from scipy.special import gammaln, logsumexp
 
-from .._validation import as_count, as_real, as_real_array
+from .._validation import as_choice, as_count, as_real, as_real_array
 from ..placement.domains import (
-    domain_aware_placement,
     domain_pair_counts,
     failure_domains,
+    max_hosts_per_domain,
+    placement_hosts,
 )
 from ..placement.placements import group_stacks
 from .law import wipeout_law
@@ -86,8 +88,8 @@ def _coefficients(D: int, n1: int, n2: int) -> np.ndarray:
     return out
 
 
-# Tables of the closed form by (route, N, r, domain_size).
-_TABLES: dict[tuple[str, int, int, int], Any] = {}
+# Tables of the closed form by (route, N, r, domain_size, placement).
+_TABLES: dict[tuple[str, int, int, int, str], Any] = {}
 
 #: Up to this many domains the closed form enumerates every set of failed domains.
 ENUMERATE_MAX_DOMAINS = 16
@@ -105,6 +107,12 @@ def _log_binomial_weights(n: int, log_q: np.ndarray, log_1mq: np.ndarray) -> np.
     return out
 
 
+def _histogram(bins: np.ndarray, weights: np.ndarray, size: int) -> np.ndarray:
+    """Row by row, the sum of ``weights`` in each of ``size`` bins: ``out[i, bins[i, j]]``."""
+    flat = (np.arange(bins.shape[0])[:, None] * size + bins).ravel()
+    return np.bincount(flat, weights.ravel(), bins.shape[0] * size).reshape(-1, size)
+
+
 def _second_order(single: np.ndarray, squares: np.ndarray, pairs: np.ndarray) -> np.ndarray:
     """``-S1 + min(pair term, S1 / 2) - sum P_i^2 / 2``, at most 0.
 
@@ -118,7 +126,7 @@ def _second_order(single: np.ndarray, squares: np.ndarray, pairs: np.ndarray) ->
 
 @dataclass(frozen=True)
 class DomainWipeoutLaw:
-    """Wipe-out time of a domain-aware placement under domain failures (closed form).
+    """Wipe-out time of a ruler placement under domain failures (closed form).
 
     Built by :func:`domain_wipeout_law`; time ``u`` in units of ``1/lambda``
     (``lambda`` the total failure rate of one group), ``x = q_I(u)``.  Three
@@ -132,14 +140,17 @@ class DomainWipeoutLaw:
     * ``D <= 16``: every set ``E`` of failed domains is enumerated
       (weight ``q_D^|E| (1 - q_D)^(D - |E|)``).  Given ``E`` the other
       groups fail independently with probability ``x``; a type with
-      ``e_i = r - a_i`` hosts outside ``E`` is wiped with probability
-      ``x^e_i``, and only pairs sharing a host outside ``E`` are correlated:
+      ``e_i = r - a_i`` hosts outside ``E`` (``a_i`` its hosts inside,
+      several per domain for the ruler) is wiped with probability
+      ``x^e_i``, and only pairs sharing a host outside ``E`` are correlated
+      (two types share at most one host):
 
           log Q_E = -sum_i x^e_i + sum_(pairs sharing a live host) x^(e_i + e_j - 1) (1 - x)
                     - sum_i x^(2 e_i) / 2.
 
-    * ``D > 16``: conditioned on the number ``j`` of failed domains only
-      (a uniform ``j``-subset), with hypergeometric sums
+    * ``D > 16``, every type's hosts in ``r`` distinct domains (always
+      for the domain-aware placement): conditioned on the number ``j`` of
+      failed domains only (a uniform ``j``-subset), with hypergeometric sums
 
           P1_j = sum_a H(a; D, j, r) x^(r - a)
           P_j(c, h) = E[x^(n1 - a1) x^(2 (n2 - a2))],  n1 = 2r - 2c + h, n2 = c - h
@@ -159,7 +170,9 @@ class DomainWipeoutLaw:
     domain_failure_share : float
         Share ``s`` of a group's failure rate that comes from its domain.
     hosts : numpy.ndarray
-        The domain-aware placement.
+        The placement.
+    placement : str
+        Its name, ``"domain_aware"`` or ``"ruler"``.
 
     Examples
     --------
@@ -174,6 +187,7 @@ class DomainWipeoutLaw:
     domain_size: int
     domain_failure_share: float
     hosts: np.ndarray = field(repr=False)
+    placement: str = "domain_aware"
 
     @property
     def domains(self) -> int:
@@ -188,9 +202,9 @@ class DomainWipeoutLaw:
         return "enumerate" if self.domains <= ENUMERATE_MAX_DOMAINS else "count"
 
     def _cached(self, name: str, build: Callable[[], Any]) -> Any:
-        # The tables depend on (N, r, m) only (the placement is a function of
-        # them), not on the share: shared between laws, a few kept.
-        key = (name, self.N, self.r, self.domain_size)
+        # The tables depend on (N, r, m, placement) only (the hosts are a
+        # function of them), not on the share: shared between laws, a few kept.
+        key = (name, self.N, self.r, self.domain_size, self.placement)
         if key not in _TABLES:
             if len(_TABLES) >= 32:
                 _TABLES.clear()
@@ -230,32 +244,41 @@ class DomainWipeoutLaw:
         def build() -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
             D, r, N = self.domains, self.r, self.N
             dom = failure_domains(N, self.domain_size)
-            type_mask = np.bitwise_or.reduce(np.int64(1) << dom[self.hosts], axis=1)
-            masks, index, mult = np.unique(type_mask, return_inverse=True, return_counts=True)
+            # A type's hosts per domain (several on one domain for the ruler).
+            per_type = np.zeros((N, D), dtype=np.int64)
+            np.add.at(per_type, (np.repeat(np.arange(N), r), dom[self.hosts].ravel()), 1)
+            profiles, index, mult = np.unique(
+                per_type, axis=0, return_inverse=True, return_counts=True
+            )
+            index = index.reshape(N)
             E = np.arange(1 << D, dtype=np.int64)
-            # hit[E, t]: hosts of a type with mask t inside the failed domains E.
-            hit = np.bitwise_count(E[:, None] & masks[None, :]).astype(np.int64)
-            live = (((E[:, None] >> np.arange(D)[None, :]) & 1) == 0).astype(float)
+            failed = (E[:, None] >> np.arange(D)[None, :]) & 1
+            # hit[E, t]: hosts of a type of profile t inside the failed domains E.
+            hit = failed @ profiles.T
+            live = (failed == 0).astype(float)
             # Histograms over e = hosts outside E of the types, and over
-            # e_i + e_j - 1 of the pairs sharing a host outside E.
-            single = np.zeros((E.size, r + 1))
-            for t, n in enumerate(mult):
-                single[E, r - hit[:, t]] += n
+            # e_i + e_j - 1 of the pairs sharing a host outside E (two types
+            # share at most one host: the ruler's property).
+            single = _histogram(r - hit, np.broadcast_to(mult, hit.shape), r + 1)
             stacks = group_stacks(self.hosts)
             a, b = np.triu_indices(r, 1)
             t1 = index[stacks[:, a]].ravel()
             t2 = index[stacks[:, b]].ravel()
             lo, hi = np.minimum(t1, t2), np.maximum(t1, t2)
             shared = np.repeat(dom, a.size)
-            key = (lo * masks.size + hi) * D + shared
+            key = (lo * profiles.shape[0] + hi) * D + shared
             key, kmult = np.unique(key, return_counts=True)
-            pairs = np.zeros((E.size, 2 * r))
-            for mask_pair in np.unique(key // D):
-                sel = key // D == mask_pair
-                per_domain = np.zeros(D)
-                per_domain[key[sel] % D] = kmult[sel]
-                i1, i2 = divmod(int(mask_pair), masks.size)
-                pairs[E, 2 * r - 1 - hit[:, i1] - hit[:, i2]] += live @ per_domain
+            i1, i2 = np.divmod(key // D, profiles.shape[0])
+            pairs = np.concatenate(
+                [
+                    _histogram(
+                        2 * r - 1 - hit[rows][:, i1] - hit[rows][:, i2],
+                        live[rows][:, key % D] * kmult,
+                        2 * r,
+                    )
+                    for rows in np.array_split(E, max(1, E.size * key.size // 2**22))
+                ]
+            )
             size = np.bitwise_count(E).astype(np.int64)
             rows, weight = np.unique(
                 np.concatenate([size[:, None], single, pairs], axis=1), axis=0, return_counts=True
@@ -363,9 +386,9 @@ class DomainWipeoutLaw:
 
 
 def domain_wipeout_law(
-    N: int, r: int, domain_size: int, domain_failure_share: float
+    N: int, r: int, domain_size: int, domain_failure_share: float, placement: str = "domain_aware"
 ) -> DomainWipeoutLaw:
-    """The closed-form wipe-out time of :func:`domain_aware_placement` under domain failures.
+    """The closed-form wipe-out time of a ruler placement under domain failures.
 
     Parameters
     ----------
@@ -378,6 +401,9 @@ def domain_wipeout_law(
     domain_failure_share : float
         Share ``s`` of a group's failure rate that comes from domain events,
         ``0 <= s < 1``.
+    placement : {"domain_aware", "ruler"}
+        :func:`~spare_theory.placement.domains.domain_aware_placement`
+        (default) or the cyclic ruler, whose hosts may share a domain.
 
     Returns
     -------
@@ -387,13 +413,18 @@ def domain_wipeout_law(
     ------
     ValueError
         Naming the argument: ``domain_size`` not dividing ``N``, ``s``
-        outside ``[0, 1)``, no domain-aware placement.
+        outside ``[0, 1)``, no domain-aware placement, a ruler with two
+        hosts of a type in one domain and more than 16 domains (no closed
+        form: the conditioning on the number of failed domains needs
+        distinct domains).
 
     Examples
     --------
     >>> from spare_theory.wipeout.domains import domain_wipeout_law
     >>> round(domain_wipeout_law(256, 6, 1, 0.0).mean(), 4)  # independent failures
     0.4747
+    >>> round(domain_wipeout_law(64, 4, 8, 0.5, "ruler").mean(), 4)  # hosts share domains
+    0.2335
     """
     N = as_count(N, "N")
     r = as_count(r, "r", maximum=N)
@@ -403,5 +434,13 @@ def domain_wipeout_law(
     s = as_real(domain_failure_share, "domain_failure_share", minimum=0.0, maximum=1.0)
     if s >= 1.0:
         raise ValueError(f"domain_failure_share must be < 1, got {s}")
-    hosts = domain_aware_placement(N, r, m)
-    return DomainWipeoutLaw(N, r, m, s, hosts)
+    placement = as_choice(placement, "placement", ("domain_aware", "ruler"))
+    hosts = placement_hosts(placement, N, r, m)
+    if N // m > ENUMERATE_MAX_DOMAINS and s > 0 and max_hosts_per_domain(hosts, m) > 1:
+        raise ValueError(
+            f"placement='ruler' puts two hosts of a type in one domain at N={N}, r={r}, "
+            f"domain_size={m}: the closed form covers that up to {ENUMERATE_MAX_DOMAINS} "
+            f"domains, not {N // m}; use placement='domain_aware' (simulate_training runs "
+            "the ruler)"
+        )
+    return DomainWipeoutLaw(N, r, m, s, hosts, placement)
