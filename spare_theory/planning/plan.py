@@ -16,6 +16,7 @@ from typing import Generic, Protocol, TypeVar
 import numpy as np
 
 from .._validation import as_real
+from .bill import Bill, CostModel
 
 __all__ = ["Plan"]
 
@@ -31,6 +32,8 @@ class _Estimate(Protocol):
 
     @property
     def hours(self) -> float: ...
+
+    def bill(self, cost: CostModel) -> Bill: ...
 
 
 #: The estimate type of a :class:`Plan` (hour-level or step-level).
@@ -178,3 +181,25 @@ class Plan(Generic[EstimateT]):
             return self.r, self.r
         within = self.r_values[self.hours_by_r <= (1.0 + tolerance) * self.hours]
         return int(within.min()), int(within.max())
+
+    def bill(self, cost: CostModel) -> Bill:
+        """What the plan costs under ``cost``: its estimate's :class:`~spare_theory.Bill`.
+
+        Parameters
+        ----------
+        cost : CostModel
+
+        Returns
+        -------
+        Bill
+
+        Examples
+        --------
+        >>> from spare_theory import CostModel, Scenario, optimal_plan
+        >>> sc = Scenario(gpus=1024, gpus_per_group=8, gpu_mtbf_hours=2000.0,
+        ...               restart_minutes=20, checkpoint_minutes=5, work_hours=48)
+        >>> bill = optimal_plan(sc, "ckpt").bill(CostModel(gpu_hour_usd=1.0))
+        >>> round(bill.usd / 1024, 2), round(bill.badput_hours["restart"], 2)
+        (77.4, 12.14)
+        """
+        return self.estimate.bill(cost)
