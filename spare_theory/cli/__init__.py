@@ -38,6 +38,7 @@ _COMMAND_MODULES = (
     "trace",
     "simulator",
     "reproduce",
+    "plan",
 )
 
 
@@ -86,7 +87,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     -------
     int
         0 on success (and for ``--help``, ``--version``), 2 for bad arguments
-        (one line on stderr), 130 when interrupted.
+        (one line on stderr), 3 when a requirement is missed (``plan
+        --require``), 130 when interrupted.
 
     Examples
     --------
@@ -122,7 +124,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         sys.stdout.flush()
     except BrokenPipeError:  # piped into head: the reader left, nothing more to say
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-    return 0
+    return output.exit_code
 
 
 def _said(caught: list[warnings.WarningMessage]) -> list[str]:
