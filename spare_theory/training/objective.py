@@ -12,7 +12,9 @@
   stalls, idle spares) below the busy time (checkpoints, lost and redundant
   compute), so its best interval and ``r`` need not be those of the hours:
   at each ``r`` the interval is searched again for the least energy
-  (:func:`energy_interval`), from the hours-optimal one.
+  (:func:`energy_interval`), from the hours-optimal one, and the walk over
+  ``r`` minimises energy.  A strategy's other plan variables (an elastic
+  quorum) stay those of the hours search at that ``r``.
 """
 
 from __future__ import annotations
