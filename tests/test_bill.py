@@ -154,7 +154,10 @@ def test_dollars_plan_as_hours_and_energy_plans_for_less_energy():
 # The bill's simulation check: mean over runs within K_SE standard errors of the model.
 # Elastic DP and hot spares carry the model's known gaps (tests/test_elastic.py: the
 # survival-conditioned stalls, docs/theory.md section 8), so they get that file's
-# tolerance too: K_SE standard errors or REL_TOL relative.
+# tolerance too: K_SE standard errors or REL_TOL relative.  Their busy GPU-hours have a
+# gap of their own: the model counts the stalls inside segments lost at a wipe-out as
+# wasted progress (busy), the simulation as reconfiguration (idle); on this cluster that
+# puts the model's busy GPU-hours of hot spares 0.2-0.3 % high (3.5-4.7 SE over seeds 8-10).
 K_SE = 3.0
 REL_TOL = 0.02
 TRIALS = 100
