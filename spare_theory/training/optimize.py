@@ -236,11 +236,12 @@ def optimal_plan(
     scenario = merge_microbatches(scenario, microbatches)
     N = scenario.groups
 
-    def key(estimate: Any) -> float:
-        return objective_value(estimate, objective, prices)
-
-    if objective != "energy":  # dollars are proportional to hours (the module's docstring)
-        key = _hours
+    # Dollars are proportional to hours (training.objective): only energy has its own key.
+    key = (
+        functools.partial(objective_value, objective=objective, cost=prices)
+        if objective == "energy"
+        else _hours
+    )
 
     def accepts(r: int) -> bool:
         return chosen.accepts(N, r)
