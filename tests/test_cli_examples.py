@@ -26,7 +26,7 @@ ROOT = Path(__file__).resolve().parents[1]
 DOCUMENTS = [ROOT / "README.md", ROOT / "CONTRIBUTING.md", *sorted((ROOT / "docs").glob("*.md"))]
 _BLOCK = re.compile(r"^```(\w*)\n(.*?)^```", re.M | re.S)
 # Subcommands that run reports, grids of plans or bootstraps: minutes, not seconds.
-_SLOW = {"reproduce", "table", "headline", "sweep", "fit", "compare"}
+_SLOW = {"reproduce", "table", "headline", "sweep", "fit", "compare", "plan"}
 
 
 def _blocks(kinds: set[str]) -> list[tuple[Path, str]]:

@@ -47,6 +47,7 @@ LAYERS = {
     "strategies": 6,
     "training": 7,
     "traces": 7,
+    "jobs": 7,
     "sweeps": 8,
     "reports": 8,
     "cli": 9,

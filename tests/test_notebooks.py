@@ -26,6 +26,7 @@ def test_the_four_notebooks_exist():
         "07_failure_domains.ipynb",
         "08_published_simulator.ipynb",
         "09_real_failure_log.ipynb",
+        "10_plan_a_job.ipynb",
     ]
 
 

@@ -71,6 +71,11 @@ COMMANDS = (
         "compare",
     ),
     Command("reproduce", "regenerate every table and figure", "reproduce"),
+    Command(
+        "plan",
+        "a job's best plan per strategy, with dollars, MWh, CO2 and lost time by cause",
+        "plan",
+    ),
 )
 
 
@@ -162,7 +167,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     -------
     int
         0 on success (and for ``--help``, ``--version``), 2 for bad arguments
-        (one line on stderr), 130 when interrupted.
+        (one line on stderr), 3 when a requirement is missed (``plan
+        --require``), 130 when interrupted.
 
     Examples
     --------
@@ -199,7 +205,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         sys.stdout.flush()
     except BrokenPipeError:  # piped into head: the reader left, nothing more to say
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-    return 0
+    return output.exit_code
 
 
 def _said(caught: list[warnings.WarningMessage]) -> list[str]:

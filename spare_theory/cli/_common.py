@@ -37,7 +37,8 @@ class Output:
     """What a subcommand produced: ``text`` for people, ``data`` for ``--json``.
 
     ``warnings`` go to stderr, one ``spare-theory: warning: ...`` line each,
-    with or without ``--json``.
+    with or without ``--json``; ``exit_code`` is the command's (3: a
+    requirement missed, ``spare-theory plan --require``).
 
     Examples
     --------
@@ -48,6 +49,7 @@ class Output:
     text: str
     data: Any = field(default_factory=dict)
     warnings: tuple[str, ...] = ()
+    exit_code: int = 0
 
 
 def integral(text: str) -> int:

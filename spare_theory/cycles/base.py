@@ -188,6 +188,14 @@ class CycleLaw(ABC):
     #: Whether every step trains the whole global batch (an elastic job's shrinks
     #: with the groups down unless its quorum keeps them all: :meth:`batch_theta`).
     exact_batch: bool = True
+    #: Share of the groups held idle as spares while the others compute (hot
+    #: spares: ``r / N``); what a bill charges as ``idle_spares``.
+    idle_share: float = 0.0
+    #: The badput cause of the compute time beyond the work kept once skipped
+    #: samples and idle spares are split off
+    #: (:func:`~spare_theory.planning.bill.split_redundancy`): redundant stacks or
+    #: replicas, computing at full power.
+    redundancy_cause: ClassVar[str] = "redundant_compute"
 
     def __init__(self, N: int, r: int, lifetimes: Any = EXPONENTIAL) -> None:
         self.N, self.r, self.lifetimes = N, r, lifetimes

@@ -179,6 +179,8 @@ class ElasticCycle(TabulatedCycle):
 
     name = "elastic"
     max_segments = BLOCK_SEGMENTS
+    #: Beyond the shrunken batch and the idle spares, the time lost is the stalls.
+    redundancy_cause = "reconfiguration"
 
     def __init__(
         self,
@@ -202,6 +204,7 @@ class ElasticCycle(TabulatedCycle):
         #: Wipe-out level: ``K`` groups down leave fewer than ``q`` up.
         self.K = N - self.quorum + 1
         self.exact_batch = self.quorum >= self.active
+        self.idle_share = (N - self.active) / N
         self._chain: tuple[np.ndarray, np.ndarray] | None = None
         self._loss: dict[float, tuple[np.ndarray, ...]] = {}
         if self.mu == 0.0:

@@ -459,12 +459,16 @@ def evaluate_law(
     >>> round(evaluate_law(sc, strategy("rep").cycle_law(128, 2), 60.0, "rep").hours, 2)
     107.14
     """
+    # The priced scenario turns a spare pool into repair times; its GPUs stay reserved.
+    pool_gpus = (scenario.spare_nodes or 0) * scenario.gpus_per_node
     scenario = priced_scenario(scenario, repairs=not isinstance(law, CkptOnly))
     if tau_minutes is None:
         estimate = best_interval(scenario, law)
     else:
         estimate = evaluate(scenario, law, tau_minutes)
     estimate = attach_repairs(scenario, law, estimate)
+    if pool_gpus and not scenario.pool:
+        estimate = dataclasses.replace(estimate, reserved_gpus=scenario.gpus + pool_gpus)
     return estimate if estimate.strategy == name else dataclasses.replace(estimate, strategy=name)
 
 

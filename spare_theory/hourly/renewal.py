@@ -46,6 +46,7 @@ from numpy.typing import ArrayLike
 
 from .._samples import summary_text
 from ..cycles.base import CycleLaw, survival_integral
+from ..planning.bill import BADPUT_CAUSES, Bill, CostModel, make_bill, split_redundancy
 from .scenario import Scenario
 
 __all__ = [
@@ -140,6 +141,16 @@ class TrainingEstimate:
         by part (``useful``, ``redundancy``, ``checkpoint``, ``restart``,
         ``lost``; they add up to ``hours``).  :meth:`summary` says it all
         as text.
+    reserved_gpus, grouped_gpus : int
+        GPUs reserved (the scenario's plus its spare nodes') and GPUs in
+        data-parallel groups, for :meth:`bill` (0: unknown, no bill).
+    idle_share, redundancy_cause : float, str
+        The cycle law's share of groups idle as hot spares and the badput
+        cause of the rest of :attr:`redundancy_hours`
+        (:func:`~spare_theory.planning.bill.split_redundancy`).
+    badput_hours : dict
+        Property: the lost time by cause
+        (:data:`~spare_theory.planning.bill.BADPUT_CAUSES`).
 
     Examples
     --------
@@ -170,6 +181,10 @@ class TrainingEstimate:
     samples_skipped: float = 0.0
     exact_batch: bool = True
     caveats: tuple[str, ...] = ()
+    reserved_gpus: int = 0
+    grouped_gpus: int = 0
+    idle_share: float = 0.0
+    redundancy_cause: str = "redundant_compute"
 
     @property
     def wipeouts(self) -> float:
@@ -300,6 +315,81 @@ class TrainingEstimate:
             caveats=self.caveats,
         )
 
+    @property
+    def badput_hours(self) -> dict[str, float]:
+        """Lost wall time by cause, hours: with :attr:`useful_hours` they add up to :attr:`hours`.
+
+        Checkpoint writes, work lost at rollbacks and restarts are their own
+        parts; :attr:`redundancy_hours` is split into skipped samples, idle
+        spares and the law's :attr:`redundancy_cause`
+        (:func:`~spare_theory.planning.bill.split_redundancy`).
+
+        Examples
+        --------
+        >>> from spare_theory import Scenario, time_to_train
+        >>> sc = Scenario(gpus=1024, gpus_per_group=8, gpu_mtbf_hours=2000.0,
+        ...               restart_minutes=20, checkpoint_minutes=5, work_hours=48)
+        >>> est = time_to_train(sc, "hot_spares", r=8, checkpoint_interval_minutes=60)
+        >>> lost = est.badput_hours
+        >>> round(lost["idle_spares"], 3), round(lost["redundant_compute"], 3)
+        (3.2, 0.0)
+        >>> round(est.useful_hours + sum(lost.values()) - est.hours, 9)
+        0.0
+        """
+        out = dict.fromkeys(BADPUT_CAUSES, 0.0)
+        skipped, idle, rest = split_redundancy(
+            self.useful_hours, self.redundancy_hours, self.samples_skipped, self.idle_share
+        )
+        out.update(
+            checkpoint_save=self.checkpoint_hours,
+            wasted_progress=self.lost_hours,
+            restart=self.restart_hours,
+            skipped_samples=float(skipped),
+            idle_spares=float(idle),
+        )
+        out[self.redundancy_cause] += float(rest)
+        return out
+
+    def bill(self, cost: CostModel) -> Bill:
+        """What the run costs under ``cost``: GPU-hours, dollars, energy, carbon, lost time.
+
+        Formulas in :mod:`spare_theory.planning.bill`; the busy GPUs are the
+        grouped GPUs while they compute or checkpoint.
+
+        Parameters
+        ----------
+        cost : CostModel
+
+        Returns
+        -------
+        Bill
+
+        Raises
+        ------
+        ValueError
+            When ``hours`` is infinite (the run never finishes) or the
+            estimate does not know its GPUs.
+
+        Examples
+        --------
+        >>> from spare_theory import CostModel, Scenario, time_to_train
+        >>> sc = Scenario(gpus=1024, gpus_per_group=8, gpu_mtbf_hours=2000.0,
+        ...               restart_minutes=20, checkpoint_minutes=5, work_hours=48)
+        >>> bill = time_to_train(sc, "ckpt", checkpoint_interval_minutes=30).bill(CostModel())
+        >>> round(bill.usd), round(bill.gpu_hours / bill.hours)
+        (236999, 1024)
+        """
+        if not math.isfinite(self.hours):
+            raise ValueError(f"hours is {self.hours}: a run that never finishes has no bill")
+        return make_bill(
+            cost,
+            hours=self.hours,
+            useful_hours=self.useful_hours,
+            badput_hours=self.badput_hours,
+            reserved_gpus=self.reserved_gpus,
+            grouped_gpus=self.grouped_gpus,
+        )
+
 
 @dataclass(frozen=True)
 class RenewalTerms:
@@ -318,6 +408,8 @@ class RenewalTerms:
         For a law whose batch is not exact (an elastic job): the work kept
         had every step trained the whole global batch, same units as
         ``useful``; ``None`` for exact-batch laws.
+    idle_share, redundancy_cause : float, str
+        The law's (:class:`~spare_theory.cycles.base.CycleLaw`), for the bill.
 
     Examples
     --------
@@ -334,6 +426,8 @@ class RenewalTerms:
     lost: np.ndarray
     log_q0: float
     batch: np.ndarray | None = None
+    idle_share: float = 0.0
+    redundancy_cause: str = "redundant_compute"
 
     @property
     def exact_batch(self) -> bool:
@@ -506,6 +600,8 @@ def _collect(
         lost=np.maximum(compute - kept_compute, 0.0),
         log_q0=log_q0,
         batch=None if law.exact_batch else kappa * sums[4],
+        idle_share=law.idle_share,
+        redundancy_cause=law.redundancy_cause,
     )
 
 
@@ -615,6 +711,10 @@ def estimate_from(
         cycle_hours=float(cycle_hours),
         samples_skipped=float(terms.samples_skipped()[i]),
         exact_batch=terms.exact_batch,
+        reserved_gpus=scenario.gpus + (scenario.spare_nodes or 0) * scenario.gpus_per_node,
+        grouped_gpus=scenario.groups * scenario.gpus_per_group,
+        idle_share=terms.idle_share,
+        redundancy_cause=terms.redundancy_cause,
     )
 
 

@@ -62,11 +62,22 @@ from .._parallel import map_tasks
 from .._samples import HourSamples
 from .._validation import as_count, as_seed_sequence, child_seed
 from ..lifetimes.clocks import RenewalClocks
+from ..planning.bill import BADPUT_CAUSES, BillSamples, CostModel, make_bill
 from .repairs_sim import repair_hours
 from .scenario import Scenario
 from .sources import NodeWorld, Replay, needs_nodes
 
-__all__ = ["CONTROLLER_MAX_GROUPS", "OVERHEAD_SOURCES", "TrainingSamples", "simulate_runs"]
+__all__ = [
+    "BREAKDOWN",
+    "CONTROLLER_MAX_GROUPS",
+    "OVERHEAD_SOURCES",
+    "TrainingSamples",
+    "simulate_runs",
+]
+
+#: Columns of :attr:`TrainingSamples.breakdown_hours`: the work saved, then the
+#: badput causes (:func:`_one_run` returns them in this order).
+BREAKDOWN = ("useful", *BADPUT_CAUSES)
 
 #: Where SPARe's ``S*`` and wipe-outs come from in :func:`spare_theory.simulate_training`.
 OVERHEAD_SOURCES = ("auto", "controller", "pool")
@@ -104,6 +115,13 @@ class TrainingSamples(HourSamples):
         for the exact-batch strategies; ``None`` when built without it).
     exact_batch : bool
         Whether every step trains the whole global batch.
+    breakdown_hours : numpy.ndarray or None
+        Each run's wall time split (one row per run, columns :data:`BREAKDOWN`:
+        the work saved, then the badput causes), for :meth:`bill`; ``None``
+        when built without it.
+    reserved_gpus, grouped_gpus : int
+        GPUs reserved (the scenario's plus its spare nodes') and in groups,
+        for :meth:`bill` (0: unknown).
 
     Examples
     --------
@@ -121,6 +139,51 @@ class TrainingSamples(HourSamples):
     planned_restarts: np.ndarray | None = None
     samples_skipped: np.ndarray | None = None
     exact_batch: bool = True
+    breakdown_hours: np.ndarray | None = None
+    reserved_gpus: int = 0
+    grouped_gpus: int = 0
+
+    def bill(self, cost: CostModel) -> BillSamples:
+        """Each run's bill under ``cost``, from its own measured breakdown.
+
+        ``mean(name)`` and ``standard_error(name)`` of the result compare
+        with an estimate's :class:`~spare_theory.planning.bill.Bill`.
+
+        Parameters
+        ----------
+        cost : CostModel
+
+        Returns
+        -------
+        BillSamples
+
+        Raises
+        ------
+        ValueError
+            When the samples were built without a breakdown.
+
+        Examples
+        --------
+        >>> from spare_theory import CostModel, Scenario, simulate_training
+        >>> sc = Scenario(gpus=256, gpus_per_group=8, gpu_mtbf_hours=2000.0,
+        ...               restart_minutes=20, checkpoint_minutes=5, work_hours=10)
+        >>> runs = simulate_training(sc, "rep", r=2, checkpoint_interval_minutes=60,
+        ...                          trials=4, seed=1)
+        >>> bills = runs.bill(CostModel())
+        >>> bool(np.allclose(bills.gpu_hours, 256 * runs.hours))
+        True
+        """
+        if self.breakdown_hours is None:
+            raise ValueError("these samples carry no breakdown_hours: no bill")
+        parts = self.breakdown_hours.T
+        return make_bill(
+            cost,
+            hours=self.hours,
+            useful_hours=parts[0],
+            badput_hours=dict(zip(BREAKDOWN[1:], parts[1:])),
+            reserved_gpus=self.reserved_gpus,
+            grouped_gpus=self.grouped_gpus,
+        )
 
 
 class _ExponentialFailures:
@@ -196,6 +259,8 @@ class _Cycle:
         #: Whether the cycle ended at a trigger (then not a wipe-out).
         self.planned = False
         self.next_fail = failures.next_time(t, N)
+        #: Hours of compute time spent stalled (rejoins, reconfigurations) so far.
+        self.stalled = 0.0
 
     def _next_event(self) -> float:
         """Time of the next failure or rejoin (``min(next_fail, due[0][0])``)."""
@@ -287,8 +352,9 @@ class _Cycle:
             if t < stall_end:
                 rate, done = 0.0, t + left <= stall_end
                 end = t + left if done else stall_end
+                stalled = True
             else:
-                rate, done = rule.throughput, True
+                rate, done, stalled = rule.throughput, True, False
                 need = (work_left - work) / rate
                 end = t + (need if need < left else left)
             nxt = self.next_fail
@@ -299,12 +365,16 @@ class _Cycle:
             if nxt >= end:
                 work += rate * (end - t)
                 left -= end - t
+                if stalled:
+                    self.stalled += end - t
                 self.t = t = end
                 if done:
                     return work, batch if reconfigures else work, False
                 continue
             work += rate * (nxt - t)
             left -= nxt - t
+            if stalled:
+                self.stalled += nxt - t
             if self._event():
                 return work, batch if reconfigures else work, True
             t = self.t
@@ -316,11 +386,18 @@ def _one_run(
     tau: float,
     rng: Any,
     replay: Replay | None = None,
-) -> tuple[float, int, int, int, float]:
-    """Hours, restarts, repairs, planned restarts and samples skipped of one run (hours).
+) -> tuple[float, int, int, int, float, tuple[float, ...]]:
+    """Hours, restarts, repairs, planned restarts, samples skipped and breakdown of one run.
 
     A planned restart keeps the work of the current segment, then restarts
-    as a wipe-out does.
+    as a wipe-out does.  The breakdown (hours, :data:`BREAKDOWN` order): the
+    work saved, then the wall time by badput cause, measured on the clock:
+    checkpoint waits, the compute of segments lost at wipe-outs, restart
+    waits (cut short or not), the compute of kept segments beyond their
+    work, and every stall (rejoins, reconfigurations: the GPUs wait).  The
+    compute beyond the work is redundant compute for a rule that does not
+    reconfigure; for one that does, the batch it skipped (``batch - work``)
+    and its idle spares (the rest: the spare groups' share of the time).
     """
     N, lam = scenario.groups, scenario.group_failure_rate_per_hour
     R, delta, W = (
@@ -346,6 +423,8 @@ def _one_run(
         return float(repair_hours(scenario, q)) + scenario.heal_minutes / 60
 
     t, saved, saved_batch, restarts, repairs, planned = 0.0, 0.0, 0.0, 0, 0, 0
+    # Wall time in restarts, checkpoints, compute lost and kept (stalls apart).
+    restart_h, checkpoint_h, lost_h, kept_h, stalled_h = 0.0, 0.0, 0.0, 0.0, 0.0
     fresh = True  # the run starts computing, with no initial restart (as Daly)
     while True:
         rule = rules(rng)
@@ -369,23 +448,44 @@ def _one_run(
         if scenario.planned_restart_cost is not None:
             cycle.cost_trigger = scenario.planned_restart_cost * (1.0 - _COST_SLACK)
         wiped = False if fresh else cycle.wait(R)
+        restart_h += cycle.t - t
         fresh = False
         while not wiped:
+            start, stalled = cycle.t, cycle.stalled
             work, batch, wiped = cycle.compute(tau, W - saved)
+            computed, written = cycle.t - start - (cycle.stalled - stalled), cycle.t
             wiped = wiped or cycle.wait(delta, checkpoint=True)
+            checkpoint_h += cycle.t - written
             if not wiped or cycle.planned:
                 saved += work
                 saved_batch += batch
+                kept_h += computed
                 if saved >= W - eps:
                     skipped = 1.0 - saved / saved_batch if saved_batch > 0 else 0.0
-                    return cycle.t, restarts, repairs + cycle.repairs, planned, skipped
+                    stalls = stalled_h + cycle.stalled
+                    if rule.reconfigures:
+                        beyond = (0.0, saved_batch - saved, kept_h - saved_batch)
+                    else:
+                        beyond = (kept_h - saved, 0.0, 0.0)
+                    parts = (saved, checkpoint_h, lost_h, restart_h, beyond[0], stalls)
+                    return (
+                        cycle.t,
+                        restarts,
+                        repairs + cycle.repairs,
+                        planned,
+                        skipped,
+                        (*parts, *beyond[1:]),
+                    )
+            else:
+                lost_h += computed
         t = cycle.t
+        stalled_h += cycle.stalled
         restarts += 1
         planned += cycle.planned
         repairs += cycle.repairs
 
 
-def _runs(task: tuple) -> list[tuple[float, int, int, int, float]]:
+def _runs(task: tuple) -> list[tuple[float, int, int, int, float, tuple[float, ...]]]:
     scenario, rules, tau, seed, first, count, replay = task
     return [
         _one_run(scenario, rules, tau, np.random.default_rng(child_seed(seed, i)), replay)
@@ -461,7 +561,7 @@ def simulate_runs(
         for block in map_tasks(_runs, tasks, executor=executor, desc="runs", progress=progress)
         for row in block
     ]
-    hours, restarts, repairs, planned, skipped = (np.array(column) for column in zip(*rows))
+    hours, restarts, repairs, planned, skipped, parts = (np.array(column) for column in zip(*rows))
     return TrainingSamples(
         hours.astype(np.float64),
         restarts.astype(np.int64),
@@ -469,4 +569,7 @@ def simulate_runs(
         planned.astype(np.int64),
         skipped.astype(np.float64),
         exact_batch,
+        breakdown_hours=parts.astype(np.float64),
+        reserved_gpus=scenario.gpus + (scenario.spare_nodes or 0) * scenario.gpus_per_node,
+        grouped_gpus=scenario.groups * scenario.gpus_per_group,
     )

@@ -5,7 +5,12 @@ from .._lazy import attach
 __getattr__, __dir__, __all__ = attach(
     __name__,
     {
+        "BADPUT_CAUSES": "bill",
+        "BUSY_CAUSES": "bill",
+        "Bill": "bill",
+        "BillSamples": "bill",
         "Bracket": "search",
+        "CostModel": "bill",
         "Leg": "search",
         "Plan": "plan",
         "R_STAR_CONSTANT": "redundancy",
@@ -13,6 +18,8 @@ __getattr__, __dir__, __all__ = attach(
         "minimize_log_interval": "search",
         "r_star_rule": "redundancy",
         "ruler_exists": "redundancy",
+        "make_bill": "bill",
+        "split_redundancy": "bill",
         "walk_redundancy": "search",
     },
 )

@@ -17,6 +17,7 @@ import numpy as np
 
 from .._samples import summary_text
 from .._validation import as_real
+from .bill import Bill, CostModel
 
 __all__ = ["Plan"]
 
@@ -40,6 +41,7 @@ class _Estimate(Protocol):
     def breakdown_hours(self) -> dict[str, float]: ...
 
     def summary_rows(self) -> tuple[list[tuple[str, Any]], list[tuple[str, Any]], list[str]]: ...
+    def bill(self, cost: CostModel) -> Bill: ...
 
 
 #: The estimate type of a :class:`Plan` (hour-level or step-level).
@@ -252,3 +254,24 @@ class Plan(Generic[EstimateT]):
             notes=notes,
             caveats=self.caveats,
         )
+    def bill(self, cost: CostModel) -> Bill:
+        """What the plan costs under ``cost``: its estimate's :class:`~spare_theory.Bill`.
+
+        Parameters
+        ----------
+        cost : CostModel
+
+        Returns
+        -------
+        Bill
+
+        Examples
+        --------
+        >>> from spare_theory import CostModel, Scenario, optimal_plan
+        >>> sc = Scenario(gpus=1024, gpus_per_group=8, gpu_mtbf_hours=2000.0,
+        ...               restart_minutes=20, checkpoint_minutes=5, work_hours=48)
+        >>> bill = optimal_plan(sc, "ckpt").bill(CostModel(gpu_hour_usd=1.0))
+        >>> round(bill.usd / 1024, 2), round(bill.badput_hours["restart"], 2)
+        (77.4, 12.14)
+        """
+        return self.estimate.bill(cost)

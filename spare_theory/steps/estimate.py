@@ -58,6 +58,7 @@ from scipy import integrate
 from .._samples import summary_text
 from .._validation import as_count
 from ..hourly.renewal import TrainingEstimate
+from ..planning.bill import Bill, CostModel, make_bill, split_redundancy
 from .cycles import StepCycle
 from .restarts import restart_windows
 from .scenario import StepScenario
@@ -132,6 +133,12 @@ class StepEstimate:
         The documented biases of the model that apply to this plan
         (:meth:`Strategy.caveats <spare_theory.strategies.base.Strategy.caveats>`,
         attached by the front doors); empty when none applies.
+    nodes, spare_nodes : int
+        Nodes in the workers (``groups x nodes_per_group``) and in the spare
+        pool, for :meth:`bill` (0: unknown, no bill).
+    idle_share : float
+        Share of the workers held idle as hot spares (``1 - A / N``; 0 but for
+        hot spares).
     availability, breakdown_hours, feasible, reason : float, dict, bool, str
         Properties: the useful share of wall time ``useful_seconds /
         seconds`` (``1 / total_over_T0``); ``hours`` by part (``useful``,
@@ -178,6 +185,9 @@ class StepEstimate:
     samples_skipped: float = 0.0
     exact_batch: bool = True
     caveats: tuple[str, ...] = ()
+    nodes: int = 0
+    spare_nodes: int = 0
+    idle_share: float = 0.0
 
     #: Smallest availability of a plan said to finish (shared with the hour-level estimate).
     MIN_FEASIBLE_AVAILABILITY = TrainingEstimate.MIN_FEASIBLE_AVAILABILITY
@@ -260,6 +270,95 @@ class StepEstimate:
             breakdown_hours=self.breakdown_hours,
             notes=notes,
             caveats=self.caveats,
+        )
+
+    @property
+    def badput_hours(self) -> dict[str, float]:
+        """Lost wall time by cause, hours; with ``useful_seconds / 3600`` they add up to ``hours``.
+
+        Checkpoint writes and restarts are their own parts; reconfiguration is
+        the down time beyond global restarts (partial recoveries, an elastic
+        job's stalls: ``down_seconds - restart_seconds``); wasted progress the
+        rest of the handling and rework (retried attempts, steps lost at
+        wipe-outs, the redone step, detection); the redundancy time is split
+        into skipped samples, idle spares and redundant compute (stack
+        layers beyond one, Rep's copies, the jitter of the slowest group)
+        by :func:`~spare_theory.planning.bill.split_redundancy`.
+
+        Examples
+        --------
+        >>> from spare_theory.steps.cycles import rep_step_cycle
+        >>> from spare_theory.steps.scenario import paper_scenario
+        >>> sc = paper_scenario(200)
+        >>> est = estimate_steps(sc, rep_step_cycle(sc, 3), strategy="rep", r=3,
+        ...                      checkpoint_every_steps=6)
+        >>> lost = est.badput_hours
+        >>> round((est.useful_seconds / 3600 + sum(lost.values())) / est.hours, 12)
+        1.0
+        """
+        hour = 3600.0
+        useful = self.useful_seconds / hour
+        reconfiguration = (self.down_seconds - self.restart_seconds) / hour
+        skipped, idle, rest = split_redundancy(
+            useful, self.redundancy_seconds / hour, self.samples_skipped, self.idle_share
+        )
+        return {
+            "checkpoint_save": self.checkpoint_seconds / hour,
+            "wasted_progress": (self.handling_seconds + self.rework_seconds) / hour
+            - reconfiguration,
+            "restart": self.restart_seconds / hour,
+            "redundant_compute": float(rest),
+            "reconfiguration": reconfiguration,
+            "skipped_samples": float(skipped),
+            "idle_spares": float(idle),
+        }
+
+    def bill(self, cost: CostModel, *, gpus_per_node: int = 8) -> Bill:
+        """What the run costs under ``cost`` (:mod:`spare_theory.planning.bill`).
+
+        A step-level scenario counts workers and their nodes, not GPUs:
+        ``gpus_per_node`` says how many GPUs a node holds (the published
+        simulator's workers are one node each unless ``nodes_per_group``
+        says otherwise, so price the SPARe paper's 3,000-GPU workers with
+        ``gpus_per_node=3000``).
+
+        Parameters
+        ----------
+        cost : CostModel
+        gpus_per_node : int
+            GPUs per node, ``>= 1`` (default 8).
+
+        Returns
+        -------
+        Bill
+
+        Raises
+        ------
+        ValueError
+            When ``hours`` is infinite or the estimate does not know its nodes.
+
+        Examples
+        --------
+        >>> from spare_theory import CostModel
+        >>> from spare_theory.steps.cycles import rep_step_cycle
+        >>> from spare_theory.steps.scenario import paper_scenario
+        >>> sc = paper_scenario(200)
+        >>> est = estimate_steps(sc, rep_step_cycle(sc, 3), strategy="rep", r=3,
+        ...                      checkpoint_every_steps=6)
+        >>> bill = est.bill(CostModel(), gpus_per_node=3000)
+        >>> bill.gpu_hours == 600_000 * est.hours
+        True
+        """
+        if not math.isfinite(self.hours):
+            raise ValueError(f"hours is {self.hours}: a run that never finishes has no bill")
+        per_node = as_count(gpus_per_node, "gpus_per_node")
+        return make_bill(
+            cost,
+            hours=self.hours,
+            useful_hours=self.useful_seconds / 3600.0,
+            badput_hours=self.badput_hours,
+            reserved_gpus=(self.nodes + self.spare_nodes) * per_node,
+            grouped_gpus=self.nodes * per_node,
         )
 
 
@@ -446,6 +545,9 @@ def estimate_steps(
         down_seconds=down,
         samples_skipped=skipped,
         exact_batch=mem is None or mem.exact_batch,
+        nodes=sc.groups * sc.nodes_per_group,
+        spare_nodes=sc.spare_nodes or 0,
+        idle_share=0.0 if mem is None else 1.0 - mem.full_batch,
     )
 
 

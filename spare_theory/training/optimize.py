@@ -43,6 +43,7 @@ from ..cycles.planned import cost_trigger_failures
 from ..hourly.model import check_split, evaluate_law, scenario_cycle
 from ..hourly.renewal import TrainingEstimate
 from ..hourly.scenario import Scenario
+from ..planning.bill import CostModel
 from ..planning.plan import Plan
 from ..planning.search import REFUSED, Bracket, Leg, minimize_integer, walk_redundancy
 from ..steps.estimate import StepEstimate
@@ -51,6 +52,7 @@ from ..steps.pool import priced_step_scenario
 from ..steps.scenario import StepScenario
 from ..strategies.base import PATIENCE, Strategy
 from ..strategies.registry import strategy as lookup
+from .objective import check_objective, energy_interval, objective_value
 
 __all__ = [
     "best_plan_variable",
@@ -143,6 +145,8 @@ def optimal_plan(
     microbatches: int = 1,
     planned_restarts: bool = False,
     r_values: Any = None,
+    objective: str = "hours",
+    cost: CostModel | None = None,
 ) -> Plan:
     """Minimise the expected time to train over ``r`` (integer) and the checkpoint interval.
 
@@ -177,6 +181,14 @@ def optimal_plan(
     r_values : sequence of int, optional
         Evaluate exactly these redundancies (each at its best interval)
         instead of walking ``r``; each must be a plan of the strategy.
+    objective : {"hours", "usd", "energy"}, default "hours"
+        What the plan minimises (:mod:`spare_theory.training.objective`):
+        dollars are proportional to hours (the reserved GPUs are fixed by the
+        scenario), so ``"usd"`` gives the hours plan; ``"energy"`` searches
+        the interval again at each ``r`` for the least energy under ``cost``
+        (hour-level scenarios, without planned restarts).
+    cost : CostModel, optional
+        Prices and powers of the objective (default ``CostModel()``).
 
     Returns
     -------
@@ -219,15 +231,25 @@ def optimal_plan(
     """
     chosen = lookup(strategy)
     check_scenario(scenario)
+    objective, prices = check_objective(objective, cost)
+    if objective == "energy" and (planned_restarts or not isinstance(scenario, Scenario)):
+        raise ValueError("objective='energy' plans hour-level scenarios without planned restarts")
     scenario = merge_microbatches(scenario, microbatches)
     N = scenario.groups
+
+    # Dollars are proportional to hours (training.objective): only energy has its own key.
+    key = (
+        functools.partial(objective_value, objective=objective, cost=prices)
+        if objective == "energy"
+        else _hours
+    )
 
     def accepts(r: int) -> bool:
         return chosen.accepts(N, r)
 
     def walk(evaluate: Any, legs: Sequence[Leg | Bracket]) -> dict[int, Any]:
         if r_values is None:
-            return walk_redundancy(evaluate, _hours, legs, accepts)
+            return walk_redundancy(evaluate, key, legs, accepts)
         given = sorted({chosen.check_r(N, r) for r in np.atleast_1d(r_values).tolist()})
         plans = {r: evaluate(r) for r in given}
         return {r: plan for r, plan in plans.items() if plan is not None and plan is not REFUSED}
@@ -249,6 +271,9 @@ def optimal_plan(
                 raise
             refused.append(exc)
             return REFUSED
+        if objective == "energy" and hourly is not None and estimate is not None:
+            checked = chosen.check_plan(N, r, variables[r])
+            return energy_interval(hourly, chosen, r, checked, estimate, prices)
         return estimate
 
     # With repairs hours are nearly flat in r: the walk down may go on to r = 2, so
@@ -274,16 +299,16 @@ def optimal_plan(
 
             legs = [Leg(start, 2, PATIENCE), Leg(start + 1, N, PATIENCE)]
             curve = walk_redundancy(planned_at, _hours, legs, above_one, dict(curve))
-    plan = _plan(curve)
+    plan = _plan(curve, key)
     k = triggers.get(plan.r)
-    cost = None
+    threshold = None
     if k is not None and chosen.cycle_law(N, plan.r).cost_grows:
-        cost = _cost_realising(N, k)
+        threshold = _cost_realising(N, k)
     return dataclasses.replace(
         plan,
         estimate=chosen.with_caveats(plan.estimate, scenario),
         planned_restart_failures=k,
-        planned_restart_cost=cost,
+        planned_restart_cost=threshold,
         **chosen.check_plan(N, plan.r, variables.get(plan.r, {})),
     )
 
@@ -292,11 +317,11 @@ def _hours(estimate: Any) -> float:
     return float(estimate.hours)
 
 
-def _plan(curve: dict[int, Any]) -> Plan:
-    """The plan at the first ``r`` of least hours (ties: the smaller ``r``)."""
+def _plan(curve: dict[int, Any], key: Any = _hours) -> Plan:
+    """The plan at the first ``r`` of least ``key`` (hours; ties: the smaller ``r``)."""
     r_values = np.array(sorted(curve), dtype=np.int64)
     hours = np.array([curve[int(r)].hours for r in r_values])
-    best = curve[int(r_values[int(np.argmin(hours))])]
+    best = curve[int(r_values[int(np.argmin([key(curve[int(r)]) for r in r_values]))])]
     return Plan(estimate=best, r_values=r_values, hours_by_r=hours)
 
 

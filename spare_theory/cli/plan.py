@@ -1,0 +1,252 @@
+"""``spare-theory plan JOB.toml``: a job's best plan per strategy, with its bill.
+
+The job file (:mod:`spare_theory.jobs.files`, ``docs/jobs.md``) names the
+model, the cluster and the prices; the command plans every strategy under
+``--objective`` (hours, dollars or energy), prints each best plan with its
+bill and its lost time by cause, and with ``--require EXPR`` (repeatable:
+``availability>=0.9``, ``usd<=2e7``) exits with code 3 when the best plan
+misses one, so that CI can gate on it.  The library is imported in the
+handler only: ``spare-theory --help`` does not load it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import operator
+import re
+import textwrap
+from collections.abc import Callable
+from typing import Any
+
+from ._common import Output, UsageError, add_json
+
+__all__ = ["REQUIRE_NAMES", "Requirement", "configure_plan", "parse_requirement"]
+
+_OPERATORS: dict[str, Callable[[float, float], bool]] = {
+    "<=": operator.le,
+    ">=": operator.ge,
+    "==": operator.eq,
+    "<": operator.lt,
+    ">": operator.gt,
+}
+_REQUIREMENT = re.compile(r"^\s*([a-z_0-9]+)\s*(<=|>=|==|<|>)\s*(\S+)\s*$")
+#: What ``--require`` may name: the best plan's figures and its bill's.
+REQUIRE_NAMES = (
+    "hours",
+    "availability",
+    "uptime",
+    "restarts",
+    "r",
+    "checkpoint_interval_minutes",
+    "samples_skipped",
+    "gpu_hours",
+    "busy_gpu_hours",
+    "usd",
+    "energy_mwh",
+    "co2_tonnes",
+    "useful_hours",
+)
+_WIDTH = 100
+_CAUSES_SHORT = {
+    "checkpoint_save": "ckpt save",
+    "wasted_progress": "wasted",
+    "restart": "restart",
+    "redundant_compute": "redundant",
+    "reconfiguration": "reconfig",
+    "skipped_samples": "skipped",
+    "idle_spares": "idle spares",
+}
+
+
+class Requirement:
+    """One ``--require`` expression, ``NAME OP NUMBER`` (parsed without ``eval``)."""
+
+    def __init__(self, text: str, name: str, op: str, value: float) -> None:
+        self.text, self.name, self.op, self.value = text, name, op, value
+
+    def check(self, actual: float) -> bool:
+        """Whether ``actual OP value`` holds."""
+        return _OPERATORS[self.op](actual, self.value)
+
+
+def parse_requirement(text: str) -> Requirement:
+    """``NAME OP NUMBER`` with ``OP`` one of ``<= >= == < >`` and ``NAME`` in :data:`REQUIRE_NAMES`.
+
+    Raises
+    ------
+    argparse.ArgumentTypeError
+        For anything else (an unknown name, a missing operator, no number).
+
+    Examples
+    --------
+    >>> req = parse_requirement("availability>=0.9")
+    >>> req.name, req.op, req.value, req.check(0.95)
+    ('availability', '>=', 0.9, True)
+    >>> parse_requirement("__import__('os')")
+    Traceback (most recent call last):
+    ...
+    argparse.ArgumentTypeError: not NAME OP NUMBER: "__import__('os')"
+    """
+    match = _REQUIREMENT.match(text)
+    if match is None:
+        raise argparse.ArgumentTypeError(f"not NAME OP NUMBER: {text!r}")
+    name, op, number = match.groups()
+    if name not in REQUIRE_NAMES:
+        raise argparse.ArgumentTypeError(
+            f"unknown name {name!r} in {text!r} (known: {', '.join(REQUIRE_NAMES)})"
+        )
+    try:
+        value = float(number)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {number!r} in {text!r}") from None
+    if not math.isfinite(value):
+        raise argparse.ArgumentTypeError(f"not a finite number: {number!r} in {text!r}")
+    return Requirement(text, name, op, value)
+
+
+def configure_plan(parser: argparse.ArgumentParser) -> None:
+    """``spare-theory plan``: its description and options."""
+    parser.description = (
+        "Plan a job described by a TOML file ([job], [cost], optional [log] and "
+        "[scenario]; docs/jobs.md) with every strategy, and price each best plan."
+    )
+    parser.add_argument("job_file", metavar="JOB.toml", help="the job file")
+    parser.add_argument(
+        "--objective",
+        choices=("hours", "usd", "energy"),
+        default="hours",
+        help="what each plan minimises (default hours; dollars are proportional to hours)",
+    )
+    parser.add_argument(
+        "--require",
+        action="append",
+        type=parse_requirement,
+        default=[],
+        metavar="EXPR",
+        help="NAME OP NUMBER the best plan must meet, e.g. availability>=0.9 or usd<=2e7 "
+        "(repeatable; exit code 3 when one is missed)",
+    )
+    parser.add_argument(
+        "--strategy",
+        nargs="+",
+        default=None,
+        metavar="NAME",
+        help="strategies to plan (default: every registered one)",
+    )
+    parser.add_argument("--plot", default=None, metavar="FILE.png", help="write the figure")
+    add_json(parser)
+    parser.set_defaults(handler=_handle)
+
+
+def _best_values(plan: dict[str, Any]) -> dict[str, float]:
+    """The numbers ``--require`` names, of one plan record."""
+    values = {k: plan[k] for k in REQUIRE_NAMES if k in plan and plan[k] is not None}
+    values.update({k: v for k, v in plan["bill"].items() if k in REQUIRE_NAMES})
+    return values
+
+
+def _handle(args: argparse.Namespace) -> Output:
+    from pathlib import Path
+
+    from ..jobs.files import load_job_file
+    from ..reports.job_plan import job_figure, plan_scenario
+
+    plot = None if args.plot is None else Path(args.plot)
+    if plot is not None and plot.suffix != ".png":
+        raise UsageError(f"--plot must name a .png file, got {args.plot!r}")
+    spec = load_job_file(args.job_file)
+    overrides = {**spec.scenario, **spec.log_options()}
+    scenario = spec.job.scenario(failure_log=spec.failure_log(), **overrides)
+    result = plan_scenario(scenario, spec.cost, objective=args.objective, strategies=args.strategy)
+    best = result["best"]
+    checks = []
+    for req in args.require:
+        actual = None if best is None else _best_values(result["plans"][best]).get(req.name)
+        met = actual is not None and req.check(actual)
+        checks.append({"expression": req.text, "actual": actual, "met": met})
+    result["requirements"] = checks
+    text = _text(spec.job, scenario, result)
+    if plot is not None:
+        from ..reports._io import save_figure
+
+        save_figure(job_figure(result), plot.parent, plot.stem)
+        text += f"\nwrote {plot}"
+    missed = [c["expression"] for c in checks if not c["met"]]
+    return Output(text, result, exit_code=3 if missed else 0)
+
+
+def _text(job: Any, scenario: Any, result: dict[str, Any]) -> str:
+    from .plans import hours_text, minutes_text, scenario_text
+
+    cost = result["cost"]
+    lines = [
+        f"job: {job.parameters:.4g} parameters ({job.state_bytes / 1e12:.4g} TB of state), "
+        f"{job.gpus:,} {job.gpu.upper()} GPUs in groups of {job.gpus_per_group}, "
+        f"{job.work_hours:,.6g} h of work",
+    ]
+    lines += textwrap.wrap(
+        f"cost: ${cost['gpu_hour_usd']:g} per GPU-hour, {cost['busy_watts_per_gpu']:g} W busy "
+        f"and {cost['idle_watts_per_gpu']:.4g} W idle per GPU, PUE {cost['pue']:g}, "
+        f"{cost['kg_co2_per_kwh']:g} kg CO2 per kWh",
+        _WIDTH,
+    )
+    lines.append(scenario_text(scenario))
+    lines.append(f"best plan of each strategy (objective: {result['objective']}):")
+    rows = []
+    for p in result["plans"].values():
+        if not p["modelled"] or p["bill"] is None:
+            rows.append([p["label"], "-", "-", "-", "-", "-", "-", "-"])
+            continue
+        bill = p["bill"]
+        rows.append(
+            [
+                p["label"],
+                str(p["r"]),
+                f"{minutes_text(p['checkpoint_interval_minutes'])} min",
+                hours_text(p["hours"]),
+                f"{p['availability']:.3f}",
+                f"{bill['usd'] / 1e6:,.4g}",
+                f"{bill['energy_mwh']:,.4g}",
+                f"{bill['co2_tonnes']:,.4g}",
+            ]
+        )
+    headers = ["strategy", "r", "checkpoint every", "hours", "availability", "M$", "MWh", "t CO2"]
+    lines += _table(headers, rows)
+    lines.append("lost hours by cause (wall time; useful + lost = hours):")
+    rows = [
+        [p["label"], hours_text(p["bill"]["useful_hours"])]
+        + [f"{p['bill']['badput_hours'][c]:,.4g}" for c in _CAUSES_SHORT]
+        for p in result["plans"].values()
+        if p["modelled"] and p["bill"] is not None
+    ]
+    lines += _table(["strategy", "useful", *_CAUSES_SHORT.values()], rows)
+    for p in result["plans"].values():
+        if not p["modelled"]:
+            note = f"{p['label']}: no plan from the model: {p['reason']}"
+        elif not p["feasible"]:
+            note = f"{p['label']}: does not finish: {p['reason']}"
+        elif p["plan_variables"]:
+            chosen = ", ".join(f"{k} = {v}" for k, v in p["plan_variables"].items())
+            note = f"{p['label']}: {chosen} (chosen with r)"
+        else:
+            continue
+        lines += textwrap.wrap(note, _WIDTH, initial_indent="  ", subsequent_indent="    ")
+    best = result["best"]
+    label = "none finishes" if best is None else result["plans"][best]["label"]
+    lines.append(f"best plan ({result['objective']}): {label}")
+    for check in result["requirements"]:
+        actual = "no plan" if check["actual"] is None else f"{check['actual']:.6g}"
+        verdict = "met" if check["met"] else "MISSED"
+        lines.append(f"  require {check['expression']}: {actual}, {verdict}")
+    return "\n".join(lines)
+
+
+def _table(headers: list[str], rows: list[list[str]]) -> list[str]:
+    widths = [
+        max(len(h), *(len(r[i]) for r in rows)) if rows else len(h) for i, h in enumerate(headers)
+    ]
+    return [
+        f"  {cells[0]:<{widths[0]}}" + "".join(f"  {c:>{w}}" for c, w in zip(cells[1:], widths[1:]))
+        for cells in [headers, *rows]
+    ]
