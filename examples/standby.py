@@ -77,8 +77,17 @@ class StandbyStrategy(Strategy):
         return StandbyCycle(N, r, lifetimes)
 
     def failure_rules(
-        self, N: int, r: int, *, microbatches: int, repairs: bool, pool: Any
+        self,
+        N: int,
+        r: int,
+        *,
+        microbatches: int,
+        repairs: bool,
+        pool: Any,
+        placement: str = "ruler",
+        domain_size: int | None = None,
     ) -> StandbyRules:
+        # Standby groups are interchangeable: the placement does not matter.
         return StandbyRules(N, r)
 
     def check_step_plan(self, scenario: Any, r: int) -> None:

@@ -26,10 +26,12 @@ _FOREIGN = {
     "numpy", "np", "scipy", "pandas", "pd", "matplotlib", "concurrent", "os", "sys", "math",
     "dask", "numba", "sympy", "tomllib", "importlib", "typing", "pytest", "tqdm", "argparse",
     "json", "pathlib", "functools", "itertools", "dataclasses", "hypothesis",
+    "torch",  # torch.distributed, whose initialisation a job's restart pays
     "WorldSizeMode",  # torchft's, cited beside the hot spares' quorum
 }  # fmt: skip
-# Variables the docs name after the value they hold (a FailureLog is `log` in the README).
-_VARIABLES = {"log": "FailureLog"}
+# Variables the docs name after the value they hold (a FailureLog is `log` in the README,
+# a Job is `job` in docs/jobs.md).
+_VARIABLES = {"log": "FailureLog", "job": "Job"}
 
 
 def _modules() -> dict[str, list[str]]:

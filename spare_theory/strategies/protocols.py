@@ -473,7 +473,14 @@ PARTS: tuple[Part, ...] = (
         True,
         "the factory of its hour-level failure rule",
         call=lambda s, p: s.failure_rules(
-            p.N, p.r, microbatches=1, repairs=False, pool=None, **p.plan
+            p.N,
+            p.r,
+            microbatches=1,
+            repairs=False,
+            pool=None,
+            placement="ruler",
+            domain_size=None,
+            **p.plan,
         ),
         check=_rule_factory,
     ),
@@ -498,7 +505,13 @@ PARTS: tuple[Part, ...] = (
         False,
         "failure trajectories drawn once per simulation",
         call=lambda s, p: s.trajectory_pool(
-            p.N, p.r, size=1, seed=np.random.SeedSequence(0), microbatches=1
+            p.N,
+            p.r,
+            size=1,
+            seed=np.random.SeedSequence(0),
+            microbatches=1,
+            placement="ruler",
+            domain_size=None,
         ),
         check=_optional(_conforms(TrajectoryPool)),
     ),
