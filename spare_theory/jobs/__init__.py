@@ -9,6 +9,8 @@ __getattr__, __dir__, __all__ = attach(
         "GPU_PRESETS": "job",
         "GpuPreset": "job",
         "Job": "job",
+        "JobFile": "files",
+        "load_job_file": "files",
         "megascale_init_seconds": "job",
     },
 )
