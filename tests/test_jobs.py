@@ -1,7 +1,6 @@
 """A job's derived restart and checkpoint costs (issue 27): the formulas, by hand."""
 
 import dataclasses
-import math
 
 import pytest
 
@@ -46,11 +45,12 @@ def test_memory_tier_and_async_derivations():
 def test_init_seconds_as_a_function_of_the_gpu_count():
     job = st.Job(**{**SMALL, "init_seconds": lambda gpus: 2.0 * gpus})
     assert job.restart_minutes == pytest.approx((30 + 15 + 128 + 0.1) / 60, rel=1e-15)
-    # The default: 30 s at 10,000 GPUs (MegaScale), growing as log2 of the count.
-    assert megascale_init_seconds(10_000) == pytest.approx(30.0, rel=1e-15)
-    assert megascale_init_seconds(100) == pytest.approx(15.0, rel=1e-15)
+    # The default passes through MegaScale's published bounds (NSDI 2024, section 3.5):
+    # 5 s at 2,048 GPUs and 30 s at 12,288 (its largest job), linear in the count.
+    assert megascale_init_seconds(2048) == pytest.approx(5.0, rel=1e-15)
+    assert megascale_init_seconds(12_288) == pytest.approx(30.0, rel=1e-15)
     default = st.Job(**{k: v for k, v in SMALL.items() if k != "init_seconds"})
-    assert default.init == pytest.approx(30 * 6 / math.log2(10_000), rel=1e-15)
+    assert default.init == pytest.approx(5.0 * 64 / 2048, rel=1e-15)
 
 
 def test_a_jobs_scenario_is_the_hand_written_one_and_gives_its_numbers_exactly():

@@ -22,7 +22,6 @@ idle power, each with its source.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Any
@@ -65,11 +64,11 @@ class GpuPreset:
 
 
 # Idle power: a seventh of the board power (100 W for a 700 W board), this
-# package's choice: no vendor publishes an idle figure, and a GPU waiting
-# through a restart keeps its memory and clocks up.
+# package's assumption: NVIDIA's datasheets give only the maximum (TDP), and a
+# GPU waiting through a restart keeps its memory and clocks up.
 _IDLE_SHARE = 1.0 / 7.0
 # Meta's RSC-1 (16k A100): 6.50 failures per 1,000 node-days of 8 GPUs
-# (Kokolis et al., HPCA 2025), i.e. 8 x 1000 / 6.5 days per GPU.
+# (Kokolis et al., HPCA 2025, arXiv:2410.21680), i.e. 8 x 1000 / 6.5 days per GPU.
 _A100_MTBF_HOURS = 8 * 1000 / 6.50 * 24
 
 #: The GPU presets of :class:`Job` (``gpu=``): MTBF and power with their sources.
@@ -78,23 +77,26 @@ GPU_PRESETS: dict[str, GpuPreset] = {
         LLAMA3_H100_GPU_MTBF_HOURS,
         700.0,
         700.0 * _IDLE_SHARE,
-        "MTBF 50,677 h: 419 unexpected interruptions in 54 days on 16,384 H100 GPUs "
-        "(Dubey et al. 2024, The Llama 3 Herd of Models); 700 W: H100 SXM board power "
-        "(NVIDIA H100 datasheet); idle a seventh of it (this package's choice)",
+        "MTBF 50,677 h: 419 unexpected interruptions in a 54-day snapshot of pre-training on "
+        "16,384 H100 GPUs (Dubey et al. 2024, The Llama 3 Herd of Models, section 3.3.4 and "
+        "Table 4); 700 W: the H100 SXM's maximum TDP (NVIDIA H100 datasheet; Llama 3 section "
+        "3.3.1: each GPU at 700 W TDP); idle a seventh of it (this package's assumption)",
     ),
     "h200": GpuPreset(
         LLAMA3_H100_GPU_MTBF_HOURS,
         700.0,
         700.0 * _IDLE_SHARE,
-        "MTBF: the H100's (no published H200 fleet figure; same board and HBM class); "
-        "700 W: H200 SXM maximum board power (NVIDIA H200 datasheet); idle a seventh of it",
+        "MTBF: the H100's (this package's assumption: no published H200 fleet figure; the "
+        "same Hopper GPU with HBM3e memory); 700 W: the H200 SXM's maximum TDP (NVIDIA H200 "
+        "datasheet); idle a seventh of it (this package's assumption)",
     ),
     "b200": GpuPreset(
         LLAMA3_H100_GPU_MTBF_HOURS,
         1000.0,
         1000.0 * _IDLE_SHARE,
-        "MTBF: the H100's (no published B200 fleet figure); 1,000 W: B200 board power in "
-        "HGX B200 (NVIDIA HGX datasheet); idle a seventh of it",
+        "MTBF: the H100's (this package's assumption: no published B200 fleet figure); "
+        "1,000 W: a B200's TDP in HGX B200 (NVIDIA Blackwell/HGX B200 specifications); idle "
+        "a seventh of it (this package's assumption)",
     ),
     "a100": GpuPreset(
         _A100_MTBF_HOURS,
@@ -102,29 +104,36 @@ GPU_PRESETS: dict[str, GpuPreset] = {
         400.0 * _IDLE_SHARE,
         "MTBF 29,538 h: 6.50 failures per 1,000 node-days of 8 A100 GPUs on Meta's RSC-1 "
         "(Kokolis et al., HPCA 2025, Revisiting Reliability in Large-Scale Machine Learning "
-        "Research Clusters; their projected MTTF of 1.8 h at 16,384 GPUs); 400 W: A100 SXM "
-        "board power (NVIDIA A100 datasheet); idle a seventh of it",
+        "Research Clusters, arXiv:2410.21680; the same rate gives their projected MTTF of "
+        "1.8 h at 16,384 GPUs); 400 W: the A100 SXM's maximum TDP (NVIDIA A100 datasheet); "
+        "idle a seventh of it (this package's assumption)",
     ),
 }
 
-# MegaScale (Jiang et al., NSDI 2024): NCCL and torch.distributed
-# initialisation "under 30 s" beyond 10,000 GPUs after their fixes.
-_MEGASCALE_GPUS, _MEGASCALE_SECONDS = 10_000, 30.0
+# MegaScale (Jiang et al., NSDI 2024, section 3.5): after their fixes,
+# communicator initialisation takes "under 5 seconds on 2048 GPUs".
+_MEGASCALE_GPUS, _MEGASCALE_SECONDS = 2048, 5.0
 
 
 def megascale_init_seconds(gpus: int) -> float:
     """Communicator and process-group initialisation of an optimised stack, seconds.
 
-    ``30 log2(G) / log2(10,000)``: MegaScale (Jiang et al., NSDI 2024)
-    brought NCCL and ``torch.distributed`` initialisation from 1,047 s at
-    2,048 GPUs down to under 30 s beyond 10,000 GPUs; the logarithmic
-    growth through that point (set-up over a tree of ranks) is this
-    package's assumption.  The default of :attr:`Job.init_seconds`: it is
-    the world of today's large runs (Llama 3's 419 interruptions in 54 days
-    left more than 90 % effective training time, which restarts of about
-    5 minutes allow and a 17-minute initialisation would not).  For the
-    world before such fixes, pass ``init_seconds=1047`` (MegaScale's figure
-    at 2,048 GPUs) or a function of your own.
+    ``5 G / 2048``, linear in the GPU count ``G``.  MegaScale (Jiang et
+    al., NSDI 2024, section 3.5) measured Megatron-LM's NCCL communicator
+    initialisation on 2,048 GPUs at about 1,047 s; replacing
+    ``torch.distributed``'s TCPStore with Redis brought it to 361 s, and
+    ordering the group initialisations to cut the global barrier from
+    O(n^2) to O(n) to "under 5 seconds on 2048 GPUs, and to under 30
+    seconds on more than 10,000 GPUs".  The line takes both bounds at their
+    value: 5 s at 2,048 GPUs and 30 s at 12,288, the largest job of the
+    paper; the linear growth follows the paper's O(n) barrier, and reading
+    the bounds as values is this package's assumption (an upper estimate).
+    The default of :attr:`Job.init_seconds`: it is the world of today's
+    large runs (Llama 3's 419 interruptions in 54 days left more than 90 %
+    effective training time, which restarts of a few minutes allow and a
+    17-minute initialisation would not).  For the world before such fixes,
+    pass ``init_seconds=1047`` (MegaScale's figure at 2,048 GPUs) or a
+    function of your own.
 
     Parameters
     ----------
@@ -137,11 +146,10 @@ def megascale_init_seconds(gpus: int) -> float:
 
     Examples
     --------
-    >>> round(megascale_init_seconds(10_000), 6), round(megascale_init_seconds(16_384), 2)
-    (30.0, 31.61)
+    >>> megascale_init_seconds(2048), megascale_init_seconds(12_288), megascale_init_seconds(16_384)
+    (5.0, 30.0, 40.0)
     """
-    G = as_count(gpus, "gpus")
-    return _MEGASCALE_SECONDS * math.log2(G) / math.log2(_MEGASCALE_GPUS)
+    return _MEGASCALE_SECONDS * as_count(gpus, "gpus") / _MEGASCALE_GPUS
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -153,10 +161,12 @@ class Job:
     parameters : float
         Model parameters, ``> 0``.
     bytes_per_parameter : float
-        Checkpointed state per parameter, bytes, ``> 0``.  Default 14: bf16
-        weights (2) plus fp32 master weights and two fp32 Adam moments (12),
-        the mixed-precision Adam state of ZeRO (Rajbhandari et al., SC 2020;
-        gradients are not checkpointed).
+        Checkpointed state per parameter, bytes, ``> 0``.  Default 14:
+        16-bit weights (2) plus the optimizer state of mixed-precision Adam,
+        an fp32 copy of the weights, momentum and variance (12); ZeRO
+        (Rajbhandari et al., SC 2020, section 3.1) counts these model states
+        as 2 + 2 + 12 = 16 bytes, the other 2 being the 16-bit gradients,
+        which a checkpoint leaves out (this package's reading).
     gpus : int
         GPUs of the job, ``>= 1``.
     gpus_per_group : int
@@ -172,18 +182,22 @@ class Job:
     storage_write_gbps, storage_read_gbps : float
         Aggregate bandwidth of the shared checkpoint storage, GB/s, ``> 0``.
         Default 2,000: the sustained throughput of the Tectonic storage that
-        Llama 3 checkpointed to (Dubey et al. 2024, section 3.3.1: 2 TB/s
-        sustained, 7 TB/s peak).
+        Llama 3 checkpointed to (Dubey et al. 2024, section 3.3.1, Storage:
+        240 PB on 7,500 servers, 2 TB/s sustained, 7 TB/s peak).
     host_copy_gbps : float
         Device-to-host copy bandwidth per GPU, GB/s, ``> 0``.  Default 25:
-        about 40 % of a PCIe Gen 5 x16 link's 64 GB/s per direction, this
-        package's allowance for pinned-memory copies beside training traffic.
+        this package's assumption, about 40 % of a PCIe Gen 5 x16 link's
+        64 GB/s per direction (the H100 SXM datasheet gives 128 GB/s for
+        both directions), allowing for pinned-memory copies beside training
+        traffic.
     network_gbps : float
-        Network bandwidth per GPU, GB/s, ``> 0``.  Default 50: one 400 Gb/s
-        NIC per GPU, as in Llama 3's clusters (Dubey et al. 2024, section 3.3.1).
+        Network bandwidth per GPU, GB/s, ``> 0``.  Default 50: 400 Gb/s per
+        GPU, Llama 3's RoCE and InfiniBand clusters' "400 Gbps interconnects
+        between GPUs" (Dubey et al. 2024, section 3.3.1, Network).
     detect_seconds : float
-        Time to detect a failure, seconds, ``>= 0``.  Default 60: torchft's
-        default ``Manager(timeout=60 s)``.
+        Time to detect a failure, seconds, ``>= 0``.  Default 60: the default
+        ``timeout=timedelta(seconds=60)`` of torchft's ``Manager``, the
+        timeout of its collectives and RPCs (``torchft/manager.py``).
     schedule_seconds : float
         Time to get replacement nodes into the job, seconds, ``>= 0``.
         Default 60: a warm standby (ByteRobust, SOSP 2025, keeps warm
@@ -207,7 +221,7 @@ class Job:
     --------
     >>> job = Job(parameters=405e9, gpus=16_384, gpus_per_group=128, work_hours=1000)
     >>> round(job.state_bytes / 1e12, 2), round(job.restart_minutes, 3)
-    (5.67, 2.574)
+    (5.67, 2.714)
     >>> round(job.checkpoint_minutes * 60, 3), job.gpu_mtbf == job.scenario().gpu_mtbf_hours
     (2.835, True)
     """

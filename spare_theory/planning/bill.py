@@ -54,9 +54,10 @@ __all__ = [
     "split_redundancy",
 ]
 
-#: The causes of lost time, in the shape goodput tools use (Google's
-#: ml-goodput-measurement splits badput into checkpoint save and restore,
-#: wasted progress, infrastructure recovery and elastic scaling).
+#: The causes of lost time, in the shape goodput tools use (the ``BadputType``
+#: of Google's ml-goodput-measurement has unproductive checkpoint save and
+#: restore time, wasted progress from disruption and infrastructure recovery
+#: from disruption, among others).
 BADPUT_CAUSES = (
     "checkpoint_save",
     "wasted_progress",
@@ -79,24 +80,32 @@ class CostModel:
     ----------
     gpu_hour_usd : float
         Price of one GPU for one hour, US dollars, ``>= 0``.  Default 2.99:
-        Lambda's published on-demand price of an H100 SXM GPU in an 8-GPU
-        instance (lambda.ai/pricing, 2025).
+        this package's assumption of a typical on-demand H100 SXM price,
+        within the $1.50-4 per GPU-hour that price comparisons of 2026 list
+        across providers.  It was first cited as Lambda's price of an
+        H100 in an 8-GPU instance, which no copy of lambda.ai/pricing at hand
+        confirms; prices move often and differ by provider, so set your own.
     busy_watts_per_gpu : float
-        Power of a computing GPU, watts, ``>= 0``.  Default 700: the board
-        power (TDP) of an H100 SXM (NVIDIA H100 Tensor Core GPU datasheet).
+        Power of a computing GPU, watts, ``>= 0``.  Default 700: the maximum
+        TDP of an H100 SXM ("up to 700 W (configurable)", NVIDIA H100 Tensor
+        Core GPU datasheet; Llama 3's H100s ran "at 700W TDP", Dubey et al.
+        2024, section 3.3.1).
     idle_watts_per_gpu : float
         Power of a reserved GPU that waits (restart, stall, spare), watts,
         ``0 <= idle <= busy``.  Default 100: a seventh of the board power,
-        this package's choice (no vendor publishes an idle figure; a waiting
-        GPU keeps its memory and clocks up).
+        this package's assumption (NVIDIA's datasheets give only the maximum;
+        a waiting GPU keeps its memory and clocks up).
     pue : float
         Power usage effectiveness of the data centre (facility energy over IT
-        energy), ``>= 1``.  Default 1.10: Google's fleet-wide trailing
-        twelve-month PUE for 2023 (google.com/about/datacenters/efficiency).
+        energy), ``>= 1``.  Default 1.10: the average annual PUE of Google's
+        data centres in 2023, against an industry average of 1.58 (Google,
+        "Our 2024 Environmental Report", blog.google, July 2024).
     kg_co2_per_kwh : float
         Carbon intensity of the electricity, kg CO2 per kWh, ``>= 0``.
-        Default 0.3734: the US average output emission rate of EPA eGRID2022,
-        823.1 lb/MWh.
+        Default 0.3734: the US national average CO2 output emission rate of
+        EPA eGRID2022 (2022 data), 823.1 lb/MWh x 0.45359237 kg/lb, as EPA's
+        Greenhouse Gas Equivalencies Calculator ("Calculations and
+        References") uses it.
 
     Raises
     ------
