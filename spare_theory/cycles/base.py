@@ -188,6 +188,11 @@ class CycleLaw(ABC):
     #: Whether every step trains the whole global batch (an elastic job's shrinks
     #: with the groups down unless its quorum keeps them all: :meth:`batch_theta`).
     exact_batch: bool = True
+    #: Repairs per mean group lifetime of the groups down while the cycle runs
+    #: (0: a failed group stays down until the next global restart).
+    mu: float = 0.0
+    #: Share of the cycles that end in a planned restart (when :attr:`planned`).
+    planned_share: float = 0.0
 
     def __init__(self, N: int, r: int, lifetimes: Any = EXPONENTIAL) -> None:
         self.N, self.r, self.lifetimes = N, r, lifetimes
@@ -274,6 +279,10 @@ class CycleLaw(ABC):
         for none).
         """
         return None
+
+    def repairs_per_cycle_time(self) -> float:
+        """Expected repairs per unit ``u`` over a cycle (0: a law without repairs)."""
+        return 0.0
 
     def u_at(self, level: float) -> float:
         """Smallest ``u`` with ``log Q(u) <= level`` (``level < 0``).

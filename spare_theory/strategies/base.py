@@ -77,6 +77,10 @@ class Strategy(ABC):
     #: Whether every step trains the whole global batch (``False``: an elastic
     #: job skips the samples of the groups that are down).
     exact_batch: ClassVar[bool] = True
+    #: Whether the strategy has an ``r`` of its own (replicas, stack depth, spare
+    #: groups); ``False``: its plans and estimates report ``r = None`` (CKPT-only,
+    #: elastic DP), while its methods take the one ``r`` :meth:`check_r` returns.
+    has_r: ClassVar[bool] = True
 
     def cache_key(self) -> tuple[str, str]:
         """Caches of laws and searches are keyed on the strategy's class and name."""

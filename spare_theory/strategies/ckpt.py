@@ -36,6 +36,7 @@ class CkptStrategy(Strategy):
 
     name = "ckpt"
     label = "CKPT-only"
+    has_r = False
 
     def check_r(self, N: int, r: Any) -> int:
         """``r`` must be ``None`` or 1 (no redundancy)."""

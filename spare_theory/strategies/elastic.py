@@ -110,6 +110,7 @@ class ElasticStrategy(Strategy):
     name = "elastic"
     label = "Elastic DP"
     exact_batch = False
+    has_r = False
     plan_variables = ("min_groups",)
 
     # -- what a plan is -----------------------------------------------------------
@@ -327,6 +328,7 @@ class HotSparesStrategy(ElasticStrategy):
     name = "hot_spares"
     label = "Hot spares"
     exact_batch = True
+    has_r = True
 
     def check_r(self, N: int, r: Any) -> int:
         """``r`` spare groups, ``1 <= r <= N - 1`` (required)."""
