@@ -173,9 +173,9 @@ def test_step_pool_model_against_the_step_simulation():
     sc = dataclasses.replace(
         base,
         repair_seconds=7200.0,
-        nodes_per_group=4,
+        gpus_per_group=32,  # 4 nodes of 8 GPUs
         spare_nodes=40,
-        swap_minutes=2.0,
+        swap_seconds=120.0,
         failure_law=stats.expon(scale=50 * 300.0),
     )
     priced = priced_step_scenario(sc)

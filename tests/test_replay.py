@@ -227,7 +227,7 @@ def test_step_level_replay_of_an_exponential_log_matches_the_step_model(short_ou
         steps=3000,
         allreduce_seconds=1.0,
         failure_law=stats.expon(scale=mean_s),
-        nodes_per_group=4,
+        gpus_per_group=32,  # 4 nodes of 8 GPUs
         restart_seconds=1200.0,
     )
     model = st.time_to_train(sc, "rep", r=2, checkpoint_every_steps=20).hours
