@@ -9,6 +9,7 @@ import sys
 
 import numpy as np
 import pytest
+from scipy import stats
 
 import spare_theory as st
 from spare_theory import (
@@ -29,7 +30,9 @@ HOURLY = Scenario(
     work_hours=10,
     reconfigure_minutes=1,
 )
-STEP = paper_scenario(30, steps=60)
+# The paper's workload on 30 workers, failing 100 times less often (a cluster MTBF of
+# 30,000 s against about 4,000 s of work): CKPT-only finishes too.
+STEP = paper_scenario(30, steps=60, failure_law=stats.expon(scale=30 * 30_000.0))
 # The shared keywords, in the documented order, and their defaults.
 SHARED = {
     "r": None,
@@ -105,7 +108,7 @@ def test_the_issue_call_runs():
     [
         ("spare", {}),
         ("spare", {"microbatches": 4}),
-        ("spare", {"planned_restarts": True}),
+        pytest.param("spare", {"planned_restarts": True}, marks=pytest.mark.slow),
         ("elastic", {}),
         ("hot_spares", {}),
         ("ckpt", {}),
@@ -153,6 +156,7 @@ def test_simulating_a_plan_plays_its_variables():
     np.testing.assert_array_equal(runs.hours, by_hand.hours)
 
 
+@pytest.mark.slow
 def test_simulating_a_plan_plays_its_planned_restart_trigger():
     sc = Scenario.published_600k(4096)
     plan = optimal_plan(sc, "spare", planned_restarts=True)
@@ -193,6 +197,7 @@ def test_hot_spares_keep_their_spare_groups_as_r():
     assert time_to_train(HOURLY, "hot_spares", r=4, checkpoint_interval_minutes=30).r == 4
 
 
+@pytest.mark.slow
 def test_importing_the_simulations_loads_no_model():
     model = [
         "spare_theory.training.estimate",
