@@ -43,11 +43,11 @@ from typing import Any
 from scipy.special import lambertw
 
 from .._caching import cached
-from ..cycles.base import EXPONENTIAL, CycleLaw
+from ..cycles.base import CycleLaw
 from ..cycles.domains import LemonLifetimes, PooledLemons, ScaledExponential
 from ..cycles.planned import cost_trigger_failures, planned_cycle
 from ..cycles.repairs import repair_cycle
-from ..lifetimes.laws import EquilibriumLifetimes, SuperposedLifetimes
+from ..lifetimes.laws import EXPONENTIAL, EquilibriumLifetimes, SuperposedLifetimes
 from ..planning.resolved import ModelStrategy, Resolved
 from ..planning.search import minimize_log_interval
 from .compose import priced_scenario
@@ -168,7 +168,7 @@ def _correlated_cycle(scenario: Scenario, strategy: ModelStrategy, r: int) -> Cy
 def scenario_lifetimes(scenario: Scenario, *, every_failure: bool = False) -> Any:
     """A group's lifetime law in dimensionless time, as the cycle laws take it (no repairs).
 
-    Exponential: :data:`~spare_theory.cycles.base.EXPONENTIAL`; another law
+    Exponential: :data:`~spare_theory.lifetimes.laws.EXPONENTIAL`; another law
     with ``renewal="group"``: the group clock in equilibrium
     (:class:`~spare_theory.lifetimes.laws.EquilibriumLifetimes`), with
     ``renewal="node"``: the first failure of its nodes' equilibrium clocks

@@ -38,16 +38,22 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 
 from .._validation import as_count
-from ..cycles.base import EXPONENTIAL, CycleLaw
-from ..planning.search import Bracket, Leg
-from ..steps.cycles import StepCycle
+from ..lifetimes.laws import EXPONENTIAL
 from ..steps.scenario import StepScenario
 from ..steps.trials import StepTrial
+
+if TYPE_CHECKING:
+    from ..cycles.base import CycleLaw
+    from ..planning.search import Bracket, Leg
+    from ..steps.cycles import StepCycle
+
+# The models (cycle laws, step cycle tables, the planner's legs) are imported by the methods
+# that build them: importing a strategy, as the event simulations do, loads no model.
 
 __all__ = ["PATIENCE", "Strategy", "single_units"]
 
@@ -125,6 +131,8 @@ class Strategy(ABC):
         ``flat``: hours are known to be nearly flat in ``r`` (repairs); a
         strategy may then scan further.
         """
+        from ..planning.search import Leg
+
         return [Leg(1, N, PATIENCE)]
 
     def check_microbatches(self, microbatches: int) -> int:

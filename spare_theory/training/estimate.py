@@ -211,7 +211,7 @@ def time_to_train(
 
 
 def estimate_job(job: Resolved) -> Any:
-    """The estimate of a resolved plan at its interval (or the best one), as a front door reports it.
+    """The estimate of a resolved plan at its interval (or the best), as a front door reports it.
 
     Hour level: :func:`~spare_theory.hourly.model.estimate_plan`; step level:
     :func:`step_estimate` at ``k``, or :func:`best_steps` for the best ``k``.
