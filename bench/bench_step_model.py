@@ -21,8 +21,8 @@ import numpy as np
 
 from spare_theory._caching import clear_caches
 from spare_theory.steps.scenario import paper_scenario
-from spare_theory.training.estimate import step_time_to_train
-from spare_theory.training.simulate import simulate_steps
+from spare_theory.training.estimate import time_to_train
+from spare_theory.training.simulate import simulate_training
 
 R_RANGE = {"rep": range(2, 13), "spare": range(2, 13)}
 K_GRID = np.unique(np.geomspace(1, 256, 14).round().astype(int))
@@ -40,14 +40,12 @@ def best_plan(sc, strategy: str) -> tuple[float, int, int, int]:
     for r in R_RANGE[strategy]:
         values = {}
         for k in K_GRID:
-            values[int(k)] = step_time_to_train(
-                sc, strategy, r=r, checkpoint_every_steps=int(k)
-            ).seconds
+            values[int(k)] = time_to_train(sc, strategy, r=r, checkpoint_every_steps=int(k)).seconds
             evaluations += 1
         k0 = min(values, key=values.get)
         for k in range(max(1, k0 - 3), k0 + 4):
             if k not in values:
-                values[k] = step_time_to_train(sc, strategy, r=r, checkpoint_every_steps=k).seconds
+                values[k] = time_to_train(sc, strategy, r=r, checkpoint_every_steps=k).seconds
                 evaluations += 1
         k1 = min(values, key=values.get)
         if values[k1] < best[0]:
@@ -59,14 +57,14 @@ def main() -> None:
     sc = paper_scenario(1000)
     clear()
     t = time.perf_counter()
-    step_time_to_train(sc, "spare", r=9, checkpoint_every_steps=30)
+    time_to_train(sc, "spare", r=9, checkpoint_every_steps=30)
     cold = time.perf_counter() - t
     t = time.perf_counter()
-    step_time_to_train(sc, "spare", r=10, checkpoint_every_steps=30)
+    time_to_train(sc, "spare", r=10, checkpoint_every_steps=30)
     new_r = time.perf_counter() - t
     t = time.perf_counter()
     for k in range(1, 101):
-        step_time_to_train(sc, "spare", r=10, checkpoint_every_steps=k)
+        time_to_train(sc, "spare", r=10, checkpoint_every_steps=k)
     new_k = (time.perf_counter() - t) / 100
     print(
         f"N=1000 spare: cold {cold * 1e3:.0f} ms, new r {new_r * 1e3:.1f} ms, "
@@ -88,10 +86,10 @@ def main() -> None:
 
     sc = paper_scenario(200)
     t = time.perf_counter()
-    sim = simulate_steps(sc, "spare", r=9, checkpoint_every_steps=15, trials=1, seed=0)
+    sim = simulate_training(sc, "spare", r=9, checkpoint_every_steps=15, trials=1, seed=0)
     baseline = time.perf_counter() - t
     t = time.perf_counter()
-    est = step_time_to_train(sc, "spare", r=9, checkpoint_every_steps=15)
+    est = time_to_train(sc, "spare", r=9, checkpoint_every_steps=15)
     model = time.perf_counter() - t
     print(
         f"N=200 spare r=9 k=15: one simulated run {baseline:.2f} s "

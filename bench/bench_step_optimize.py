@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import time
 
-from spare_theory import optimal_plan, paper_scenario, simulate_steps
+from spare_theory import optimal_plan, paper_scenario, simulate_training
 from spare_theory._caching import clear_caches
 
 AUTHORS_SECONDS = {200: 25.0, 600: None, 1000: 120.0}  # lower end at N = 1000 (2-6 min)
@@ -53,7 +53,7 @@ def main() -> None:
     for N in (200, 1000):
         plan = timings[("exponential", N, "spare")][1]
         t = time.perf_counter()
-        simulate_steps(
+        simulate_training(
             paper_scenario(N),
             "spare",
             r=plan.r,

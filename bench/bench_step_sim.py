@@ -18,7 +18,7 @@ import time
 import numpy as np
 
 from spare_theory.steps.scenario import paper_scenario
-from spare_theory.training.simulate import simulate_steps
+from spare_theory.training.simulate import simulate_training
 
 CELLS = [  # (N, strategy, r, k): the published intervals
     (200, "rep", 3, 6),
@@ -42,7 +42,7 @@ def main() -> None:
         profile = cProfile.Profile()
         start = time.perf_counter()
         profile.enable()
-        sim = simulate_steps(sc, strategy, r=r, checkpoint_every_steps=k, trials=1, seed=1)
+        sim = simulate_training(sc, strategy, r=r, checkpoint_every_steps=k, trials=1, seed=1)
         profile.disable()
         seconds = time.perf_counter() - start
         stats = pstats.Stats(profile)

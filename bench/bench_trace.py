@@ -35,7 +35,7 @@ def main() -> None:
     )
     for name, r, tau in PLANS:
         start = time.perf_counter()
-        law = st.simulate_training(sc, name, r, tau, 1, seed=0)
+        law = st.simulate_training(sc, name, r=r, checkpoint_interval_minutes=tau, trials=1, seed=0)
         law_s = time.perf_counter() - start
         start = time.perf_counter()
         replay = st.replay_training(

@@ -27,7 +27,7 @@ from importlib import resources
 import numpy as np
 
 from spare_theory.steps.scenario import paper_scenario
-from spare_theory.training.simulate import simulate_steps
+from spare_theory.training.simulate import simulate_training
 
 QUANTITIES = (
     ("total_seconds", "total_seconds_mean"),
@@ -56,7 +56,7 @@ def compare_cell(row: dict, trials: int, seed: int) -> list[dict]:
         steps=int(row["steps"]),
     )
     start = time.perf_counter()
-    sim = simulate_steps(
+    sim = simulate_training(
         scenario, row["strategy"], r=r, checkpoint_every_steps=k, trials=trials, seed=seed
     )
     seconds = (time.perf_counter() - start) / trials

@@ -10,13 +10,14 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 
 import numpy as np
 import numpy.typing as npt
 from scipy import integrate
 
-__all__ = ["DIRECT_SUM_TERMS", "log_falling_ratio", "smooth_sum"]
+__all__ = ["DIRECT_SUM_TERMS", "log1mexp", "log_falling_ratio", "smooth_sum"]
 
 #: Supports up to this many terms are summed term by term; longer ones by
 #: :func:`smooth_sum` (quadrature plus Euler-Maclaurin end corrections).
@@ -104,3 +105,24 @@ def smooth_sum(P: Callable[[float], float], a: int, b: int) -> float:
     body, _ = integrate.quad(P, lo, hi, points=points, limit=500, epsabs=0.0, epsrel=1e-10)
     h = max(1.0, 1e-4 * (hi - lo))
     return float(body + 0.5 * (P(lo) + P(hi)) + (dP(hi, h) - dP(lo, h)) / 12.0)
+
+
+def log1mexp(x: npt.ArrayLike) -> np.ndarray:
+    """``log(1 - e^x)`` for ``x <= 0``, accurate at both ends.
+
+    ``log(-expm1(x))`` for ``x > -log 2`` and ``log1p(-exp(x))`` below (each
+    where it does not cancel); ``-inf`` at ``x = 0``.
+
+    Examples
+    --------
+    >>> print(np.round(log1mexp([-1e-10, -1.0, -50.0]), 6))
+    [-23.025851  -0.458675  -0.      ]
+    """
+    x = np.asarray(x, dtype=float)
+    near = x > -math.log(2)
+    out = np.empty_like(x)
+    # Each branch only where it is accurate (and computed only there: hot loop).
+    with np.errstate(divide="ignore"):
+        out[near] = np.log(-np.expm1(x[near]))
+        out[~near] = np.log1p(-np.exp(x[~near]))
+    return out

@@ -45,6 +45,7 @@ from ._validation import as_choice, as_count, as_count_array, as_real, as_real_a
 from .hourly.scenario import Scenario
 from .strategies.registry import PUBLISHED_STRATEGIES
 from .training.optimize import optimal_plan
+from .training.resolve import resolved_r
 
 __all__ = [
     "ANCHOR_GPUS",
@@ -195,12 +196,12 @@ def _evaluate(point: SweepPoint) -> list[dict[str, Any]]:
                 "cluster_mtbf_minutes": sc.cluster_mtbf_minutes,
                 "strategy": strategy,
                 "microbatches": m,
-                "r": plan.r,
+                "r": resolved_r(plan.strategy, plan.r),
                 "checkpoint_interval_minutes": plan.checkpoint_interval_minutes,
                 "hours": plan.hours,
                 "availability": plan.estimate.availability,
                 "reduction_vs_best_rep": _reduction(plan.hours, best_rep_hours),
-                "plain_checkpointing": plan.r == 1,
+                "plain_checkpointing": resolved_r(plan.strategy, plan.r) == 1,
             }
         )
     return rows

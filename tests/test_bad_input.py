@@ -151,7 +151,9 @@ CASES = [
     ("r_star_rule N=0", lambda: st.r_star_rule(0), r"\bN\b"),
     (
         "simulate_training trials=0",
-        lambda: st.simulate_training(_scenario(), "spare", 3, 30.0, 0, seed=0),
+        lambda: st.simulate_training(
+            _scenario(), "spare", r=3, checkpoint_interval_minutes=30.0, trials=0, seed=0
+        ),
         r"trials",
     ),
     (
@@ -175,17 +177,23 @@ CASES = [
     ("overhead r > sqrt(N)", lambda: st.overhead(10, 4), r"\bN\b"),
     (
         "simulate_training negative interval",
-        lambda: st.simulate_training(_scenario(), "spare", 3, -30.0, 2, seed=0),
+        lambda: st.simulate_training(
+            _scenario(), "spare", r=3, checkpoint_interval_minutes=-30.0, trials=2, seed=0
+        ),
         r"checkpoint_interval",
     ),
     (
         "simulate_training bad seed",
-        lambda: st.simulate_training(_scenario(), "spare", 3, 30.0, 2, seed=-1),
+        lambda: st.simulate_training(
+            _scenario(), "spare", r=3, checkpoint_interval_minutes=30.0, trials=2, seed=-1
+        ),
         r"seed",
     ),
     (
         "simulate_training bad strategy",
-        lambda: st.simulate_training(_scenario(), "bogus", 3, 30.0, 2, seed=0),
+        lambda: st.simulate_training(
+            _scenario(), "bogus", r=3, checkpoint_interval_minutes=30.0, trials=2, seed=0
+        ),
         r"strategy",
     ),
     ("Scenario NaN mtbf", lambda: _scenario(gpu_mtbf_hours=NAN), r"gpu_mtbf_hours"),

@@ -71,9 +71,9 @@ def test_scenarios_rebuilt_hit_the_cache():
             failure_law=law,
         )
 
-    first = time_to_train(scenario(), "spare", 4)
+    first = time_to_train(scenario(), "spare", r=4)
     hits = sum(c.cache_info().hits for c in registered_caches())
-    again = time_to_train(dataclasses.replace(scenario()), "spare", 4)
+    again = time_to_train(dataclasses.replace(scenario()), "spare", r=4)
     assert again == first
     assert sum(c.cache_info().hits for c in registered_caches()) > hits
     # The published step-level scenario, built twice: the restart windows are computed once.

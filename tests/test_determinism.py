@@ -37,7 +37,9 @@ def _samples(name, seed):
     if name == "simulate_overhead":
         s = simulate_overhead(cyclic_placement(31, 3), 15, seed=seed)
         return np.concatenate([s.T, s.per_failure, s.time_weighted, s.max_stacks]).astype(float)
-    return simulate_training(Scenario(**SCENARIO), "spare", 3, 30.0, 4, seed=seed).hours
+    return simulate_training(
+        Scenario(**SCENARIO), "spare", r=3, checkpoint_interval_minutes=30.0, trials=4, seed=seed
+    ).hours
 
 
 SAMPLERS = ["random_placement", "simulate_wipeout", "simulate_overhead", "simulate_training"]

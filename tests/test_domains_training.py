@@ -5,12 +5,11 @@ import dataclasses
 import numpy as np
 import pytest
 
-from spare_theory import Scenario, strategy, time_to_train
+from spare_theory import Scenario, optimal_plan, strategy, time_to_train
 from spare_theory.cycles.domains import LemonLifetimes
 from spare_theory.hourly.domains import scenario_with_domain_share
 from spare_theory.hourly.domains_sim import simulate_domain_training
-from spare_theory.hourly.model import scenario_cycle
-from spare_theory.training.aliases import domain_optimal_plan, domain_time_to_train
+from spare_theory.hourly.model import evaluate_law, scenario_cycle
 
 # About 17 cycles per run: the renewal limit holds to a few 0.1 %.
 BASE = Scenario(
@@ -26,10 +25,11 @@ BASE = Scenario(
 def test_scenario_domain_fields_default_to_todays_model():
     assert BASE.domain_size is None and BASE.domain_mtbf_hours is None
     assert BASE.lemon_fraction == 0.0 and BASE.lemon_rate_factor == 1.0
-    # No domains, no lemons: exactly today's numbers.
-    with pytest.warns(DeprecationWarning):
-        alias = domain_time_to_train(BASE, 6, 30.0)
-    assert alias.hours == time_to_train(BASE, "spare", 6, 30.0).hours
+    # No domains, no lemons: exactly the plain SPARe law.
+    plain = time_to_train(BASE, "spare", r=6, checkpoint_interval_minutes=30.0)
+    law = strategy("spare").cycle_law(BASE.groups, 6)
+    assert scenario_cycle(BASE, strategy("spare"), 6) is law
+    assert plain.hours == evaluate_law(BASE, law, 30.0, "spare").hours
     # s = 0 gives back the scenario without domains.
     assert scenario_with_domain_share(BASE, 16, 0.0) == BASE
 
@@ -95,7 +95,7 @@ def test_model_folds_lemons_into_the_rate_beside_domains():
 @pytest.mark.parametrize("m, s", [(16, 0.3), (4, 0.5)])
 def test_domain_model_matches_simulation(m, s):
     sc = scenario_with_domain_share(BASE, m, s)
-    model = time_to_train(sc, "spare", 6, 30.0).hours
+    model = time_to_train(sc, "spare", r=6, checkpoint_interval_minutes=30.0).hours
     sim = simulate_domain_training(sc, 6, 30.0, 40, seed=m)
     assert abs(model - sim.mean_hours) <= 4 * sim.standard_error_hours + 0.006 * model
 
@@ -112,10 +112,12 @@ def test_lemon_model_matches_simulation():
         lemon_fraction=0.1,
         lemon_rate_factor=10.0,
     )
-    model = time_to_train(sc, "spare", 6, 30.0).hours
+    model = time_to_train(sc, "spare", r=6, checkpoint_interval_minutes=30.0).hours
     sim = simulate_domain_training(sc, 6, 30.0, 40, seed=3)
     assert abs(model - sim.mean_hours) <= 4 * sim.standard_error_hours + 0.006 * model
-    assert model > time_to_train(BASE, "spare", 6, 30.0).hours  # lemons cost time
+    assert (
+        model > time_to_train(BASE, "spare", r=6, checkpoint_interval_minutes=30.0).hours
+    )  # lemons cost time
 
 
 @pytest.mark.slow
@@ -138,12 +140,12 @@ def test_excluding_failing_groups_removes_lemons():
 
 
 @pytest.mark.slow
-def test_domain_optimal_plan_picks_the_smallest_hours():
+def test_domain_plan_picks_the_smallest_hours():
     sc = scenario_with_domain_share(BASE, 16, 0.3)
-    with pytest.warns(DeprecationWarning):
-        plan = domain_optimal_plan(sc, [5, 6, 8])
+    plan = optimal_plan(sc, "spare", r_values=[5, 6, 8])
     assert plan.r_values.tolist() == [5, 6, 8]
-    assert plan.estimate.hours == min(plan.hours_by_r)
+    by_r = [time_to_train(sc, "spare", r=r).hours for r in (5, 6, 8)]
+    assert plan.hours_by_r.tolist() == by_r and plan.hours == min(by_r)
 
 
 def test_simulation_pool_and_bad_input():

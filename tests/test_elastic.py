@@ -95,8 +95,10 @@ def model_and_simulation(cell, *, trials=TRIALS, seed=7, **fields):
     name, r, q, tau, extra = cell
     sc = dataclasses.replace(BASE, **{**extra, **fields})
     plan = {} if q is None else {"min_groups": q}
-    est = st.time_to_train(sc, name, r, tau, **plan)
-    sim = st.simulate_training(sc, name, r, tau, trials, seed=seed, **plan)
+    est = st.time_to_train(sc, name, r=r, checkpoint_interval_minutes=tau, **plan)
+    sim = st.simulate_training(
+        sc, name, r=r, checkpoint_interval_minutes=tau, trials=trials, seed=seed, **plan
+    )
     return est, sim
 
 
@@ -136,7 +138,13 @@ def test_the_issues_quick_model():
         run = dataclasses.replace(sc, **extra)
         est = st.time_to_train(run, "elastic", min_groups=32)
         sim = st.simulate_training(
-            run, "elastic", None, est.checkpoint_interval_minutes, 60, seed=3, min_groups=32
+            run,
+            "elastic",
+            r=None,
+            checkpoint_interval_minutes=est.checkpoint_interval_minutes,
+            trials=60,
+            seed=3,
+            min_groups=32,
         )
         assert_close(est, sim)
 
@@ -165,7 +173,7 @@ def test_exact_without_repairs():
 def test_plans():
     sc = dataclasses.replace(BASE, work_hours=40)
     plan = st.optimal_plan(sc, "elastic")
-    assert plan.r == 0 and 1 <= plan.min_groups <= 64
+    assert plan.r is None and 1 <= plan.min_groups <= 64
     assert plan.hours <= st.time_to_train(sc, "elastic", min_groups=32).hours
     assert not plan.estimate.exact_batch and plan.estimate.samples_skipped > 0
     spares = st.optimal_plan(sc, "hot_spares")
@@ -175,8 +183,15 @@ def test_plans():
 
 
 def test_published_strategies_report_exact_batches():
-    est = st.time_to_train(BASE, "spare", 4, 60.0)
-    sim = st.simulate_training(dataclasses.replace(BASE, work_hours=5), "rep", 2, 60.0, 3, seed=0)
+    est = st.time_to_train(BASE, "spare", r=4, checkpoint_interval_minutes=60.0)
+    sim = st.simulate_training(
+        dataclasses.replace(BASE, work_hours=5),
+        "rep",
+        r=2,
+        checkpoint_interval_minutes=60.0,
+        trials=3,
+        seed=0,
+    )
     assert est.exact_batch and est.samples_skipped == 0.0
     assert sim.exact_batch and (sim.samples_skipped == 0).all()
 
@@ -185,13 +200,18 @@ def test_published_strategies_report_exact_batches():
     ("call", "match"),
     [
         (lambda: st.time_to_train(BASE, "elastic", min_groups=65), "min_groups"),
-        (lambda: st.time_to_train(BASE, "hot_spares", 4, min_groups=61), "min_groups"),
+        (lambda: st.time_to_train(BASE, "hot_spares", r=4, min_groups=61), "min_groups"),
         (lambda: st.time_to_train(BASE, "elastic", min_groups=0), "min_groups"),
-        (lambda: st.time_to_train(BASE, "spare", 4, min_groups=3), "min_groups"),
-        (lambda: st.simulate_training(BASE, "rep", 2, 60, 2, seed=0, min_groups=3), "min_groups"),
-        (lambda: st.time_to_train(BASE, "elastic", 2), "r"),
-        (lambda: st.time_to_train(BASE, "hot_spares", None), "r"),
-        (lambda: st.time_to_train(BASE, "hot_spares", 64), "r"),
+        (lambda: st.time_to_train(BASE, "spare", r=4, min_groups=3), "min_groups"),
+        (
+            lambda: st.simulate_training(
+                BASE, "rep", r=2, checkpoint_interval_minutes=60, trials=2, seed=0, min_groups=3
+            ),
+            "min_groups",
+        ),
+        (lambda: st.time_to_train(BASE, "elastic", r=2), "r"),
+        (lambda: st.time_to_train(BASE, "hot_spares", r=None), "r"),
+        (lambda: st.time_to_train(BASE, "hot_spares", r=64), "r"),
         (lambda: dataclasses.replace(BASE, reconfigure_minutes=-1), "reconfigure_minutes"),
         (lambda: dataclasses.replace(BASE, heal_minutes=-0.5), "heal_minutes"),
         (lambda: st.Scenario.preset("warp", gpus=8, gpus_per_group=8, work_hours=1), "name"),
@@ -203,16 +223,16 @@ def test_published_strategies_report_exact_batches():
             lambda: st.simulate_training(
                 dataclasses.replace(BASE, repair_minutes=30, repair_law="fixed"),
                 "elastic",
-                None,
-                60,
-                2,
+                r=None,
+                checkpoint_interval_minutes=60,
+                trials=2,
                 seed=0,
             ),
             "repair_law",
         ),
         (
             lambda: st.time_to_train(
-                dataclasses.replace(BASE, planned_restart_failures=4), "hot_spares", 2
+                dataclasses.replace(BASE, planned_restart_failures=4), "hot_spares", r=2
             ),
             "planned_restart_failures",
         ),
@@ -244,6 +264,6 @@ def test_mean_time_to_wipeout_is_the_passage_time():
     # Repairs (and heal) make it longer; the heal time counts as time out.
     repaired = dataclasses.replace(BASE, repair_minutes=60.0)
     healed = dataclasses.replace(repaired, heal_minutes=30.0)
-    fast = st.mean_time_to_wipeout(repaired, "hot_spares", 2)
+    fast = st.mean_time_to_wipeout(repaired, "hot_spares", r=2)
     assert expected < st.mean_time_to_wipeout(repaired, "elastic", min_groups=32)
-    assert st.mean_time_to_wipeout(healed, "hot_spares", 2) < fast
+    assert st.mean_time_to_wipeout(healed, "hot_spares", r=2) < fast

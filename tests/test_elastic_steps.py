@@ -30,7 +30,6 @@ from spare_theory import (
     Scenario,
     optimal_plan,
     paper_scenario,
-    simulate_steps,
     simulate_training,
     time_to_train,
 )
@@ -38,6 +37,7 @@ from spare_theory.planning.search import Leg, walk_redundancy
 from spare_theory.steps.elastic_cycle import _binomial_states
 from spare_theory.strategies.base import PATIENCE
 from spare_theory.training.optimize import best_plan_variable
+from spare_theory.training.resolve import resolve
 
 PAPER = paper_scenario(200, steps=5000)
 REPAIR_1H = dataclasses.replace(PAPER, repair_seconds=3600.0)
@@ -122,8 +122,8 @@ MISSES = {
 def _compare(cell):
     sc, strategy, r, q, k = cell
     plan = {} if q is None else {"min_groups": q}
-    est = time_to_train(sc, strategy, r, checkpoint_every_steps=k, **plan)
-    sim = simulate_steps(
+    est = time_to_train(sc, strategy, r=r, checkpoint_every_steps=k, **plan)
+    sim = simulate_training(
         sc, strategy, r=r, checkpoint_every_steps=k, trials=TRIALS, seed=SEED, **plan
     )
     return est, sim
@@ -165,7 +165,7 @@ def test_failure_free_run_is_the_batch_share():
     # a checkpoint every k of them (and after the last); the model prices that run.
     quiet = dataclasses.replace(paper_scenario(50, steps=400), failure_law=stats.expon(scale=1e15))
     est = time_to_train(quiet, "hot_spares", r=10, checkpoint_every_steps=40)
-    sim = simulate_steps(quiet, "hot_spares", r=10, checkpoint_every_steps=40, trials=2, seed=0)
+    sim = simulate_training(quiet, "hot_spares", r=10, checkpoint_every_steps=40, trials=2, seed=0)
     steps = math.ceil(400 * 50 / 40)
     writes = math.ceil(steps / 40)
     jitter_free = steps * (quiet.stack_seconds + quiet.allreduce_seconds)
@@ -188,18 +188,18 @@ def test_results_report_the_batch():
 
 def test_simulation_does_not_depend_on_the_trial_count():
     sc = paper_scenario(40, steps=300)
-    three = simulate_steps(sc, "elastic", checkpoint_every_steps=10, trials=3, seed=2)
-    two = simulate_steps(sc, "elastic", checkpoint_every_steps=10, trials=2, seed=2)
+    three = simulate_training(sc, "elastic", checkpoint_every_steps=10, trials=3, seed=2)
+    two = simulate_training(sc, "elastic", checkpoint_every_steps=10, trials=2, seed=2)
     np.testing.assert_array_equal(three.total_seconds[:2], two.total_seconds)
     np.testing.assert_array_equal(three.samples_skipped[:2], two.samples_skipped)
-    via = simulate_training(sc, "elastic", None, checkpoint_every_steps=10, trials=2, seed=2)
+    via = simulate_training(sc, "elastic", r=None, checkpoint_every_steps=10, trials=2, seed=2)
     np.testing.assert_array_equal(via.total_seconds, two.total_seconds)
 
 
 def test_optimal_plan_chooses_the_quorum_at_the_step_level():
     sc = paper_scenario(200, steps=2000)
     plan = optimal_plan(sc, "elastic")
-    assert plan.r == 0 and plan.min_groups is not None
+    assert plan.r is None and plan.min_groups is not None
     for q in (plan.min_groups - 10, plan.min_groups + 10):
         other = time_to_train(sc, "elastic", min_groups=q)
         assert plan.hours <= other.hours
@@ -233,7 +233,7 @@ def test_hot_spares_bracket_finds_the_walk_s_plan(scenario):
     N = scenario.groups
 
     def estimate(r):
-        return best_plan_variable(scenario, "hot_spares", r)[1]
+        return best_plan_variable(resolve(scenario, "hot_spares", r=r))[1]
 
     curve = walk_redundancy(estimate, lambda e: e.hours, [Leg(1, N - 1, PATIENCE)], bool)
     walked = min(curve, key=lambda r: (curve[r].hours, r))
@@ -273,7 +273,7 @@ def test_hot_spares_bracket_finds_the_walk_s_plan(scenario):
             "repair_law",
         ),
         (
-            lambda: simulate_steps(
+            lambda: simulate_training(
                 dataclasses.replace(PAPER, microbatches=4),
                 "elastic",
                 checkpoint_every_steps=5,
@@ -285,7 +285,7 @@ def test_hot_spares_bracket_finds_the_walk_s_plan(scenario):
         (lambda: dataclasses.replace(PAPER, reconfigure_seconds=-1.0), "reconfigure_seconds"),
         (lambda: dataclasses.replace(PAPER, heal_seconds=float("nan")), "heal_seconds"),
         (
-            lambda: simulate_steps(
+            lambda: simulate_training(
                 PAPER, "spare", r=9, checkpoint_every_steps=5, trials=1, seed=0, min_groups=3
             ),
             "min_groups",

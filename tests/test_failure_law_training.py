@@ -59,19 +59,27 @@ def test_bad_failure_laws_name_the_field(kwargs, name):
 def test_weibull_rejects_pool_and_prices_microbatches():
     sc = Scenario(**BASE, gpu_mtbf_hours=300.0, work_hours=10, failure_law="weibull")
     with pytest.raises(ValueError, match="pool"):
-        simulate_training(sc, "spare", 4, 30.0, 1, seed=0, overhead_source="pool")
+        simulate_training(
+            sc,
+            "spare",
+            r=4,
+            checkpoint_interval_minutes=30.0,
+            trials=1,
+            seed=0,
+            overhead_source="pool",
+        )
     # Splitting under stationary Weibull clocks: the load model on the same law.
-    split = time_to_train(sc, "spare", 4, 30.0, microbatches=2).hours
-    assert split < time_to_train(sc, "spare", 4, 30.0).hours
+    split = time_to_train(sc, "spare", r=4, checkpoint_interval_minutes=30.0, microbatches=2).hours
+    assert split < time_to_train(sc, "spare", r=4, checkpoint_interval_minutes=30.0).hours
 
 
 def test_exponential_default_unchanged_by_weibull_shape():
     a = Scenario(**BASE, gpu_mtbf_hours=300.0, work_hours=20)
     b = Scenario(**BASE, gpu_mtbf_hours=300.0, work_hours=20, weibull_shape=0.5)
     for st, r in (("ckpt", None), ("rep", 2), ("spare", 4)):
-        assert time_to_train(a, st, r).hours == time_to_train(b, st, r).hours
-        sa = simulate_training(a, st, r, 30.0, 3, seed=5).hours
-        sb = simulate_training(b, st, r, 30.0, 3, seed=5).hours
+        assert time_to_train(a, st, r=r).hours == time_to_train(b, st, r=r).hours
+        sa = simulate_training(a, st, r=r, checkpoint_interval_minutes=30.0, trials=3, seed=5).hours
+        sb = simulate_training(b, st, r=r, checkpoint_interval_minutes=30.0, trials=3, seed=5).hours
         assert np.array_equal(sa, sb)
 
 
@@ -83,8 +91,15 @@ WEIBULL = Scenario(
 @pytest.mark.parametrize("strategy, r", [("ckpt", None), ("rep", 2), ("rep", 3)])
 def test_weibull_model_agrees_with_simulation(strategy, r):
     """Where the stationary-clock model claims it: within 2 % or 3 SE (k = 3)."""
-    est = time_to_train(WEIBULL, strategy, r)
-    sim = simulate_training(WEIBULL, strategy, r, est.checkpoint_interval_minutes, 30, seed=7)
+    est = time_to_train(WEIBULL, strategy, r=r)
+    sim = simulate_training(
+        WEIBULL,
+        strategy,
+        r=r,
+        checkpoint_interval_minutes=est.checkpoint_interval_minutes,
+        trials=30,
+        seed=7,
+    )
     gap = abs(est.hours - sim.mean_hours)
     assert gap <= max(0.02 * sim.mean_hours, 3 * sim.standard_error_hours)
 
@@ -100,8 +115,15 @@ def test_weibull_spare_known_bias(r):
     exponential law in the same scenario.  The test pins the sign and a
     bound, so a fix (or a regression) shows.
     """
-    est = time_to_train(WEIBULL, "spare", r)
-    sim = simulate_training(WEIBULL, "spare", r, est.checkpoint_interval_minutes, 30, seed=7)
+    est = time_to_train(WEIBULL, "spare", r=r)
+    sim = simulate_training(
+        WEIBULL,
+        "spare",
+        r=r,
+        checkpoint_interval_minutes=est.checkpoint_interval_minutes,
+        trials=30,
+        seed=7,
+    )
     bias = est.hours / sim.mean_hours - 1
     se = sim.standard_error_hours / sim.mean_hours
     assert bias > 0

@@ -180,8 +180,10 @@ CELLS = [
 @pytest.mark.parametrize(("name", "base", "fields", "strategy", "r"), CELLS)
 def test_model_within_three_se_of_the_simulation(name, base, fields, strategy, r):
     sc = st.Scenario(**base, **fields)
-    model = st.time_to_train(sc, strategy, r, 60.0).hours
-    sim = st.simulate_training(sc, strategy, r, 60.0, TRIALS, seed=SEED)
+    model = st.time_to_train(sc, strategy, r=r, checkpoint_interval_minutes=60.0).hours
+    sim = st.simulate_training(
+        sc, strategy, r=r, checkpoint_interval_minutes=60.0, trials=TRIALS, seed=SEED
+    )
     gap = model - sim.mean_hours
     assert abs(gap) <= K * sim.standard_error_hours, (
         f"{name}: model {model:.2f} h, simulation {sim.mean_hours:.2f} +- "
@@ -194,7 +196,9 @@ def test_nothing_changes_where_the_old_model_priced_the_scenario():
     for extra in (dict(), dict(spare_nodes=0), dict(spare_nodes=None)):
         sc = dataclasses.replace(plain, **extra)
         assert priced_scenario(sc) == sc  # nothing to approximate: priced as it is
-        assert st.time_to_train(sc, "spare", 4, 60.0) == st.time_to_train(plain, "spare", 4, 60.0)
+        assert st.time_to_train(
+            sc, "spare", r=4, checkpoint_interval_minutes=60.0
+        ) == st.time_to_train(plain, "spare", r=4, checkpoint_interval_minutes=60.0)
     weibull = st.Scenario(**ONE, failure_law="weibull")
     assert priced_scenario(weibull) == weibull  # no repairs: its stationary clocks as before
 
@@ -215,9 +219,13 @@ def test_clustering_of_a_renewal_law_and_its_rate():
 def test_what_no_model_covers_names_the_field_and_still_simulates():
     sc = st.Scenario(**ONE, failure_law="weibull", domain_size=4, domain_mtbf_hours=300.0)
     with pytest.raises(ValueError, match="drop domain_size"):
-        st.time_to_train(sc, "spare", 4, 60.0)
-    assert st.time_to_train(sc, "ckpt", None, 60.0).hours > 0  # every failure ends a cycle
-    runs = st.simulate_training(sc, "spare", 4, 60.0, 2, seed=0)
+        st.time_to_train(sc, "spare", r=4, checkpoint_interval_minutes=60.0)
+    assert (
+        st.time_to_train(sc, "ckpt", r=None, checkpoint_interval_minutes=60.0).hours > 0
+    )  # every failure ends a cycle
+    runs = st.simulate_training(
+        sc, "spare", r=4, checkpoint_interval_minutes=60.0, trials=2, seed=0
+    )
     assert (runs.hours > ONE["work_hours"]).all()
     with pytest.raises(ValueError, match="planned_restart"):
         st.time_to_train(
@@ -225,6 +233,6 @@ def test_what_no_model_covers_names_the_field_and_still_simulates():
                 sc, domain_size=None, domain_mtbf_hours=None, planned_restart_failures=5
             ),
             "spare",
-            4,
-            60.0,
+            r=4,
+            checkpoint_interval_minutes=60.0,
         )

@@ -173,17 +173,17 @@ def test_step_pool_model_against_the_step_simulation():
     sc = dataclasses.replace(
         base,
         repair_seconds=7200.0,
-        nodes_per_group=4,
+        gpus_per_group=32,  # 4 nodes of 8 GPUs
         spare_nodes=40,
-        swap_minutes=2.0,
+        swap_seconds=120.0,
         failure_law=stats.expon(scale=50 * 300.0),
     )
     priced = priced_step_scenario(sc)
     assert priced.spare_nodes is None and priced.repair_seconds < 600
     # SPARe (Rep's step model is itself far off on this heavily failing scenario: 2 SE
     # without a pool, a 24-run SE of 9 %).
-    model = st.time_to_train(sc, "spare", 4, checkpoint_every_steps=10).hours
-    sim = st.simulate_training(sc, "spare", 4, checkpoint_every_steps=10, trials=24, seed=2)
+    model = st.time_to_train(sc, "spare", r=4, checkpoint_every_steps=10).hours
+    sim = st.simulate_training(sc, "spare", r=4, checkpoint_every_steps=10, trials=24, seed=2)
     mean, se = sim.mean("hours"), sim.standard_error("hours")
     assert abs(model - mean) <= max(3 * se, 0.02 * mean), (model, mean, se)
     assert math.isfinite(model)

@@ -7,7 +7,8 @@ import sys
 import pytest
 
 from spare_theory import Scenario, optimal_plan, paper_scenario, simulate_training, time_to_train
-from spare_theory.training.aliases import split_time_to_train
+from spare_theory.cycles.spare import SpareSplit
+from spare_theory.hourly.model import evaluate_law
 
 BASE = dict(
     gpus=1024, gpus_per_group=8, gpu_mtbf_hours=2000.0, restart_minutes=20, checkpoint_minutes=5
@@ -37,8 +38,10 @@ def test_m1_is_todays_model_exactly():
             a, b = optimal_plan(sc, strategy), optimal_plan(sc, strategy, microbatches=1)
             assert a.estimate == b.estimate and (a.hours_by_r == b.hours_by_r).all()
     sc = Scenario(**BASE, work_hours=20)
-    a = simulate_training(sc, "spare", 5, 60.0, 4, seed=3)
-    b = simulate_training(sc, "spare", 5, 60.0, 4, seed=3, microbatches=1)
+    a = simulate_training(sc, "spare", r=5, checkpoint_interval_minutes=60.0, trials=4, seed=3)
+    b = simulate_training(
+        sc, "spare", r=5, checkpoint_interval_minutes=60.0, trials=4, seed=3, microbatches=1
+    )
     assert (a.hours == b.hours).all() and (a.restarts == b.restarts).all()
 
 
@@ -46,11 +49,13 @@ def test_m1_is_todays_model_exactly():
 def test_front_door_is_the_split_law(m):
     sc = Scenario.published_600k(4096)
     a = time_to_train(sc, "spare", r=8, checkpoint_interval_minutes=45.0, microbatches=m)
-    assert a.hours == split_time_to_train(sc, 8, 45.0, microbatches=m).hours
-    # The interval search never does worse than Brent's local search in the split module
-    # by more than its own resolution (a last step of 0.01 in log tau).
+    law = SpareSplit(sc.groups, 8, microbatches=m)
+    assert a.hours == evaluate_law(sc, law, 45.0, "spare").hours
+    # The best interval is a minimum: no better than 1e-5 a little either side of it.
     best = time_to_train(sc, "spare", r=8, microbatches=m)
-    assert best.hours <= split_time_to_train(sc, 8, microbatches=m).hours * (1 + 1e-5)
+    for factor in (0.9, 1.1):
+        tau = factor * best.checkpoint_interval_minutes
+        assert best.hours <= evaluate_law(sc, law, tau, "spare").hours * (1 + 1e-5)
     assert best.hours <= a.hours
 
 
@@ -82,9 +87,9 @@ def test_model_matches_simulation_with_exact_loads(r, m, over, source):
     sim = simulate_training(
         sc,
         "spare",
-        r,
-        est.checkpoint_interval_minutes,
-        trials,
+        r=r,
+        checkpoint_interval_minutes=est.checkpoint_interval_minutes,
+        trials=trials,
         seed=11,
         microbatches=m,
         overhead_source=source,
@@ -99,9 +104,18 @@ def test_model_matches_simulation_with_exact_loads(r, m, over, source):
 def test_splitting_speeds_up_the_simulation_too():
     sc = _with_cycles(5, 1)
     tau = 60.0
-    plain = simulate_training(sc, "spare", 5, tau, 40, seed=5, overhead_source="pool")
+    plain = simulate_training(
+        sc, "spare", r=5, checkpoint_interval_minutes=tau, trials=40, seed=5, overhead_source="pool"
+    )
     split = simulate_training(
-        sc, "spare", 5, tau, 40, seed=5, overhead_source="pool", microbatches=8
+        sc,
+        "spare",
+        r=5,
+        checkpoint_interval_minutes=tau,
+        trials=40,
+        seed=5,
+        overhead_source="pool",
+        microbatches=8,
     )
     se = (plain.standard_error_hours**2 + split.standard_error_hours**2) ** 0.5
     assert split.mean_hours < plain.mean_hours - K * se
@@ -117,7 +131,9 @@ def test_only_spare_splits(strategy, r):
     with pytest.raises(ValueError, match="microbatches"):
         optimal_plan(sc, strategy, microbatches=4)
     with pytest.raises(ValueError, match="microbatches"):
-        simulate_training(sc, strategy, r, 30.0, 1, seed=0, microbatches=4)
+        simulate_training(
+            sc, strategy, r=r, checkpoint_interval_minutes=30.0, trials=1, seed=0, microbatches=4
+        )
 
 
 def test_bad_microbatches():
@@ -129,7 +145,9 @@ def test_bad_microbatches():
     calls = [
         lambda: time_to_train(sc, "spare", r=5, checkpoint_interval_minutes=30.0, microbatches=0),
         lambda: optimal_plan(sc, "spare", microbatches=0),
-        lambda: simulate_training(sc, "spare", 5, 30.0, 1, seed=0, microbatches=0),
+        lambda: simulate_training(
+            sc, "spare", r=5, checkpoint_interval_minutes=30.0, trials=1, seed=0, microbatches=0
+        ),
         lambda: time_to_train(
             racks, "spare", r=5, checkpoint_interval_minutes=30.0, microbatches=2
         ),
@@ -137,7 +155,7 @@ def test_bad_microbatches():
         lambda: time_to_train(step, "spare", r=5, checkpoint_every_steps=5, microbatches=2),
         lambda: optimal_plan(step, "spare", microbatches=2),
         lambda: simulate_training(
-            step, "spare", 5, checkpoint_every_steps=5, trials=1, seed=0, microbatches=2
+            step, "spare", r=5, checkpoint_every_steps=5, trials=1, seed=0, microbatches=2
         ),
     ]
     for call in calls:

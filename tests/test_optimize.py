@@ -22,7 +22,7 @@ SC = Scenario(
 )
 
 
-@pytest.mark.parametrize("strategy", ["ckpt", "rep", "spare"])
+@pytest.mark.parametrize("strategy", ["rep", "spare"])
 def test_plan_is_the_minimum_of_its_curve(strategy):
     plan = optimal_plan(SC, strategy)
     assert plan.hours == pytest.approx(plan.hours_by_r.min())
@@ -58,9 +58,10 @@ def test_spare_only_uses_rulers_that_exist():
     assert all(min_groups_for_ruler(r) <= sc.groups for r in plan.r_values)
 
 
-def test_ckpt_plan_has_r_one():
+def test_ckpt_plan_has_no_r():
+    # CKPT-only has no redundancy: its plan reports r = None (its one plan is the r = 1 law).
     plan = optimal_plan(SC, "ckpt")
-    assert plan.r == 1 and list(plan.r_values) == [1]
+    assert plan.r is None and plan.estimate.r is None and list(plan.r_values) == [1]
 
 
 def test_r_star_rule():
@@ -249,6 +250,7 @@ def test_plan_does_not_repeat_its_estimate():
         "planned_restart_failures",  # the planned-restart trigger, not part of the estimate
         "planned_restart_cost",  # the step-cost threshold realising that trigger
         "min_groups",  # an elastic plan's quorum
+        "microbatches",  # the pieces per shard it was planned with
     ]
     est = plan.estimate
     assert (plan.strategy, plan.r, plan.checkpoint_interval_minutes, plan.hours) == (

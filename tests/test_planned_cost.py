@@ -68,7 +68,10 @@ def test_cost_trigger_reuses_the_count_law():
     by_count = dataclasses.replace(sc, planned_restart_failures=k)
     law = scenario_cycle(by_cost, strategy("spare"), 14)
     assert isinstance(law, PlannedCycle) and law is scenario_cycle(by_count, strategy("spare"), 14)
-    a, b = time_to_train(by_cost, "spare", 14, 60.0), time_to_train(by_count, "spare", 14, 60.0)
+    a, b = (
+        time_to_train(by_cost, "spare", r=14, checkpoint_interval_minutes=60.0),
+        time_to_train(by_count, "spare", r=14, checkpoint_interval_minutes=60.0),
+    )
     assert a == b and a.planned_restarts > 0
     # Rep's step does not grow with failures: the cost trigger never fires.
     assert planned_trigger(by_cost, strategy("rep").cycle_law(sc.groups, 3)) is None
@@ -95,11 +98,11 @@ def test_simulation_triggers_on_the_actual_cost():
     # the count trigger k(3) it is modelled by.
     sc = scenario(64, 3.0)
     count = dataclasses.replace(sc, planned_restart_cost=None, planned_restart_failures=33)
-    a = simulate_training(sc, "spare", 4, 30.0, 12, seed=3)
-    b = simulate_training(count, "spare", 4, 30.0, 12, seed=3)
+    a = simulate_training(sc, "spare", r=4, checkpoint_interval_minutes=30.0, trials=12, seed=3)
+    b = simulate_training(count, "spare", r=4, checkpoint_interval_minutes=30.0, trials=12, seed=3)
     assert a.planned_restarts is not None and b.planned_restarts is not None
     assert a.planned_restarts.sum() > b.planned_restarts.sum()
-    rep = simulate_training(sc, "rep", 2, 30.0, 4, seed=3)
+    rep = simulate_training(sc, "rep", r=2, checkpoint_interval_minutes=30.0, trials=4, seed=3)
     assert rep.planned_restarts is not None and not rep.planned_restarts.any()
 
 
@@ -125,8 +128,10 @@ CELLS = [
 @pytest.mark.parametrize("N, r, c, m, repair", CELLS)
 def test_model_against_simulation(N, r, c, m, repair):
     sc = scenario(N, c, repair)
-    est = time_to_train(sc, "spare", r, 30.0, microbatches=m)
-    sim = simulate_training(sc, "spare", r, 30.0, 12, seed=3, microbatches=m)
+    est = time_to_train(sc, "spare", r=r, checkpoint_interval_minutes=30.0, microbatches=m)
+    sim = simulate_training(
+        sc, "spare", r=r, checkpoint_interval_minutes=30.0, trials=12, seed=3, microbatches=m
+    )
     gap = abs(est.hours - sim.mean_hours)
     assert gap <= max(K_SE * sim.standard_error_hours, REL * sim.mean_hours)
 
@@ -150,7 +155,9 @@ def test_plan_reports_the_cost_threshold(strategy):
         # The threshold realises the plan: same trigger, same modelled hours.
         assert cost_trigger_failures(N, c) == k
         by_cost = dataclasses.replace(sc, planned_restart_cost=c)
-        est = time_to_train(by_cost, "spare", plan.r, plan.checkpoint_interval_minutes)
+        est = time_to_train(
+            by_cost, "spare", r=plan.r, checkpoint_interval_minutes=plan.checkpoint_interval_minutes
+        )
         assert est.hours == pytest.approx(plan.hours, rel=1e-12)
 
 

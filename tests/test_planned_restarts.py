@@ -47,8 +47,8 @@ def test_scenario_cycle_dispatch():
 @pytest.mark.parametrize("strategy, r", [("rep", 2), ("spare", 4)])
 def test_unreachable_trigger_is_todays_law(strategy, r):
     # k = N: the N-th failure always comes after a wipe-out.
-    today = time_to_train(scenario(), strategy, r, 40.0)
-    never = time_to_train(scenario(k=64), strategy, r, 40.0)
+    today = time_to_train(scenario(), strategy, r=r, checkpoint_interval_minutes=40.0)
+    never = time_to_train(scenario(k=64), strategy, r=r, checkpoint_interval_minutes=40.0)
     assert never.hours == pytest.approx(today.hours, rel=1e-3)
     assert never.planned_restarts < 1e-6 * never.restarts
 
@@ -73,13 +73,22 @@ def test_no_repairs_is_the_truncated_law(strategy, r, k):
 
 
 def test_planned_restarts_reported():
-    est = time_to_train(scenario(k=8), "spare", 4, 40.0)
+    est = time_to_train(scenario(k=8), "spare", r=4, checkpoint_interval_minutes=40.0)
     assert 0 < est.planned_restarts < est.restarts
     assert est.wipeouts == pytest.approx(est.restarts - est.planned_restarts)
-    sim = simulate_training(scenario(k=8, work_hours=20.0), "spare", 4, 40.0, 4, seed=0)
+    sim = simulate_training(
+        scenario(k=8, work_hours=20.0),
+        "spare",
+        r=4,
+        checkpoint_interval_minutes=40.0,
+        trials=4,
+        seed=0,
+    )
     assert sim.planned_restarts is not None
     assert np.all(sim.planned_restarts <= sim.restarts)
-    plain = simulate_training(scenario(work_hours=20.0), "spare", 4, 40.0, 4, seed=0)
+    plain = simulate_training(
+        scenario(work_hours=20.0), "spare", r=4, checkpoint_interval_minutes=40.0, trials=4, seed=0
+    )
     assert plain.planned_restarts is not None and not plain.planned_restarts.any()
 
 
@@ -95,8 +104,10 @@ def test_planned_restarts_reported():
 )
 def test_model_against_simulation(strategy, r, repair, k, tau, work, trials):
     sc = scenario(repair, k, work_hours=work)
-    est = time_to_train(sc, strategy, r, tau)
-    sim = simulate_training(sc, strategy, r, tau, trials, seed=11)
+    est = time_to_train(sc, strategy, r=r, checkpoint_interval_minutes=tau)
+    sim = simulate_training(
+        sc, strategy, r=r, checkpoint_interval_minutes=tau, trials=trials, seed=11
+    )
     gap = abs(est.hours - sim.mean_hours)
     assert gap <= max(K_SE * sim.standard_error_hours, REL * sim.mean_hours)
     planned = np.asarray(sim.planned_restarts, dtype=float)

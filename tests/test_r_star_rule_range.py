@@ -2,8 +2,7 @@
 
 import pytest
 
-from spare_theory import Scenario, optimal_plan, r_star_rule
-from spare_theory.training.optimize import optimal_interval
+from spare_theory import Scenario, optimal_plan, r_star_rule, time_to_train
 
 
 def _loss(N, cluster_mtbf_minutes, restart_minutes):
@@ -17,7 +16,7 @@ def _loss(N, cluster_mtbf_minutes, restart_minutes):
         work_hours=720,
     )
     best = optimal_plan(sc, "spare")
-    return best.r, optimal_interval(sc, "spare", r_star_rule(N)).hours / best.hours - 1
+    return best.r, time_to_train(sc, "spare", r=r_star_rule(N)).hours / best.hours - 1
 
 
 @pytest.mark.parametrize(("N", "mtbf", "restart"), [(256, 30, 20), (4096, 5, 60), (12500, 30, 20)])

@@ -102,14 +102,14 @@ def _scenario(minutes: float, law) -> Scenario:
 )
 def test_time_to_wipeout_follows_the_law_not_only_its_mean(strategy, r, minutes, law):
     sc = _scenario(minutes, law)
-    sim = simulate_time_to_wipeout(sc, strategy, r, 400, seed=12)
-    model = mean_time_to_wipeout(sc, strategy, r)
+    sim = simulate_time_to_wipeout(sc, strategy, r=r, trials=400, seed=12)
+    model = mean_time_to_wipeout(sc, strategy, r=r)
     assert abs(model - sim.mean_hours) <= K_SE * sim.standard_error_hours
 
 
 def test_law_moves_the_slow_repair_answer():
     # Fixed 6 h repairs keep failed groups out for the first 6 h: wipe-outs come sooner
     # than with exponential repairs of the same mean, and the model says so.
-    fixed = mean_time_to_wipeout(_scenario(360, "fixed"), "spare", 3)
-    expo = mean_time_to_wipeout(_scenario(360, "exponential"), "spare", 3)
+    fixed = mean_time_to_wipeout(_scenario(360, "fixed"), "spare", r=3)
+    expo = mean_time_to_wipeout(_scenario(360, "exponential"), "spare", r=3)
     assert fixed < 0.9 * expo

@@ -77,16 +77,16 @@ def test_set_mean_absorption_matches_linear_solve():
 def test_ckpt_ignores_repairs():
     for m in (None, 1.0, 600.0):
         sc = scenario(repair_minutes=m)
-        assert mean_time_to_wipeout(sc, "ckpt", None) == 1 / (64 * sc.group_failure_rate_per_hour)
+        assert mean_time_to_wipeout(sc, "ckpt", r=None) == 1 / (64 * sc.group_failure_rate_per_hour)
 
 
 @pytest.mark.parametrize("strategy, r", [("rep", 2), ("spare", 3), ("spare", 5)])
 def test_slow_repairs_tend_to_todays_law(strategy, r):
-    today = mean_time_to_wipeout(scenario(), strategy, r)
-    slow = mean_time_to_wipeout(scenario(repair_minutes=1e10), strategy, r)
+    today = mean_time_to_wipeout(scenario(), strategy, r=r)
+    slow = mean_time_to_wipeout(scenario(repair_minutes=1e10), strategy, r=r)
     # Rep's law is exact either way; SPARe's grid integral vs the sum over f.
     assert slow == pytest.approx(today, rel=1e-3)
-    assert mean_time_to_wipeout(scenario(repair_minutes=1440), strategy, r) > today
+    assert mean_time_to_wipeout(scenario(repair_minutes=1440), strategy, r=r) > today
 
 
 def test_fast_repairs_rare_event_rate():
@@ -98,9 +98,9 @@ def test_fast_repairs_rare_event_rate():
         pi = 1 / (1 + repair_rate(sc))
         rate = units * r * lam * (1 - pi) * pi ** (r - 1)
         lam_m = 1 / repair_rate(sc)
-        assert mean_time_to_wipeout(sc, strategy, r) == pytest.approx(1 / rate, rel=5 * r * lam_m)
+        assert mean_time_to_wipeout(sc, strategy, r=r) == pytest.approx(1 / rate, rel=5 * r * lam_m)
     # Wipe-outs vanish as repairs get fast.
-    times = [mean_time_to_wipeout(scenario(repair_minutes=m), "spare", 3) for m in (60, 10, 1)]
+    times = [mean_time_to_wipeout(scenario(repair_minutes=m), "spare", r=3) for m in (60, 10, 1)]
     assert times[0] < times[1] < times[2] and times[2] > 1e4 * times[0] / 100
 
 
@@ -111,27 +111,29 @@ def test_fast_repairs_rare_event_rate():
 )
 def test_model_matches_simulation(strategy, r, minutes):
     sc = scenario(repair_minutes=minutes)
-    sim = simulate_time_to_wipeout(sc, strategy, r, 400, seed=12)
-    model = mean_time_to_wipeout(sc, strategy, r)
+    sim = simulate_time_to_wipeout(sc, strategy, r=r, trials=400, seed=12)
+    model = mean_time_to_wipeout(sc, strategy, r=r)
     assert abs(model - sim.mean_hours) <= K_SE * sim.standard_error_hours
 
 
 def test_simulation_deterministic_and_prefix_stable():
     sc = scenario(repair_minutes=120)
-    a = simulate_time_to_wipeout(sc, "spare", 3, 12, seed=5)
-    b = simulate_time_to_wipeout(sc, "spare", 3, 12, seed=np.random.SeedSequence(5))
-    c = simulate_time_to_wipeout(sc, "spare", 3, 5, seed=5)
+    a = simulate_time_to_wipeout(sc, "spare", r=3, trials=12, seed=5)
+    b = simulate_time_to_wipeout(sc, "spare", r=3, trials=12, seed=np.random.SeedSequence(5))
+    c = simulate_time_to_wipeout(sc, "spare", r=3, trials=5, seed=5)
     assert np.array_equal(a.hours, b.hours) and np.array_equal(a.repairs, b.repairs)
     assert np.array_equal(a.hours[:5], c.hours)
-    assert not np.array_equal(a.hours, simulate_time_to_wipeout(sc, "spare", 3, 12, seed=6).hours)
+    assert not np.array_equal(
+        a.hours, simulate_time_to_wipeout(sc, "spare", r=3, trials=12, seed=6).hours
+    )
 
 
 def test_simulation_fixed_law_and_no_repairs():
     fixed = simulate_time_to_wipeout(
-        scenario(repair_minutes=60, repair_law="fixed"), "rep", 2, 50, seed=0
+        scenario(repair_minutes=60, repair_law="fixed"), "rep", r=2, trials=50, seed=0
     )
     assert fixed.repairs.sum() > 0
-    never = simulate_time_to_wipeout(scenario(), "spare", 3, 50, seed=0)
+    never = simulate_time_to_wipeout(scenario(), "spare", r=3, trials=50, seed=0)
     assert never.repairs.sum() == 0 and never.failures.min() >= 3
 
 
@@ -148,12 +150,14 @@ def test_simulation_fixed_law_and_no_repairs():
 def test_bad_input(args, name):
     sc = scenario(repair_minutes=60)
     with pytest.raises(ValueError, match=name):
-        simulate_time_to_wipeout(sc, *args, seed=0)
+        simulate_time_to_wipeout(sc, args[0], r=args[1], trials=args[2], seed=0)
     if name != "trials":
         with pytest.raises(ValueError, match=name):
-            mean_time_to_wipeout(sc, *args[:2])
+            mean_time_to_wipeout(sc, args[0], r=args[1])
 
 
 def test_max_events_guard():
     with pytest.raises(ValueError, match="max_events"):
-        simulate_time_to_wipeout(scenario(repair_minutes=1), "spare", 4, 2, seed=0, max_events=100)
+        simulate_time_to_wipeout(
+            scenario(repair_minutes=1), "spare", r=4, trials=2, seed=0, max_events=100
+        )

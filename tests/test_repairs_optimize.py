@@ -47,15 +47,17 @@ def test_no_repairs_walk_unchanged():
 
 
 def test_best_trigger_is_a_minimum_in_k():
-    from spare_theory.training.optimize import best_trigger, optimal_interval
+    from spare_theory import time_to_train
+    from spare_theory.training.optimize import best_trigger
+    from spare_theory.training.resolve import resolve
 
     sc = Scenario.published_600k(4096)
-    k, est = best_trigger(sc, "spare", 9)
+    k, est = best_trigger(resolve(sc, "spare", r=9))
     assert k is not None and est.planned_restarts > 0
-    plain = optimal_interval(sc, "spare", 9)
+    plain = time_to_train(sc, "spare", r=9)
     assert est.hours < plain.hours
     for other in (k - 2, k - 1, k + 1, k + 2, sc.groups):
-        alt = optimal_interval(dataclasses.replace(sc, planned_restart_failures=other), "spare", 9)
+        alt = time_to_train(dataclasses.replace(sc, planned_restart_failures=other), "spare", r=9)
         assert est.hours <= alt.hours
 
 

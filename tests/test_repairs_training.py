@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import math
 
 import numpy as np
@@ -32,16 +33,19 @@ def scenario(repair_minutes=None, N=64, work_hours=40.0, **kw) -> Scenario:
 @pytest.mark.parametrize("strategy, r", [("ckpt", None), ("rep", 3), ("spare", 4)])
 def test_no_repairs_is_todays_model(strategy, r):
     sc = scenario()
-    est = time_to_train(sc, strategy, r, 45.0)
+    est = time_to_train(sc, strategy, r=r, checkpoint_interval_minutes=45.0)
     law = lookup(strategy).cycle_law(sc.groups, r or 1)
-    assert est == evaluate(sc, law, 45.0, strategy=strategy)
+    # The front door reports r = None for CKPT-only (no redundancy).
+    assert est == dataclasses.replace(evaluate(sc, law, 45.0, strategy=strategy), r=r)
     assert est.repairs == 0 and est.planned_restarts == 0 and est.wipeouts == est.restarts
 
 
 @pytest.mark.parametrize("strategy, r", [("rep", 2), ("spare", 3)])
 def test_slow_repairs_tend_to_no_repairs(strategy, r):
-    today = time_to_train(scenario(), strategy, r, 60.0)
-    slow = time_to_train(scenario(repair_minutes=1e9), strategy, r, 60.0)
+    today = time_to_train(scenario(), strategy, r=r, checkpoint_interval_minutes=60.0)
+    slow = time_to_train(
+        scenario(repair_minutes=1e9), strategy, r=r, checkpoint_interval_minutes=60.0
+    )
     assert slow.hours == pytest.approx(today.hours, rel=2e-3)
     assert slow.restarts == pytest.approx(today.restarts, rel=2e-3)
 
@@ -71,8 +75,10 @@ def test_fast_repairs_remove_wipeouts():
 
 
 def test_rejoin_stall_costs_time():
-    a = time_to_train(scenario(repair_minutes=30), "rep", 2, 60.0)
-    b = time_to_train(scenario(repair_minutes=30, rejoin_minutes=3), "rep", 2, 60.0)
+    a = time_to_train(scenario(repair_minutes=30), "rep", r=2, checkpoint_interval_minutes=60.0)
+    b = time_to_train(
+        scenario(repair_minutes=30, rejoin_minutes=3), "rep", r=2, checkpoint_interval_minutes=60.0
+    )
     assert b.hours > a.hours
 
 
@@ -83,17 +89,17 @@ def test_rejoin_stall_costs_time():
 )
 def test_model_matches_simulation(strategy, r, minutes, tau):
     sc = scenario(repair_minutes=minutes, rejoin_minutes=2)
-    sim = simulate_training(sc, strategy, r, tau, 30, seed=4)
-    est = time_to_train(sc, strategy, r, tau)
+    sim = simulate_training(sc, strategy, r=r, checkpoint_interval_minutes=tau, trials=30, seed=4)
+    est = time_to_train(sc, strategy, r=r, checkpoint_interval_minutes=tau)
     assert abs(est.hours - sim.mean_hours) <= K_SE * sim.standard_error_hours
     assert sim.repairs is not None and sim.repairs.mean() > 0
 
 
 def test_simulation_with_repairs_is_deterministic():
     sc = scenario(repair_minutes=30, rejoin_minutes=1, work_hours=10)
-    a = simulate_training(sc, "spare", 3, 60.0, 4, seed=9)
-    b = simulate_training(sc, "spare", 3, 60.0, 4, seed=9)
-    c = simulate_training(sc, "spare", 3, 60.0, 2, seed=9)
+    a = simulate_training(sc, "spare", r=3, checkpoint_interval_minutes=60.0, trials=4, seed=9)
+    b = simulate_training(sc, "spare", r=3, checkpoint_interval_minutes=60.0, trials=4, seed=9)
+    c = simulate_training(sc, "spare", r=3, checkpoint_interval_minutes=60.0, trials=2, seed=9)
     assert np.array_equal(a.hours, b.hours) and np.array_equal(a.repairs, b.repairs)
     assert np.array_equal(a.hours[:2], c.hours)
 
@@ -101,5 +107,11 @@ def test_simulation_with_repairs_is_deterministic():
 def test_pool_refuses_repairs():
     with pytest.raises(ValueError, match="overhead_source"):
         simulate_training(
-            scenario(repair_minutes=30), "spare", 3, 60.0, 1, seed=0, overhead_source="pool"
+            scenario(repair_minutes=30),
+            "spare",
+            r=3,
+            checkpoint_interval_minutes=60.0,
+            trials=1,
+            seed=0,
+            overhead_source="pool",
         )

@@ -79,7 +79,7 @@ def test_replay_of_an_exponential_log_matches_the_model(short_outages, strategy,
     # stays down until the next restart, as in the model.
     gpus = 256 * 8 if mapping == "identity" else 512 * 8
     sc = scenario(gpus, 16)
-    model = st.time_to_train(sc, strategy, r, tau).hours
+    model = st.time_to_train(sc, strategy, r=r, checkpoint_interval_minutes=tau).hours
     runs = st.replay_training(
         short_outages,
         sc,
@@ -102,7 +102,7 @@ def test_replay_with_the_logs_repairs_matches_the_model(repaired, strategy, r, t
     # log's mean outage in the model.
     mean_outage = float(repaired.fit_repair("exponential").mean_hours)
     sc = scenario(256 * 8, 8, repair_minutes=60.0 * mean_outage)
-    model = st.time_to_train(sc, strategy, r, tau).hours
+    model = st.time_to_train(sc, strategy, r=r, checkpoint_interval_minutes=tau).hours
     runs = st.replay_training(
         repaired, sc, strategy, r=r, checkpoint_interval_minutes=tau, trials=40, seed=4
     )
@@ -119,7 +119,7 @@ def test_replay_with_spares_matches_the_model(repaired):
     rate = 1024 / NODE_MTBF
     spares = spares_for_shortage(rate, mean_outage, 0.01)
     sc = dataclasses.replace(base, spare_nodes=spares, swap_minutes=10.0)
-    model = st.time_to_train(sc, "rep", 2, 60.0).hours
+    model = st.time_to_train(sc, "rep", r=2, checkpoint_interval_minutes=60.0).hours
     runs = st.replay_training(
         repaired, sc, "rep", r=2, checkpoint_interval_minutes=60.0, trials=30, seed=5
     )
@@ -227,10 +227,10 @@ def test_step_level_replay_of_an_exponential_log_matches_the_step_model(short_ou
         steps=3000,
         allreduce_seconds=1.0,
         failure_law=stats.expon(scale=mean_s),
-        nodes_per_group=4,
+        gpus_per_group=32,  # 4 nodes of 8 GPUs
         restart_seconds=1200.0,
     )
-    model = st.time_to_train(sc, "rep", 2, checkpoint_every_steps=20).hours
+    model = st.time_to_train(sc, "rep", r=2, checkpoint_every_steps=20).hours
     sim = st.replay_training(
         short_outages,
         sc,

@@ -46,7 +46,7 @@ def _price(row, tau=None):
     return time_to_train(
         _scenario(row),
         row.strategy,
-        row.r or None,
+        r=row.r or None,
         checkpoint_interval_minutes=interval,
         microbatches=int(row.microbatches),
         **plan,
@@ -225,7 +225,7 @@ def test_paper_rows_are_their_plans_priced_by_time_to_train():
         est = time_to_train(
             sc,
             row.strategy,
-            row.r or None,
+            r=row.r or None,
             checkpoint_every_steps=int(row.checkpoint_every_steps),
             microbatches=int(row.microbatches),
             **plan,

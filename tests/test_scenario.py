@@ -106,14 +106,14 @@ def test_strategies_refuse_other_redundancies(name, r, match):
     with pytest.raises(ValueError, match=match):
         strategy(name).check_r(Scenario(**BASE).groups, r)
     with pytest.raises(ValueError, match=match):
-        time_to_train(Scenario(**BASE), name, r, 60.0)
+        time_to_train(Scenario(**BASE), name, r=r, checkpoint_interval_minutes=60.0)
 
 
 def test_unknown_strategy_and_scenario_are_named():
     with pytest.raises(ValueError, match="strategy"):
-        time_to_train(Scenario(**BASE), "raid", 2, 60.0)
+        time_to_train(Scenario(**BASE), "raid", r=2, checkpoint_interval_minutes=60.0)
     with pytest.raises(ValueError, match="scenario"):
-        time_to_train(dict(BASE), "rep", 2, 60.0)
+        time_to_train(dict(BASE), "rep", r=2, checkpoint_interval_minutes=60.0)
 
 
 @pytest.mark.parametrize("bad", [0, -1.0, math.nan, math.inf, "5"])

@@ -5,7 +5,8 @@ from __future__ import annotations
 import pytest
 
 import spare_theory as st
-from spare_theory.training.aliases import domain_time_to_train
+from spare_theory.cycles.domains import DomainSpare
+from spare_theory.hourly.model import evaluate_law
 
 BASE = dict(
     gpus=256 * 8,
@@ -22,8 +23,11 @@ def test_time_to_train_models_failure_domains() -> None:
     racks = st.Scenario(**BASE, domain_size=16, domain_mtbf_hours=5000.0)
     plain = st.Scenario(**BASE)
     with_domains = st.time_to_train(racks, "spare", r=6, checkpoint_interval_minutes=60.0)
-    # The same law as the domain module's own front door, and slower than without racks.
-    assert with_domains.hours == domain_time_to_train(racks, 6, 60.0).hours
+    # The domain-aware law itself (delta = rate of a domain / rate of a group), and slower
+    # than without racks.
+    delta = round(1.0 / (5000.0 * racks.group_failure_rate_per_hour), 12)
+    law = DomainSpare(racks.groups, 6, 16, delta)
+    assert with_domains.hours == evaluate_law(racks, law, 60.0, "spare").hours
     assert (
         with_domains.hours
         > st.time_to_train(plain, "spare", r=6, checkpoint_interval_minutes=60.0).hours

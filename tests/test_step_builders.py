@@ -29,8 +29,8 @@ from spare_theory.steps.scenario import StepScenario, paper_scenario
 from spare_theory.steps.spare_cycle import spare_step_cycle
 from spare_theory.steps.spare_run import run_spare
 from spare_theory.steps.trials import simulate_step_trials
-from spare_theory.training.estimate import step_time_to_train
-from spare_theory.training.simulate import simulate_steps
+from spare_theory.training.estimate import time_to_train
+from spare_theory.training.simulate import simulate_training
 
 SC = paper_scenario(200, steps=2000)
 REPAIRED = dataclasses.replace(SC, repair_seconds=600.0)
@@ -46,7 +46,10 @@ BUILDERS = {
 def test_builders_give_the_front_doors_estimate(strategy, sc):
     cycle, repair_cycle, r, k = BUILDERS[strategy]
     est = step_estimate(sc, cycle, repair_cycle, strategy=strategy, r=r, checkpoint_every_steps=k)
-    assert est == step_time_to_train(sc, strategy, r=r, checkpoint_every_steps=k)
+    front = time_to_train(sc, strategy, r=r, checkpoint_every_steps=k)
+    # The front door reports r = None for CKPT-only (no redundancy), the same estimate else.
+    assert front.r == (None if strategy == "ckpt" else r)
+    assert est == dataclasses.replace(front, r=r)
     if not sc.repairs:
         direct = estimate_steps(sc, cycle(sc, r), strategy=strategy, r=r, checkpoint_every_steps=k)
         assert direct == est
@@ -88,7 +91,7 @@ def test_without_repairs():
 @pytest.mark.parametrize("sc", [SC, REPAIRED], ids=["plain", "repairs"])
 def test_availability_and_breakdown(strategy, sc):
     _, _, r, k = BUILDERS[strategy]
-    est = step_time_to_train(sc, strategy, r=r, checkpoint_every_steps=k)
+    est = time_to_train(sc, strategy, r=r, checkpoint_every_steps=k)
     assert est.availability == pytest.approx(1.0 / est.total_over_T0, rel=1e-12)
     assert est.availability == est.useful_seconds / est.seconds
     parts = est.breakdown_hours
@@ -99,11 +102,11 @@ def test_availability_and_breakdown(strategy, sc):
 
 def test_feasible_and_reason_follow_the_hour_level_definitions():
     assert StepEstimate.MIN_FEASIBLE_AVAILABILITY == TrainingEstimate.MIN_FEASIBLE_AVAILABILITY
-    good = step_time_to_train(paper_scenario(200), "spare", r=9, checkpoint_every_steps=15)
+    good = time_to_train(paper_scenario(200), "spare", r=9, checkpoint_every_steps=15)
     assert good.feasible and good.reason == ""
     # CKPT-only at the paper's N = 200: the restarts (about 2 h each, one per
     # few steps) leave under 0.1 % of the wall time useful.
-    bad = step_time_to_train(paper_scenario(200), "ckpt", r=1, checkpoint_every_steps=3)
+    bad = time_to_train(paper_scenario(200), "ckpt", r=1, checkpoint_every_steps=3)
     assert bad.availability < 1e-3 and math.isfinite(bad.hours)
     assert not bad.feasible
     assert bad.reason.startswith(f"{bad.hours:.3g} h expected") and "< 0.001" in bad.reason
@@ -144,7 +147,7 @@ def test_trial_loop_is_the_front_doors_simulation(strategy, trial, r):
         sim = simulate_step_trials(
             sc, trial, strategy=strategy, r=r, checkpoint_every_steps=5, trials=3, seed=9
         )
-        ref = simulate_steps(sc, strategy, r=r, checkpoint_every_steps=5, trials=3, seed=9)
+        ref = simulate_training(sc, strategy, r=r, checkpoint_every_steps=5, trials=3, seed=9)
         for name in sim.quantities:
             np.testing.assert_array_equal(sim.values(name), ref.values(name))
 

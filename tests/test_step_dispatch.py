@@ -9,13 +9,11 @@ from spare_theory import (
     Scenario,
     optimal_plan,
     paper_scenario,
-    simulate_steps,
     simulate_training,
-    step_time_to_train,
     time_to_train,
 )
 from spare_theory.planning.redundancy import ruler_exists
-from spare_theory.training.optimize import optimal_checkpoint_steps
+from spare_theory.training.estimate import optimal_checkpoint_steps
 
 SMALL = paper_scenario(200, steps=2000)
 HOURLY = Scenario(
@@ -30,7 +28,7 @@ HOURLY = Scenario(
 
 def test_time_to_train_dispatches_to_the_step_model():
     est = time_to_train(SMALL, "spare", r=9, checkpoint_every_steps=15)
-    ref = step_time_to_train(SMALL, "spare", r=9, checkpoint_every_steps=15)
+    ref = time_to_train(SMALL, "spare", r=9, checkpoint_every_steps=15)
     assert est == ref
     assert est.hours > 0 and 0 < est.uptime < 1 and est.restarts > 0
 
@@ -38,15 +36,15 @@ def test_time_to_train_dispatches_to_the_step_model():
 def test_time_to_train_without_k_is_the_best_k():
     est = time_to_train(SMALL, "rep", r=3)
     for k in range(1, 40):
-        other = step_time_to_train(SMALL, "rep", r=3, checkpoint_every_steps=k)
+        other = time_to_train(SMALL, "rep", r=3, checkpoint_every_steps=k)
         assert est.seconds <= other.seconds
-    assert time_to_train(SMALL, "ckpt").r == 1
+    assert time_to_train(SMALL, "ckpt").r is None  # CKPT-only has no r
 
 
 def test_simulate_training_dispatches_to_simulate_steps():
     sc = paper_scenario(30, steps=60)
     a = simulate_training(sc, "spare", r=3, checkpoint_every_steps=5, trials=3, seed=4)
-    b = simulate_steps(sc, "spare", r=3, checkpoint_every_steps=5, trials=3, seed=4)
+    b = simulate_training(sc, "spare", r=3, checkpoint_every_steps=5, trials=3, seed=4)
     np.testing.assert_array_equal(a.total_seconds, b.total_seconds)
     np.testing.assert_array_equal(a.restarts, b.global_restarts)
     assert a.hours.shape == a.uptime.shape == (3,)
@@ -73,7 +71,7 @@ def test_optimiser_agrees_with_brute_force(strategy):
             continue
         for k in range(1, 61):
             try:
-                est = step_time_to_train(sc, strategy, r=r, checkpoint_every_steps=k)
+                est = time_to_train(sc, strategy, r=r, checkpoint_every_steps=k)
             except ValueError:
                 continue
             best = min(best, est.seconds)
@@ -93,24 +91,33 @@ def test_optimiser_agrees_with_brute_force(strategy):
         ),
         (
             lambda: simulate_training(
-                SMALL, "rep", 3, checkpoint_interval_minutes=5.0, trials=2, seed=0
+                SMALL, "rep", r=3, checkpoint_interval_minutes=5.0, trials=2, seed=0
             ),
             "checkpoint_interval_minutes",
         ),
-        (lambda: simulate_training(SMALL, "rep", 3, trials=2, seed=0), "checkpoint_every_steps"),
+        (lambda: simulate_training(SMALL, "rep", r=3, trials=2, seed=0), "checkpoint_every_steps"),
         (
-            lambda: simulate_training(SMALL, "rep", 3, checkpoint_every_steps=5, seed=0),
-            "trials",
-        ),
-        (
-            lambda: simulate_training(HOURLY, "rep", 2, 30.0, 2, seed=0, checkpoint_every_steps=4),
+            lambda: simulate_training(
+                HOURLY,
+                "rep",
+                r=2,
+                checkpoint_interval_minutes=30.0,
+                trials=2,
+                seed=0,
+                checkpoint_every_steps=4,
+            ),
             "checkpoint_every_steps",
         ),
         (lambda: optimal_plan(SMALL, "dpr"), "strategy"),
         (lambda: optimal_plan(object(), "rep"), "scenario"),
-        (lambda: optimal_checkpoint_steps(SMALL, "spare", None), "r"),
+        (lambda: optimal_checkpoint_steps(SMALL, "spare", r=None), "r"),
     ],
 )
 def test_bad_combinations_raise_naming_the_argument(call, name):
     with pytest.raises(ValueError, match=name):
         call()
+
+
+def test_trials_is_required():
+    with pytest.raises(TypeError, match="trials"):
+        simulate_training(SMALL, "rep", r=3, checkpoint_every_steps=5, seed=0)

@@ -13,9 +13,7 @@ from spare_theory import (
     cyclic_placement,
     optimal_plan,
     paper_scenario,
-    simulate_steps,
     simulate_training,
-    step_time_to_train,
     time_to_train,
 )
 from spare_theory._validation import merge_microbatches
@@ -33,14 +31,14 @@ def test_m1_is_the_published_scheme() -> None:
     one = split(sc, 1)
     assert one == sc and one.microbatches == 1
     for strategy, r in (("spare", 5), ("rep", 3)):
-        a = step_time_to_train(sc, strategy, r=r, checkpoint_every_steps=6)
-        b = step_time_to_train(one, strategy, r=r, checkpoint_every_steps=6)
+        a = time_to_train(sc, strategy, r=r, checkpoint_every_steps=6)
+        b = time_to_train(one, strategy, r=r, checkpoint_every_steps=6)
         assert a == b
         c = time_to_train(sc, strategy, r=r, checkpoint_every_steps=6, microbatches=1)
         assert a == c
-        x = simulate_steps(sc, strategy, r=r, checkpoint_every_steps=6, trials=2, seed=4)
+        x = simulate_training(sc, strategy, r=r, checkpoint_every_steps=6, trials=2, seed=4)
         y = simulate_training(
-            one, strategy, r, checkpoint_every_steps=6, trials=2, seed=4, microbatches=1
+            one, strategy, r=r, checkpoint_every_steps=6, trials=2, seed=4, microbatches=1
         )
         np.testing.assert_array_equal(x.total_seconds, y.total_seconds)
         np.testing.assert_array_equal(x.failures, y.failures)
@@ -52,11 +50,13 @@ def test_rep_and_ckpt_ignore_microbatches() -> None:
     # Groups live 10x longer than in the paper: CKPT-only then progresses.
     sc = paper_scenario(50, steps=300, failure_law=stats.expon(scale=150_000.0))
     for strategy, r in (("rep", 3), ("ckpt", 1)):
-        a = step_time_to_train(sc, strategy, r=r, checkpoint_every_steps=6)
-        b = step_time_to_train(split(sc, 8), strategy, r=r, checkpoint_every_steps=6)
+        a = time_to_train(sc, strategy, r=r, checkpoint_every_steps=6)
+        b = time_to_train(split(sc, 8), strategy, r=r, checkpoint_every_steps=6)
         assert dataclasses.astuple(a) == dataclasses.astuple(b)
-        x = simulate_steps(sc, strategy, r=r, checkpoint_every_steps=6, trials=2, seed=4)
-        y = simulate_steps(split(sc, 8), strategy, r=r, checkpoint_every_steps=6, trials=2, seed=4)
+        x = simulate_training(sc, strategy, r=r, checkpoint_every_steps=6, trials=2, seed=4)
+        y = simulate_training(
+            split(sc, 8), strategy, r=r, checkpoint_every_steps=6, trials=2, seed=4
+        )
         np.testing.assert_array_equal(x.total_seconds, y.total_seconds)
 
 
@@ -77,7 +77,7 @@ def test_failure_free_run_matches_the_jitter_law() -> None:
     c, v, a = sc.stack_seconds, sc.stack_jitter_cv, sc.allreduce_seconds
     ckpt = sc.checkpoint_seconds * math.ceil(sc.steps / 50)
     for m in (1, 16):
-        sim = simulate_steps(
+        sim = simulate_training(
             split(sc, m), "spare", r=3, checkpoint_every_steps=50, trials=1, seed=2
         )
         per_step = (float(sim.total_seconds[0]) - ckpt) / sc.steps
@@ -106,11 +106,13 @@ def test_load_never_exceeds_whole_stacks() -> None:
 def test_split_is_faster_on_average() -> None:
     """Model and simulation both find m = 16 faster than whole shards (means, not seeds)."""
     sc = paper_scenario(200, steps=2000)
-    e1 = step_time_to_train(sc, "spare", r=9, checkpoint_every_steps=15)
-    e16 = step_time_to_train(split(sc, 16), "spare", r=9, checkpoint_every_steps=15)
+    e1 = time_to_train(sc, "spare", r=9, checkpoint_every_steps=15)
+    e16 = time_to_train(split(sc, 16), "spare", r=9, checkpoint_every_steps=15)
     assert e16.total_over_T0 < e1.total_over_T0
-    s1 = simulate_steps(sc, "spare", r=9, checkpoint_every_steps=15, trials=3, seed=8)
-    s16 = simulate_steps(split(sc, 16), "spare", r=9, checkpoint_every_steps=15, trials=3, seed=8)
+    s1 = simulate_training(sc, "spare", r=9, checkpoint_every_steps=15, trials=3, seed=8)
+    s16 = simulate_training(
+        split(sc, 16), "spare", r=9, checkpoint_every_steps=15, trials=3, seed=8
+    )
     diff = s1.mean("total_over_T0") - s16.mean("total_over_T0")
     se = math.hypot(s1.standard_error("total_over_T0"), s16.standard_error("total_over_T0"))
     assert diff > 3 * se
@@ -128,8 +130,8 @@ CELLS = [
 @pytest.mark.parametrize("law, m, r, k", CELLS)
 def test_model_against_simulation(law: str, m: int, r: int, k: int) -> None:
     sc = split(paper_scenario(200, failure_law=law, steps=5000), m)
-    est = step_time_to_train(sc, "spare", r=r, checkpoint_every_steps=k)
-    sim = simulate_steps(sc, "spare", r=r, checkpoint_every_steps=k, trials=4, seed=21)
+    est = time_to_train(sc, "spare", r=r, checkpoint_every_steps=k)
+    sim = simulate_training(sc, "spare", r=r, checkpoint_every_steps=k, trials=4, seed=21)
     mean, se = sim.mean("total_over_T0"), sim.standard_error("total_over_T0")
     gap = est.total_over_T0 - mean
     assert abs(gap) <= 3 * se or abs(gap) <= 0.02 * mean, (est.total_over_T0, mean, se)
@@ -139,15 +141,15 @@ def test_model_against_simulation(law: str, m: int, r: int, k: int) -> None:
 def test_front_doors_take_the_keyword() -> None:
     sc = paper_scenario(50, steps=300)
     a = time_to_train(sc, "spare", r=5, checkpoint_every_steps=6, microbatches=8)
-    b = step_time_to_train(split(sc, 8), "spare", r=5, checkpoint_every_steps=6)
+    b = time_to_train(split(sc, 8), "spare", r=5, checkpoint_every_steps=6)
     assert a == b
     assert time_to_train(split(sc, 8), "spare", r=5, checkpoint_every_steps=6, microbatches=8) == b
     plan = optimal_plan(paper_scenario(50, steps=300), "spare", microbatches=8)
     assert plan.estimate == optimal_plan(split(sc, 8), "spare").estimate
     x = simulate_training(
-        sc, "spare", 5, checkpoint_every_steps=6, trials=1, seed=1, microbatches=8
+        sc, "spare", r=5, checkpoint_every_steps=6, trials=1, seed=1, microbatches=8
     )
-    y = simulate_steps(split(sc, 8), "spare", r=5, checkpoint_every_steps=6, trials=1, seed=1)
+    y = simulate_training(split(sc, 8), "spare", r=5, checkpoint_every_steps=6, trials=1, seed=1)
     np.testing.assert_array_equal(x.total_seconds, y.total_seconds)
     assert x.scenario.microbatches == 8
 
@@ -168,9 +170,9 @@ def test_conflicts_and_unsupported_combinations() -> None:
         merge_microbatches(sc, 0)
     repairs = dataclasses.replace(sc, repair_seconds=600.0)
     with pytest.raises(ValueError, match="microbatches"):
-        step_time_to_train(repairs, "spare", r=5, checkpoint_every_steps=5)
+        time_to_train(repairs, "spare", r=5, checkpoint_every_steps=5)
     with pytest.raises(ValueError, match="microbatches"):
-        simulate_steps(repairs, "spare", r=5, checkpoint_every_steps=5, trials=1, seed=0)
+        simulate_training(repairs, "spare", r=5, checkpoint_every_steps=5, trials=1, seed=0)
 
 
 @pytest.mark.slow
@@ -182,7 +184,7 @@ def test_small_r_coarse_split_runs_high() -> None:
     model above the simulation, by less than 5 %.
     """
     sc = split(paper_scenario(200, failure_law="weibull", steps=5000), 4)
-    est = step_time_to_train(sc, "spare", r=5, checkpoint_every_steps=12)
-    sim = simulate_steps(sc, "spare", r=5, checkpoint_every_steps=12, trials=4, seed=21)
+    est = time_to_train(sc, "spare", r=5, checkpoint_every_steps=12)
+    sim = simulate_training(sc, "spare", r=5, checkpoint_every_steps=12, trials=4, seed=21)
     mean = sim.mean("total_over_T0")
     assert mean < est.total_over_T0 < 1.05 * mean

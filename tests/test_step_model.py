@@ -17,7 +17,7 @@ from spare_theory.steps.estimate import StepEstimate
 from spare_theory.steps.extremes import expected_max_normal, expected_step_seconds
 from spare_theory.steps.restarts import expected_restart_seconds
 from spare_theory.steps.scenario import StepScenario, paper_scenario
-from spare_theory.training.estimate import step_time_to_train
+from spare_theory.training.estimate import time_to_train
 
 K_SE = 4.0
 PUBLISHED = Path(spare_theory.__file__).parent / "data" / "published_des_trails.csv"
@@ -129,7 +129,7 @@ def test_no_failures_spare_is_the_jittered_failure_free_run():
     # plus a checkpoint every k steps that every worker waits for; e_N by quadrature.
     N, k = 200, 10
     sc = _scenario(N, mean=1e15)
-    est = step_time_to_train(sc, "spare", r=5, checkpoint_every_steps=k)
+    est = time_to_train(sc, "spare", r=5, checkpoint_every_steps=k)
     step = 64.0 * (1 + 0.05 * _max_normal_quad(N)) + N / 100
     assert est.seconds == pytest.approx(10_000 * step + 10_000 / k * 58.8, rel=1e-3)
     assert est.restarts < 1e-6
@@ -142,7 +142,7 @@ def test_no_failures_ckpt_checkpoint_overlaps_the_next_step():
     # max(delta + C_leader, max of the other N-1) instead of max of N (Monte Carlo).
     N, k, delta = 200, 10, 58.8
     sc = _scenario(N, mean=1e15)
-    est = step_time_to_train(sc, "ckpt", r=1, checkpoint_every_steps=k)
+    est = time_to_train(sc, "ckpt", r=1, checkpoint_every_steps=k)
     rng = np.random.default_rng(7)
     compute = 64.0 * rng.normal(1.0, 0.05, size=(20_000, N))
     extra = np.maximum(delta + compute[:, 0], compute[:, 1:].max(axis=1)) - compute.max(axis=1)
@@ -156,13 +156,13 @@ def test_no_failures_rep_is_r_fold_single_jitter_compute():
     # Rep draws one jitter for its r-fold compute; no checkpoint cost here.
     N, r = 200, 4
     sc = _scenario(N, mean=1e15, checkpoint=0.0)
-    est = step_time_to_train(sc, "rep", r=r, checkpoint_every_steps=5)
+    est = time_to_train(sc, "rep", r=r, checkpoint_every_steps=5)
     step = 64.0 * r * (1 + 0.05 * _max_normal_quad(N)) + N / 100
     assert est.seconds == pytest.approx(10_000 * step, rel=1e-3)
 
 
 def test_breakdown_adds_up():
-    est = step_time_to_train(paper_scenario(200), "spare", r=6, checkpoint_every_steps=14)
+    est = time_to_train(paper_scenario(200), "spare", r=6, checkpoint_every_steps=14)
     parts = (
         est.useful_seconds
         + est.redundancy_seconds
@@ -185,7 +185,7 @@ def test_breakdown_adds_up():
 @pytest.mark.parametrize("strategy, r, k", [("spare", 6, 14), ("rep", 4, 6), ("ckpt", 1, 3)])
 def test_monotone_in_restart_cost(strategy, r, k):
     hours = [
-        step_time_to_train(_scenario(200, restart=R), strategy, r=r, checkpoint_every_steps=k).hours
+        time_to_train(_scenario(200, restart=R), strategy, r=r, checkpoint_every_steps=k).hours
         for R in (900.0, 1800.0, 3600.0, 7200.0)
     ]
     assert np.all(np.diff(hours) > 0)
@@ -195,7 +195,7 @@ def test_monotone_in_restart_cost(strategy, r, k):
 def test_monotone_in_failure_rate(strategy, r, k):
     # Mean lifetime of a group from 4x to 0.5x the paper's 300 N seconds.
     hours = [
-        step_time_to_train(
+        time_to_train(
             _scenario(200, mean=m * 60_000.0), strategy, r=r, checkpoint_every_steps=k
         ).hours
         for m in (4.0, 2.0, 1.0, 0.5)
@@ -204,7 +204,7 @@ def test_monotone_in_failure_rate(strategy, r, k):
 
 
 def test_weibull_runs_and_is_finite():
-    est = step_time_to_train(
+    est = time_to_train(
         paper_scenario(200, failure_law="weibull"), "spare", r=9, checkpoint_every_steps=15
     )
     assert math.isfinite(est.seconds) and 0 < est.uptime < 1
@@ -231,7 +231,7 @@ def test_weibull_runs_and_is_finite():
 def test_bad_input_names_the_argument(args, kwargs, name):
     scenario = paper_scenario(200) if args[0] is None else args[0]
     with pytest.raises(ValueError, match=name):
-        step_time_to_train(scenario, args[1], **kwargs)
+        time_to_train(scenario, args[1], **kwargs)
 
 
 def test_bad_helper_input():
@@ -266,7 +266,7 @@ def test_published_means_within_targets():
             allreduce_seconds=float(row["allreduce_seconds"]),
             steps=int(row["steps"]),
         )
-        est = step_time_to_train(
+        est = time_to_train(
             sc,
             row["strategy"],
             r=int(row["r"]),

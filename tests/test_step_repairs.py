@@ -16,9 +16,9 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from spare_theory import paper_scenario, simulate_steps
+from spare_theory import paper_scenario, simulate_training
 from spare_theory.steps.scenario import StepScenario
-from spare_theory.training.estimate import step_time_to_train
+from spare_theory.training.estimate import time_to_train
 
 
 def _with(sc: StepScenario, **kw) -> StepScenario:
@@ -30,8 +30,8 @@ def test_repairs_that_never_finish_change_nothing_in_the_simulation(strategy, r,
     # The repair draws use their own stream: until a worker rejoins, the run is
     # the run without repairs, bit for bit.
     sc = paper_scenario(60, steps=120)
-    a = simulate_steps(sc, strategy, r=r, checkpoint_every_steps=k, trials=2, seed=3)
-    b = simulate_steps(
+    a = simulate_training(sc, strategy, r=r, checkpoint_every_steps=k, trials=2, seed=3)
+    b = simulate_training(
         _with(sc, repair_seconds=1e15), strategy, r=r, checkpoint_every_steps=k, trials=2, seed=3
     )
     assert np.array_equal(a.total_seconds, b.total_seconds)
@@ -43,8 +43,8 @@ def test_none_is_todays_scenario():
     sc = paper_scenario(200)
     assert _with(sc, repair_seconds=None) == sc and not sc.repairs
     assert sc.repair_seconds is None and sc.rejoin_seconds == 0.0
-    a = step_time_to_train(sc, "spare", r=9, checkpoint_every_steps=15)
-    b = step_time_to_train(_with(sc, repair_seconds=None), "spare", r=9, checkpoint_every_steps=15)
+    a = time_to_train(sc, "spare", r=9, checkpoint_every_steps=15)
+    b = time_to_train(_with(sc, repair_seconds=None), "spare", r=9, checkpoint_every_steps=15)
     assert a == b
 
 
@@ -62,8 +62,8 @@ CELLS = [
 @pytest.mark.parametrize("law,repair,strategy,r,k,steps,trials", CELLS)
 def test_model_against_simulation(law, repair, strategy, r, k, steps, trials):
     sc = _with(paper_scenario(200, steps=steps, failure_law=law), repair_seconds=repair)
-    model = step_time_to_train(sc, strategy, r=r, checkpoint_every_steps=k).total_over_T0
-    sim = simulate_steps(sc, strategy, r=r, checkpoint_every_steps=k, trials=trials, seed=21)
+    model = time_to_train(sc, strategy, r=r, checkpoint_every_steps=k).total_over_T0
+    sim = simulate_training(sc, strategy, r=r, checkpoint_every_steps=k, trials=trials, seed=21)
     mean, se = sim.mean("total_over_T0"), sim.standard_error("total_over_T0")
     assert abs(model - mean) <= max(3.0 * se, 0.02 * mean), (model, mean, se)
 
@@ -74,9 +74,7 @@ def test_model_against_simulation(law, repair, strategy, r, k, steps, trials):
 def test_faster_repairs_never_lengthen_the_modelled_time(law, strategy, r, k):
     sc = paper_scenario(200, failure_law=law)
     times = [
-        step_time_to_train(
-            _with(sc, repair_seconds=m), strategy, r=r, checkpoint_every_steps=k
-        ).seconds
+        time_to_train(_with(sc, repair_seconds=m), strategy, r=r, checkpoint_every_steps=k).seconds
         for m in (60.0, 600.0, 3600.0, 21600.0, 86400.0, None)
     ]
     assert all(np.isfinite(times))
@@ -87,12 +85,9 @@ def test_faster_repairs_never_lengthen_the_modelled_time(law, strategy, r, k):
 def test_rejoin_stall_costs_time_in_model_and_simulation():
     sc = _with(paper_scenario(100, steps=200), repair_seconds=600.0)
     stalled = _with(sc, rejoin_seconds=60.0)
-    est = [
-        step_time_to_train(s, "spare", r=4, checkpoint_every_steps=10).seconds
-        for s in (sc, stalled)
-    ]
+    est = [time_to_train(s, "spare", r=4, checkpoint_every_steps=10).seconds for s in (sc, stalled)]
     sims = [
-        simulate_steps(s, "spare", r=4, checkpoint_every_steps=10, trials=2, seed=4)
+        simulate_training(s, "spare", r=4, checkpoint_every_steps=10, trials=2, seed=4)
         for s in (sc, stalled)
     ]
     assert est[1] > est[0]
@@ -101,8 +96,8 @@ def test_rejoin_stall_costs_time_in_model_and_simulation():
 
 def test_ckpt_is_unchanged_by_repairs():
     sc = paper_scenario(200)
-    a = step_time_to_train(sc, "ckpt", r=1, checkpoint_every_steps=3)
-    b = step_time_to_train(_with(sc, repair_seconds=60.0), "ckpt", r=1, checkpoint_every_steps=3)
+    a = time_to_train(sc, "ckpt", r=1, checkpoint_every_steps=3)
+    b = time_to_train(_with(sc, repair_seconds=60.0), "ckpt", r=1, checkpoint_every_steps=3)
     assert math.isclose(a.seconds, b.seconds, rel_tol=1e-12)
 
 
@@ -112,9 +107,9 @@ def test_repair_laws_fixed_and_scipy():
     law = _with(sc, repair_seconds=None, repair_law=stats.uniform(0.0, 7200.0))
     assert law.repair_seconds == pytest.approx(3600.0)
     for s in (fixed, law):
-        est = step_time_to_train(s, "spare", r=6, checkpoint_every_steps=15)
+        est = time_to_train(s, "spare", r=6, checkpoint_every_steps=15)
         assert np.isfinite(est.seconds) and est.seconds > 0
-    sim = simulate_steps(
+    sim = simulate_training(
         _with(paper_scenario(60, steps=100), repair_seconds=600.0, repair_law="fixed"),
         "rep",
         r=3,

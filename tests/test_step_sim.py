@@ -18,7 +18,7 @@ from scipy import integrate, stats
 
 from spare_theory.steps.scenario import StepScenario, paper_scenario
 from spare_theory.steps.trials import StepSimulation
-from spare_theory.training.simulate import simulate_steps
+from spare_theory.training.simulate import simulate_training
 
 K_SE = 4.0
 NEVER = stats.expon(scale=1e18)  # lifetimes no run reaches
@@ -47,7 +47,7 @@ def test_without_jitter_or_failures_the_time_is_exact(strategy, r):
     sc = StepScenario(
         groups=13, steps=40, allreduce_seconds=0.5, stack_jitter_cv=0.0, failure_law=NEVER
     )
-    sim = simulate_steps(sc, strategy, r=r, checkpoint_every_steps=7, trials=2, seed=0)
+    sim = simulate_training(sc, strategy, r=r, checkpoint_every_steps=7, trials=2, seed=0)
     work = (r if strategy == "rep" else 1) * sc.stack_seconds
     # SPARe stays at S = 1; Rep computes r stacks; every checkpoint delays the
     # next step (or the end) by its write, whoever waits for it.
@@ -61,7 +61,7 @@ def test_without_jitter_or_failures_the_time_is_exact(strategy, r):
 def test_spare_step_without_failures_is_the_slowest_jittered_stack():
     N, steps, k = 50, 60, 25
     sc = StepScenario(groups=N, steps=steps, allreduce_seconds=2.0, failure_law=NEVER)
-    sim = simulate_steps(sc, "spare", r=3, checkpoint_every_steps=k, trials=12, seed=3)
+    sim = simulate_training(sc, "spare", r=3, checkpoint_every_steps=k, trials=12, seed=3)
     step = sc.stack_seconds * expected_max_jitter(N, 0.05) + sc.allreduce_seconds
     within(sim.total_seconds, steps * step + checkpoints(steps, k) * 58.8)
 
@@ -70,7 +70,7 @@ def test_rep_step_without_failures_is_the_slowest_jittered_compute():
     # Only the final checkpoint (k > steps): every worker then waits for it.
     N, r, steps = 40, 4, 50
     sc = StepScenario(groups=N, steps=steps, allreduce_seconds=1.0, failure_law=NEVER)
-    sim = simulate_steps(sc, "rep", r=r, checkpoint_every_steps=10**6, trials=12, seed=4)
+    sim = simulate_training(sc, "rep", r=r, checkpoint_every_steps=10**6, trials=12, seed=4)
     step = r * sc.stack_seconds * expected_max_jitter(N, 0.05) + sc.allreduce_seconds
     within(sim.total_seconds, steps * step + 58.8)
 
@@ -90,7 +90,7 @@ def test_ckpt_counts_every_failure_of_the_renewal_clocks():
     sc = StepScenario(
         groups=N, steps=2000, restart_seconds=10.0, failure_law=stats.expon(scale=mean), **FAST
     )
-    sim = simulate_steps(sc, "ckpt", checkpoint_every_steps=20, trials=30, seed=11)
+    sim = simulate_training(sc, "ckpt", checkpoint_every_steps=20, trials=30, seed=11)
     assert sim.failures.mean() > 20
     within(sim.failures - N * sim.total_seconds / mean, 0.0, slack=0.1)
 
@@ -103,7 +103,7 @@ def test_restart_window_lasts_until_an_uninterrupted_window():
     sc = StepScenario(
         groups=1, steps=1500, restart_seconds=R, failure_law=stats.expon(scale=mean), **FAST
     )
-    sim = simulate_steps(sc, "ckpt", checkpoint_every_steps=10, trials=40, seed=12)
+    sim = simulate_training(sc, "ckpt", checkpoint_every_steps=10, trials=40, seed=12)
     down, n = sim.down_seconds, sim.global_restarts.astype(float)
     ratio = down.sum() / n.sum()
     se = math.sqrt(np.sum((down - ratio * n) ** 2) / (n.size - 1) * n.size) / n.sum()
@@ -119,7 +119,7 @@ def test_fixed_restart_lasts_exactly_and_hides_its_failures():
         failure_law=stats.expon(scale=300.0),
         **FAST,
     )
-    sim = simulate_steps(sc, "ckpt", checkpoint_every_steps=10, trials=6, seed=13)
+    sim = simulate_training(sc, "ckpt", checkpoint_every_steps=10, trials=6, seed=13)
     assert sim.global_restarts.min() > 0
     np.testing.assert_allclose(sim.down_seconds, 30.0 * sim.global_restarts)
     # Every counted failure restarts, except a leader failing at the final checkpoint.
@@ -133,7 +133,7 @@ def test_invariants_with_failures(strategy, r):
     sc = StepScenario(
         groups=13, steps=300, restart_seconds=20.0, failure_law=stats.expon(scale=150.0), **FAST
     )
-    sim = simulate_steps(sc, strategy, r=r, checkpoint_every_steps=5, trials=4, seed=21)
+    sim = simulate_training(sc, strategy, r=r, checkpoint_every_steps=5, trials=4, seed=21)
     assert isinstance(sim, StepSimulation) and sim.trials == 4
     assert np.all(sim.failures >= sim.global_restarts) and sim.failures.min() > 0
     assert np.all(sim.up_seconds <= sim.total_seconds)
@@ -153,15 +153,17 @@ def test_ckpt_is_the_same_under_both_rep_recoveries():
     sc = StepScenario(
         groups=6, steps=300, restart_seconds=20.0, failure_law=stats.expon(scale=200.0), **FAST
     )
-    a = simulate_steps(sc, "ckpt", checkpoint_every_steps=5, trials=3, seed=5)
-    b = simulate_steps(sc, "ckpt", checkpoint_every_steps=5, trials=3, seed=5, rep_recovery="all")
+    a = simulate_training(sc, "ckpt", checkpoint_every_steps=5, trials=3, seed=5)
+    b = simulate_training(
+        sc, "ckpt", checkpoint_every_steps=5, trials=3, seed=5, rep_recovery="all"
+    )
     np.testing.assert_array_equal(a.total_seconds, b.total_seconds)
     np.testing.assert_array_equal(a.failures, b.failures)
 
 
 def test_weibull_law_runs():
     sc = paper_scenario(20, failure_law="weibull", steps=200)
-    sim = simulate_steps(sc, "spare", r=3, checkpoint_every_steps=10, trials=2, seed=0)
+    sim = simulate_training(sc, "spare", r=3, checkpoint_every_steps=10, trials=2, seed=0)
     assert sim.failures.min() > 0
 
 
@@ -174,16 +176,16 @@ SMALL = StepScenario(
 
 @pytest.mark.parametrize("strategy", ["spare", "rep"])
 def test_trials_do_not_depend_on_how_many_are_run(strategy):
-    many = simulate_steps(SMALL, strategy, r=3, checkpoint_every_steps=5, trials=4, seed=9)
-    few = simulate_steps(SMALL, strategy, r=3, checkpoint_every_steps=5, trials=2, seed=9)
+    many = simulate_training(SMALL, strategy, r=3, checkpoint_every_steps=5, trials=4, seed=9)
+    few = simulate_training(SMALL, strategy, r=3, checkpoint_every_steps=5, trials=2, seed=9)
     for name in ("total_seconds", "up_seconds", "failures", "global_restarts", "recomputed_stacks"):
         np.testing.assert_array_equal(getattr(many, name)[:2], getattr(few, name))
 
 
 def test_executor_gives_identical_results():
-    serial = simulate_steps(SMALL, "spare", r=3, checkpoint_every_steps=5, trials=3, seed=2)
+    serial = simulate_training(SMALL, "spare", r=3, checkpoint_every_steps=5, trials=3, seed=2)
     with cf.ThreadPoolExecutor(2) as pool:
-        spread = simulate_steps(
+        spread = simulate_training(
             SMALL, "spare", r=3, checkpoint_every_steps=5, trials=3, seed=2, executor=pool
         )
     np.testing.assert_array_equal(serial.total_seconds, spread.total_seconds)
@@ -191,8 +193,8 @@ def test_executor_gives_identical_results():
 
 
 def test_seed_sequence_and_int_agree():
-    a = simulate_steps(SMALL, "rep", r=3, checkpoint_every_steps=5, trials=2, seed=7)
-    b = simulate_steps(
+    a = simulate_training(SMALL, "rep", r=3, checkpoint_every_steps=5, trials=2, seed=7)
+    b = simulate_training(
         SMALL, "rep", r=3, checkpoint_every_steps=5, trials=2, seed=np.random.SeedSequence(7)
     )
     np.testing.assert_array_equal(a.total_seconds, b.total_seconds)
@@ -221,11 +223,11 @@ def test_seed_sequence_and_int_agree():
 def test_bad_input_names_the_argument(args, kwargs, name):
     full = {"checkpoint_every_steps": 5, "trials": 1, "seed": 0, **kwargs}
     with pytest.raises(ValueError, match=name):
-        simulate_steps(*args, **full)
+        simulate_training(*args, **full)
 
 
 def test_result_accessors_check_their_argument():
-    sim = simulate_steps(SMALL, "rep", r=3, checkpoint_every_steps=5, trials=1, seed=0)
+    sim = simulate_training(SMALL, "rep", r=3, checkpoint_every_steps=5, trials=1, seed=0)
     with pytest.raises(ValueError, match="name"):
         sim.mean("speed")
     with pytest.raises(ValueError, match="trials"):
@@ -248,7 +250,7 @@ def published(strategy: str, N: int, r: int) -> dict:
 def test_matches_the_published_simulator(strategy, r, trials):
     """Within 3 % of the published 3-run means, or 3 combined standard errors."""
     row = published(strategy, 200, r)
-    sim = simulate_steps(
+    sim = simulate_training(
         paper_scenario(200),
         strategy,
         r=r,

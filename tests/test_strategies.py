@@ -76,38 +76,42 @@ def test_registry_refuses_what_is_not_a_strategy(copy):
 
 
 def test_registered_copy_runs_through_every_front_door_hour_level(copy):
-    rep = time_to_train(SC, "rep", 2, 60.0)
-    est = time_to_train(SC, "rep_copy", 2, 60.0)
+    rep = time_to_train(SC, "rep", r=2, checkpoint_interval_minutes=60.0)
+    est = time_to_train(SC, "rep_copy", r=2, checkpoint_interval_minutes=60.0)
     assert est.strategy == "rep_copy"
     assert est.hours == rep.hours and est.restarts == rep.restarts
-    best = time_to_train(SC, copy, 2)
-    assert best.hours == time_to_train(SC, "rep", 2).hours
+    best = time_to_train(SC, copy, r=2)
+    assert best.hours == time_to_train(SC, "rep", r=2).hours
     plan, rep_plan = optimal_plan(SC, "rep_copy"), optimal_plan(SC, "rep")
     assert plan.r == rep_plan.r and plan.hours == rep_plan.hours
     np.testing.assert_array_equal(plan.hours_by_r, rep_plan.hours_by_r)
-    sim = simulate_training(SC, "rep_copy", 2, 60.0, 6, seed=4)
-    ref = simulate_training(SC, "rep", 2, 60.0, 6, seed=4)
+    sim = simulate_training(SC, "rep_copy", r=2, checkpoint_interval_minutes=60.0, trials=6, seed=4)
+    ref = simulate_training(SC, "rep", r=2, checkpoint_interval_minutes=60.0, trials=6, seed=4)
     np.testing.assert_array_equal(sim.hours, ref.hours)
     # Repairs and planned restarts take it too.
     repaired = dataclasses.replace(SC, repair_minutes=30.0)
     assert (
-        time_to_train(repaired, "rep_copy", 2, 60.0).hours
-        == time_to_train(repaired, "rep", 2, 60.0).hours
+        time_to_train(repaired, "rep_copy", r=2, checkpoint_interval_minutes=60.0).hours
+        == time_to_train(repaired, "rep", r=2, checkpoint_interval_minutes=60.0).hours
     )
     np.testing.assert_array_equal(
-        simulate_training(repaired, "rep_copy", 2, 60.0, 4, seed=1).hours,
-        simulate_training(repaired, "rep", 2, 60.0, 4, seed=1).hours,
+        simulate_training(
+            repaired, "rep_copy", r=2, checkpoint_interval_minutes=60.0, trials=4, seed=1
+        ).hours,
+        simulate_training(
+            repaired, "rep", r=2, checkpoint_interval_minutes=60.0, trials=4, seed=1
+        ).hours,
     )
 
 
 def test_registered_copy_runs_through_every_front_door_step_level(copy):
     sc = paper_scenario(50, steps=200)
-    est = time_to_train(sc, "rep_copy", 3, checkpoint_every_steps=5)
-    assert est.seconds == time_to_train(sc, "rep", 3, checkpoint_every_steps=5).seconds
+    est = time_to_train(sc, "rep_copy", r=3, checkpoint_every_steps=5)
+    assert est.seconds == time_to_train(sc, "rep", r=3, checkpoint_every_steps=5).seconds
     plan = optimal_plan(sc, "rep_copy")
     assert plan.hours == optimal_plan(sc, "rep").hours
-    sim = simulate_training(sc, "rep_copy", 3, checkpoint_every_steps=5, trials=2, seed=0)
-    ref = simulate_training(sc, "rep", 3, checkpoint_every_steps=5, trials=2, seed=0)
+    sim = simulate_training(sc, "rep_copy", r=3, checkpoint_every_steps=5, trials=2, seed=0)
+    ref = simulate_training(sc, "rep", r=3, checkpoint_every_steps=5, trials=2, seed=0)
     np.testing.assert_array_equal(sim.total_seconds, ref.total_seconds)
 
 

@@ -36,7 +36,14 @@ def _with_cycles(strategy, r, cycles=30, **over):
 def test_model_matches_simulation(strategy, r, over):
     sc = _with_cycles(strategy, r, **over)
     est = time_to_train(sc, strategy, r=r)
-    sim = simulate_training(sc, strategy, r, est.checkpoint_interval_minutes, 60, seed=7)
+    sim = simulate_training(
+        sc,
+        strategy,
+        r=r,
+        checkpoint_interval_minutes=est.checkpoint_interval_minutes,
+        trials=60,
+        seed=7,
+    )
     # Within K standard errors, or 1 %: the renewal-reward limit's O(1/cycles)
     # boundary terms at ~30 cycles (docs/theory.md, section 4).
     tol = max(K * sim.standard_error_hours, 0.01 * sim.mean_hours)
@@ -48,16 +55,20 @@ def test_model_matches_simulation(strategy, r, over):
 
 def test_spare_beats_rep_when_restarts_dominate():
     sc = Scenario(**{**BASE, "restart_minutes": 60}, work_hours=200)
-    spare = simulate_training(sc, "spare", 5, 120, 20, seed=1).mean_hours
-    rep = simulate_training(sc, "rep", 2, 120, 20, seed=1).mean_hours
+    spare = simulate_training(
+        sc, "spare", r=5, checkpoint_interval_minutes=120, trials=20, seed=1
+    ).mean_hours
+    rep = simulate_training(
+        sc, "rep", r=2, checkpoint_interval_minutes=120, trials=20, seed=1
+    ).mean_hours
     assert spare < rep
 
 
 def test_seeded_and_independent_of_batching():
     sc = Scenario(**BASE, work_hours=30)
-    a = simulate_training(sc, "spare", 3, 60, 6, seed=3)
-    b = simulate_training(sc, "spare", 3, 60, 3, seed=3)
-    c = simulate_training(sc, "spare", 3, 60, 6, seed=4)
+    a = simulate_training(sc, "spare", r=3, checkpoint_interval_minutes=60, trials=6, seed=3)
+    b = simulate_training(sc, "spare", r=3, checkpoint_interval_minutes=60, trials=3, seed=3)
+    c = simulate_training(sc, "spare", r=3, checkpoint_interval_minutes=60, trials=6, seed=4)
     np.testing.assert_array_equal(a.hours[:3], b.hours)
     assert not np.array_equal(a.hours, c.hours)
     assert np.all(a.hours >= 30)
@@ -65,7 +76,7 @@ def test_seeded_and_independent_of_batching():
 
 def test_no_failures_gives_work_plus_checkpoints():
     sc = Scenario(**{**BASE, "gpu_mtbf_hours": 1e12}, work_hours=10)
-    sim = simulate_training(sc, "rep", 2, 60, 2, seed=0)
+    sim = simulate_training(sc, "rep", r=2, checkpoint_interval_minutes=60, trials=2, seed=0)
     # 20 h of compute at throughput 1/2 in 20 segments of 1 h, each with a 5 min checkpoint.
     np.testing.assert_allclose(sim.hours, 20 + 20 * 5 / 60)
 
@@ -104,15 +115,23 @@ def test_pool_matches_controller():
         "spare", 5, cycles=25, gpus=8000, gpu_mtbf_hours=20000.0, restart_minutes=30
     )  # N = 1000
     tau = time_to_train(sc, "spare", r=5).checkpoint_interval_minutes
-    ctrl = simulate_training(sc, "spare", 5, tau, 30, seed=11, overhead_source="controller")
+    ctrl = simulate_training(
+        sc,
+        "spare",
+        r=5,
+        checkpoint_interval_minutes=tau,
+        trials=30,
+        seed=11,
+        overhead_source="controller",
+    )
     calls = np.array(
         [
             simulate_training(
                 sc,
                 "spare",
-                5,
-                tau,
-                6,
+                r=5,
+                checkpoint_interval_minutes=tau,
+                trials=6,
                 seed=np.random.SeedSequence(12, spawn_key=(j,)),
                 overhead_source="pool",
                 pool_size=16,
@@ -126,22 +145,36 @@ def test_pool_matches_controller():
 
 def test_pool_seeded_and_independent_of_batching():
     sc = Scenario(**BASE, work_hours=30)
-    args = ("spare", 3, 60)
-    a = simulate_training(sc, *args, 6, seed=3, overhead_source="pool", pool_size=8)
-    b = simulate_training(sc, *args, 3, seed=3, overhead_source="pool", pool_size=8)
-    c = simulate_training(sc, *args, 6, seed=4, overhead_source="pool", pool_size=8)
+    plan = {"r": 3, "checkpoint_interval_minutes": 60}
+    a = simulate_training(
+        sc, "spare", **plan, trials=6, seed=3, overhead_source="pool", pool_size=8
+    )
+    b = simulate_training(
+        sc, "spare", **plan, trials=3, seed=3, overhead_source="pool", pool_size=8
+    )
+    c = simulate_training(
+        sc, "spare", **plan, trials=6, seed=4, overhead_source="pool", pool_size=8
+    )
     np.testing.assert_array_equal(a.hours[:3], b.hours)
     np.testing.assert_array_equal(a.restarts[:3], b.restarts)
     assert not np.array_equal(a.hours, c.hours)
     # The pool draws are not the controller's: a different sample from the same seed.
     assert not np.array_equal(
-        a.hours, simulate_training(sc, *args, 6, seed=3, overhead_source="controller").hours
+        a.hours,
+        simulate_training(
+            sc, "spare", **plan, trials=6, seed=3, overhead_source="controller"
+        ).hours,
     )
 
 
 def test_auto_switches_to_pool_above_threshold(monkeypatch):
     sc = Scenario(**BASE, work_hours=30)  # N = 128
-    run = lambda **kw: simulate_training(sc, "spare", 3, 60, 4, seed=5, **kw).hours  # noqa: E731
+
+    def run(**kw):
+        return simulate_training(
+            sc, "spare", r=3, checkpoint_interval_minutes=60, trials=4, seed=5, **kw
+        ).hours
+
     # At or under the threshold "auto" is the controller, bit for bit.
     np.testing.assert_array_equal(run(), run(overhead_source="controller"))
     monkeypatch.setattr(front_door, "CONTROLLER_MAX_GROUPS", 127)

@@ -226,7 +226,7 @@ def field_options() -> tuple[FieldOption, ...]:
     Examples
     --------
     >>> [o.name for o in field_options() if o.levels == ("hour", "step")]
-    ['failure_law', 'repair_law', 'spare_nodes', 'swap_minutes', 'microbatches']
+    ['gpus_per_group', 'failure_law', 'repair_law', 'gpus_per_node', 'spare_nodes', 'microbatches']
     """
     found: dict[str, dict[str, Any]] = {}
     for level, cls in scenario_classes().items():

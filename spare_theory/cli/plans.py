@@ -49,7 +49,7 @@ _WIDTH = 100
 
 
 def _hour(scenario: Any) -> bool:
-    return hasattr(scenario, "gpus_per_group")
+    return hasattr(scenario, "gpus")  # a Scenario (a StepScenario counts groups, not GPUs)
 
 
 def add_strategy_option(parser: argparse.ArgumentParser) -> None:

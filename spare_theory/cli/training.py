@@ -144,7 +144,7 @@ def _optimize(args: argparse.Namespace) -> Output:
     (point,) = scenario_points(args)
     sc = point.scenario
     planned = bool(args.planned_restarts)
-    if planned and not hasattr(sc, "gpus_per_group"):
+    if planned and not hasattr(sc, "gpus"):
         raise UsageError("--planned-restarts plans hour-level scenarios only (not --paper)")
     plans = {s: plan_record(sc, s, planned_restarts=planned) for s in args.strategy}
     if not any(p["modelled"] for p in plans.values()):

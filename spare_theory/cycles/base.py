@@ -21,9 +21,9 @@ through the hooks of :class:`CycleLaw` (``repair_log_q``,
 outside a law knows which strategy it is.
 
 The lifetime law enters only through ``p(u)``: a class with the methods of
-:class:`ExponentialLifetimes` (``logcdf``, ``cdf``, ``ppf`` and ``logsf`` in
-dimensionless time) passed as ``lifetimes`` gives every law under that
-lifetime law.  What the renewal-reward model does with a cycle law is in
+:class:`~spare_theory.lifetimes.laws.ExponentialLifetimes` (``logcdf``,
+``cdf``, ``ppf`` and ``logsf`` in dimensionless time) passed as ``lifetimes``
+gives every law under that lifetime law.  What the renewal-reward model does with a cycle law is in
 :mod:`spare_theory.hourly.renewal`; the searches are in
 :mod:`spare_theory.planning`.
 """
@@ -31,25 +31,21 @@ lifetime law.  What the renewal-reward model does with a cycle law is in
 from __future__ import annotations
 
 import functools
-import math
 from abc import ABC, abstractmethod
-from dataclasses import dataclass
 from typing import Any, ClassVar
 
 import numpy as np
 from numpy.typing import ArrayLike
 
 from .._caching import cached, value_key
+from ..lifetimes.laws import EXPONENTIAL
 
 __all__ = [
     "BLOCK_SEGMENTS",
-    "EXPONENTIAL",
     "CycleLaw",
-    "ExponentialLifetimes",
     "TabulatedCycle",
     "cycle_law_of",
     "cycle_time_average",
-    "log1mexp",
     "survival_integral",
 ]
 
@@ -58,64 +54,6 @@ __all__ = [
 LOG_CUTOFF = 30.0
 # Pieces of the restart interval [0, rho] on which Q is integrated.
 _RESTART_PIECES = 256
-
-
-def log1mexp(x: ArrayLike) -> np.ndarray:
-    """``log(1 - e^x)`` for ``x <= 0``, accurate at both ends.
-
-    ``log(-expm1(x))`` for ``x > -log 2`` and ``log1p(-exp(x))`` below (each
-    where it does not cancel); ``-inf`` at ``x = 0``.
-
-    Examples
-    --------
-    >>> print(np.round(log1mexp([-1e-10, -1.0, -50.0]), 6))
-    [-23.025851  -0.458675  -0.      ]
-    """
-    x = np.asarray(x, dtype=float)
-    near = x > -math.log(2)
-    out = np.empty_like(x)
-    # Each branch only where it is accurate (and computed only there: hot loop).
-    with np.errstate(divide="ignore"):
-        out[near] = np.log(-np.expm1(x[near]))
-        out[~near] = np.log1p(-np.exp(x[~near]))
-    return out
-
-
-@dataclass(frozen=True)
-class ExponentialLifetimes:
-    """Exponential group lifetimes in dimensionless time ``u = lambda t`` (mean 1).
-
-    ``p(u) = 1 - e^{-u}``: the probability that a group has failed by ``u``.
-    Another lifetime law is another class with these four methods (mean
-    lifetime 1, so that ``u`` keeps its meaning).
-
-    Examples
-    --------
-    >>> law = ExponentialLifetimes()
-    >>> round(float(law.cdf(1.0)), 6), round(float(law.ppf(law.cdf(0.25))), 12)
-    (0.632121, 0.25)
-    """
-
-    def logcdf(self, u: ArrayLike) -> np.ndarray:
-        """``log p(u)``, ``-inf`` at ``u = 0``."""
-        with np.errstate(divide="ignore"):
-            return log1mexp(-np.asarray(u, dtype=float))
-
-    def cdf(self, u: ArrayLike) -> np.ndarray:
-        """``p(u) = 1 - e^{-u}``."""
-        return -np.expm1(-np.asarray(u, dtype=float))
-
-    def ppf(self, p: ArrayLike) -> np.ndarray:
-        """The ``u`` at which ``p(u) = p``: ``-log(1 - p)``."""
-        return -np.log1p(-np.asarray(p, dtype=float))
-
-    def logsf(self, u: ArrayLike) -> np.ndarray:
-        """``log(1 - p(u)) = -u``."""
-        return -np.asarray(u, dtype=float)
-
-
-#: The lifetime law of an hour-level ``Scenario`` with ``failure_law="exponential"``.
-EXPONENTIAL = ExponentialLifetimes()
 
 
 #: Blocks per cycle of the laws whose cycles can run to millions of segments
@@ -196,6 +134,11 @@ class CycleLaw(ABC):
     #: (:func:`~spare_theory.planning.bill.split_redundancy`): redundant stacks or
     #: replicas, computing at full power.
     redundancy_cause: ClassVar[str] = "redundant_compute"
+    #: Repairs per mean group lifetime of the groups down while the cycle runs
+    #: (0: a failed group stays down until the next global restart).
+    mu: float = 0.0
+    #: Share of the cycles that end in a planned restart (when :attr:`planned`).
+    planned_share: float = 0.0
 
     def __init__(self, N: int, r: int, lifetimes: Any = EXPONENTIAL) -> None:
         self.N, self.r, self.lifetimes = N, r, lifetimes
@@ -282,6 +225,10 @@ class CycleLaw(ABC):
         for none).
         """
         return None
+
+    def repairs_per_cycle_time(self) -> float:
+        """Expected repairs per unit ``u`` over a cycle (0: a law without repairs)."""
+        return 0.0
 
     def u_at(self, level: float) -> float:
         """Smallest ``u`` with ``log Q(u) <= level`` (``level < 0``).

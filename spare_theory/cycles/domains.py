@@ -51,7 +51,7 @@ class LemonLifetimes:
 
     ``p(u) = phi (1 - e^{-kappa u}) + (1 - phi)(1 - e^{-u})`` in units of the
     ordinary group's rate; the methods of
-    :class:`~spare_theory.cycles.base.ExponentialLifetimes`.  With another
+    :class:`~spare_theory.lifetimes.laws.ExponentialLifetimes`.  With another
     ``base`` law in dimensionless time (stationary renewal clocks,
     :class:`~spare_theory.lifetimes.laws.EquilibriumLifetimes`), a lemon's
     clock runs ``kappa`` times as fast:
@@ -113,7 +113,7 @@ class PooledLemons:
     geometric mixture ``log(1 - p(u)) = (1 - phi) log S_b(u) + phi log S_b(kappa u)``,
     exact for any placement of the lemons, where :class:`LemonLifetimes`'
     arithmetic mixture (one group's marginal law) overstates ``Q``.  The
-    methods of :class:`~spare_theory.cycles.base.ExponentialLifetimes`;
+    methods of :class:`~spare_theory.lifetimes.laws.ExponentialLifetimes`;
     ``base=None`` is the exponential law.
 
     Examples

@@ -20,9 +20,11 @@ import numpy as np
 from numpy.typing import ArrayLike
 from scipy.special import gammaln, logsumexp
 
+from .._numerics import log1mexp
 from .._validation import as_count
+from ..lifetimes.laws import EXPONENTIAL, ExponentialLifetimes
 from ..placement.replicas import replica_set_sizes
-from .base import EXPONENTIAL, CycleLaw, ExponentialLifetimes, log1mexp
+from .base import CycleLaw
 from .chains import chain_log_survival, down_count_generator, set_mean_absorption
 
 __all__ = ["CkptOnly", "Rep", "rep_survival_log", "set_size_counts"]

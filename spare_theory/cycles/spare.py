@@ -24,11 +24,12 @@ from scipy.interpolate import CubicSpline
 from scipy.special import gammaln
 
 from .._validation import as_count
+from ..lifetimes.laws import EXPONENTIAL
 from ..lifetimes.outages import down_probability
 from ..stacking.load import expected_load
 from ..stacking.overhead import expected_stacks
 from ..wipeout.law import wipeout_law
-from .base import EXPONENTIAL, TabulatedCycle
+from .base import TabulatedCycle
 from .chains import chain_log_survival, down_count_generator, set_mean_absorption
 
 __all__ = ["MAX_SPARE_GROUPS", "Spare", "SpareSplit", "log_survival_table"]

@@ -56,9 +56,11 @@ import dataclasses
 from .._caching import cached
 from ..lifetimes.laws import renewal_function
 from ..lifetimes.spares import group_down_hours
+from ..planning.resolved import ModelStrategy
 from .scenario import Scenario
 
 __all__ = [
+    "check_split",
     "cluster_node_failure_rate",
     "clustering",
     "mean_group_rate",
@@ -255,3 +257,47 @@ def priced_scenario(scenario: Scenario, *, repairs: bool = True) -> Scenario:
             lemon_rate_factor=1.0,
         )
     return sc
+
+
+def check_split(scenario: Scenario, strategy: ModelStrategy) -> int:
+    """``scenario.microbatches`` checked against the strategy and the scenario's other fields.
+
+    Splitting is modelled for a strategy that splits (SPARe) under any
+    lifetime law, lemons, repairs and planned restarts (by count or by
+    cost), not under failure domains (after the approximations of
+    :func:`priced_scenario`, which fold domains
+    into the rate when repairs are on).
+
+    Parameters
+    ----------
+    scenario : Scenario
+        The run (its ``microbatches`` field).
+    strategy : Strategy
+        The strategy object (:func:`spare_theory.strategy`).
+
+    Returns
+    -------
+    int
+        ``m`` as an int.
+
+    Raises
+    ------
+    ValueError
+        Naming ``microbatches`` and the field it cannot be combined with.
+
+    Examples
+    --------
+    >>> from spare_theory import strategy
+    >>> sc = Scenario(gpus=1024, gpus_per_group=8, restart_minutes=20,
+    ...               checkpoint_minutes=5, work_hours=48, microbatches=8)
+    >>> check_split(sc, strategy("spare"))
+    8
+    """
+    m = strategy.check_microbatches(scenario.microbatches)
+    if m != 1 and priced_scenario(scenario).domain_size is not None:
+        raise ValueError(
+            "microbatches must be 1 with domain_size set (no split model under failure "
+            "domains without repairs): drop domain_size or microbatches "
+            "(simulate_training runs the combination)"
+        )
+    return m

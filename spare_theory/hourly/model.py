@@ -43,13 +43,12 @@ from typing import Any
 from scipy.special import lambertw
 
 from .._caching import cached
-from ..cycles.base import EXPONENTIAL, CycleLaw
+from ..cycles.base import CycleLaw
 from ..cycles.domains import LemonLifetimes, PooledLemons, ScaledExponential
-from ..cycles.elastic import ElasticCycle
-from ..cycles.planned import PlannedCycle, cost_trigger_failures, planned_cycle
-from ..cycles.rep import CkptOnly
-from ..cycles.repairs import RepairCycle, repair_cycle
-from ..lifetimes.laws import EquilibriumLifetimes, SuperposedLifetimes
+from ..cycles.planned import cost_trigger_failures, planned_cycle
+from ..cycles.repairs import repair_cycle
+from ..lifetimes.laws import EXPONENTIAL, EquilibriumLifetimes, SuperposedLifetimes
+from ..planning.resolved import ModelStrategy, Resolved
 from ..planning.search import minimize_log_interval
 from .compose import priced_scenario
 from .renewal import TrainingEstimate, estimate_from, evaluate, hours_grid
@@ -58,10 +57,11 @@ from .scenario import Scenario
 __all__ = [
     "attach_repairs",
     "best_interval",
-    "check_split",
+    "estimate_plan",
     "evaluate_law",
     "expected_repairs",
     "planned_trigger",
+    "priced_law",
     "repair_rate",
     "scenario_cycle",
     "scenario_lifetimes",
@@ -98,50 +98,6 @@ def _correlated(scenario: Scenario) -> bool:
     domains = scenario.domain_size is not None and scenario.domain_mtbf_hours is not None
     lemons = scenario.lemon_fraction > 0 and scenario.lemon_rate_factor > 1
     return domains or lemons
-
-
-def check_split(scenario: Scenario, strategy: Any) -> int:
-    """``scenario.microbatches`` checked against the strategy and the scenario's other fields.
-
-    Splitting is modelled for a strategy that splits (SPARe) under any
-    lifetime law, lemons, repairs and planned restarts (by count or by
-    cost), not under failure domains (after the approximations of
-    :func:`~spare_theory.hourly.compose.priced_scenario`, which fold domains
-    into the rate when repairs are on).
-
-    Parameters
-    ----------
-    scenario : Scenario
-        The run (its ``microbatches`` field).
-    strategy : Strategy
-        The strategy object (:func:`spare_theory.strategy`).
-
-    Returns
-    -------
-    int
-        ``m`` as an int.
-
-    Raises
-    ------
-    ValueError
-        Naming ``microbatches`` and the field it cannot be combined with.
-
-    Examples
-    --------
-    >>> from spare_theory import strategy
-    >>> sc = Scenario(gpus=1024, gpus_per_group=8, restart_minutes=20,
-    ...               checkpoint_minutes=5, work_hours=48, microbatches=8)
-    >>> check_split(sc, strategy("spare"))
-    8
-    """
-    m = strategy.check_microbatches(scenario.microbatches)
-    if m != 1 and priced_scenario(scenario).domain_size is not None:
-        raise ValueError(
-            "microbatches must be 1 with domain_size set (no split model under failure "
-            "domains without repairs): drop domain_size or microbatches "
-            "(simulate_training runs the combination)"
-        )
-    return m
 
 
 def planned_trigger(scenario: Scenario, law: CycleLaw, microbatches: int = 1) -> int | None:
@@ -185,7 +141,7 @@ def planned_trigger(scenario: Scenario, law: CycleLaw, microbatches: int = 1) ->
     return int(cost_trigger_failures(scenario.groups, c, microbatches=microbatches))
 
 
-def _correlated_cycle(scenario: Scenario, strategy: Any, r: int) -> CycleLaw:
+def _correlated_cycle(scenario: Scenario, strategy: ModelStrategy, r: int) -> CycleLaw:
     """The law under failure domains (``r = 1``: on top of any law; else exponential)."""
     N, size = scenario.groups, int(scenario.domain_size or 1)
     delta = 1.0 / (float(scenario.domain_mtbf_hours or 0.0) * scenario.group_failure_rate_per_hour)
@@ -213,7 +169,7 @@ def _correlated_cycle(scenario: Scenario, strategy: Any, r: int) -> CycleLaw:
 def scenario_lifetimes(scenario: Scenario, *, every_failure: bool = False) -> Any:
     """A group's lifetime law in dimensionless time, as the cycle laws take it (no repairs).
 
-    Exponential: :data:`~spare_theory.cycles.base.EXPONENTIAL`; another law
+    Exponential: :data:`~spare_theory.lifetimes.laws.EXPONENTIAL`; another law
     with ``renewal="group"``: the group clock in equilibrium
     (:class:`~spare_theory.lifetimes.laws.EquilibriumLifetimes`), with
     ``renewal="node"``: the first failure of its nodes' equilibrium clocks
@@ -243,9 +199,11 @@ def scenario_lifetimes(scenario: Scenario, *, every_failure: bool = False) -> An
 
 
 def scenario_cycle(
-    scenario: Scenario, strategy: Any, r: int, plan: dict[str, Any] | None = None
+    scenario: Scenario, strategy: ModelStrategy, r: int, plan: dict[str, Any] | None = None
 ) -> CycleLaw:
     """The cycle law of a checked plan ``(strategy, r)`` on ``scenario`` (module docstring).
+
+    The law of :func:`priced_law`, which also returns the scenario it is priced on.
 
     CKPT-only (``r = 1``) ends its cycle at every failure, so repairs and
     planned restarts leave it unchanged.  A strategy with its own law on a
@@ -259,13 +217,15 @@ def scenario_cycle(
     scenario : Scenario
         The run (its ``microbatches`` field included).
     strategy : Strategy
-        The strategy object (:func:`spare_theory.strategy`), ``r`` checked by
-        its ``check_r``.
+        The strategy object (:func:`spare_theory.strategy`); ``r``, ``plan``
+        and the scenario's ``microbatches`` checked by the front door
+        (:func:`spare_theory.training.resolve.resolve`), not here.
     r : int
         Redundancy.
     plan : dict, optional
-        The strategy's plan variables (:meth:`Strategy.check_plan
-        <spare_theory.strategies.base.Strategy.check_plan>`).
+        The strategy's checked plan variables (:meth:`Strategy.check_plan
+        <spare_theory.strategies.base.Strategy.check_plan>`; ``None``: its
+        defaults).
 
     Returns
     -------
@@ -299,16 +259,44 @@ def scenario_cycle(
     >>> scenario_cycle(plain, strategy("elastic"), 0, {"min_groups": 100})
     ElasticCycle(N=128, active=128, quorum=100)
     """
-    m = check_split(scenario, strategy)
-    N = scenario.groups
+    return priced_law(scenario, strategy, r, plan)[1]
+
+
+def priced_law(
+    scenario: Scenario, strategy: ModelStrategy, r: int, plan: dict[str, Any] | None = None
+) -> tuple[Scenario, CycleLaw]:
+    """The scenario as the model prices it and the cycle law of a checked plan on it.
+
+    The scenario of :func:`~spare_theory.hourly.compose.priced_scenario`:
+    with repairs for a law that waits for failed groups, without for one
+    that ends its cycle at every failure (CKPT-only, ``r = 1``); the law of
+    :func:`scenario_cycle`.  The renewal-reward estimate
+    (:func:`evaluate_law`) takes both.
+
+    Examples
+    --------
+    >>> from spare_theory import strategy
+    >>> sc = Scenario(gpus=1024, gpus_per_group=8, restart_minutes=20, checkpoint_minutes=5,
+    ...               work_hours=48, repair_minutes=30)
+    >>> priced, law = priced_law(sc, strategy("spare"), 1)
+    >>> priced.repair_minutes, type(law).__name__
+    (None, 'CkptOnly')
+    """
+    m = scenario.microbatches
     try:
         whole = priced_scenario(scenario)
     except ValueError:  # no model with repairs: CKPT-only may still price it (below)
         whole = scenario
-    own = strategy.hourly_law(whole, r, **strategy.check_plan(N, r, plan or {}))
+    own = strategy.hourly_law(whole, r, **(plan or {}))
     if own is not None:
-        return own
+        return whole, own
     scenario = priced_scenario(scenario, repairs=r > 1)
+    return scenario, _extended_law(scenario, strategy, r, m)
+
+
+def _extended_law(scenario: Scenario, strategy: ModelStrategy, r: int, m: int) -> CycleLaw:
+    """The strategy's law extended by the priced scenario's mechanisms (module docstring)."""
+    N = scenario.groups
     base = strategy.split_cycle_law(N, r, m)
     k = planned_trigger(scenario, base, m)
     plain = scenario.exponential and not _correlated(scenario)
@@ -448,6 +436,8 @@ def evaluate_law(
 ) -> TrainingEstimate:
     """The estimate of ``law`` at ``tau_minutes`` (``None``: the best), labelled ``name``.
 
+    ``scenario`` is the one the law is priced on (:func:`priced_law`).
+
     With the expected repairs and planned restarts filled in
     (:func:`attach_repairs`).
 
@@ -459,16 +449,11 @@ def evaluate_law(
     >>> round(evaluate_law(sc, strategy("rep").cycle_law(128, 2), 60.0, "rep").hours, 2)
     107.14
     """
-    # The priced scenario turns a spare pool into repair times; its GPUs stay reserved.
-    pool_gpus = (scenario.spare_nodes or 0) * scenario.gpus_per_node
-    scenario = priced_scenario(scenario, repairs=not isinstance(law, CkptOnly))
     if tau_minutes is None:
         estimate = best_interval(scenario, law)
     else:
         estimate = evaluate(scenario, law, tau_minutes)
     estimate = attach_repairs(scenario, law, estimate)
-    if pool_gpus and not scenario.pool:
-        estimate = dataclasses.replace(estimate, reserved_gpus=scenario.gpus + pool_gpus)
     return estimate if estimate.strategy == name else dataclasses.replace(estimate, strategy=name)
 
 
@@ -487,10 +472,10 @@ def attach_repairs(scenario: Scenario, law: CycleLaw, estimate: Any) -> Any:
     >>> round(attach_repairs(sc, law, evaluate(sc, law, 60.0)).repairs)
     53
     """
-    if isinstance(law, PlannedCycle):
+    if law.planned:
         planned = estimate.restarts * law.planned_share if math.isfinite(estimate.restarts) else 0.0
         estimate = dataclasses.replace(estimate, planned_restarts=float(planned))
-    if not isinstance(law, RepairCycle | PlannedCycle | ElasticCycle) or law.mu == 0:
+    if law.mu == 0:
         return estimate
     return dataclasses.replace(estimate, repairs=expected_repairs(scenario, law, estimate.hours))
 
@@ -511,8 +496,8 @@ def expected_repairs(scenario: Scenario, law: CycleLaw, hours: float) -> float:
     >>> round(expected_repairs(sc, law, 100.0), 1)
     51.1
     """
-    if not isinstance(law, RepairCycle | PlannedCycle | ElasticCycle) or not math.isfinite(hours):
-        return 0.0 if math.isfinite(hours) else math.inf
+    if not math.isfinite(hours):
+        return math.inf
     return hours * scenario.group_failure_rate_per_hour * law.repairs_per_cycle_time()
 
 
@@ -539,3 +524,28 @@ def wipeout_mean_hours(scenario: Scenario, law: CycleLaw) -> float:
     if closed is None:
         closed = repair_cycle(law, mu, 0.0, scenario.repair_law).mean_time
     return closed / lam
+
+
+def estimate_plan(job: Resolved) -> TrainingEstimate:
+    """The hour-level estimate of a resolved plan (its interval, or the best one).
+
+    Its law and priced scenario (:func:`priced_law`) evaluated by
+    :func:`evaluate_law`, labelled with the strategy's name.
+
+    Examples
+    --------
+    >>> from spare_theory import strategy
+    >>> sc = Scenario(gpus=1024, gpus_per_group=8, gpu_mtbf_hours=2000.0,
+    ...               restart_minutes=20, checkpoint_minutes=5, work_hours=48)
+    >>> job = Resolved(sc, strategy("rep"), 2, checkpoint_interval_minutes=60.0)
+    >>> round(estimate_plan(job).hours, 2)
+    107.14
+    """
+    priced, law = priced_law(job.scenario, job.strategy, job.r, job.variables)
+    estimate = evaluate_law(priced, law, job.checkpoint_interval_minutes, job.strategy.name)
+    # The priced scenario turns a spare pool into repair times; its GPUs stay reserved.
+    sc = job.scenario
+    reserved = sc.gpus + (sc.spare_nodes or 0) * sc.gpus_per_node
+    if estimate.reserved_gpus == reserved:
+        return estimate
+    return dataclasses.replace(estimate, reserved_gpus=reserved)

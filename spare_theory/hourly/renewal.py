@@ -77,9 +77,9 @@ class TrainingEstimate:
     strategy : str
         The registered strategy's name (``"ckpt"``, ``"rep"``, ``"spare"``,
         ``"elastic"``, ``"hot_spares"``, ...).
-    r : int
-        Redundancy (1 for CKPT-only; the spare groups for hot spares, 0 for
-        elastic DP).
+    r : int or None
+        The strategy's ``r`` (replicas, stack depth, spare groups); ``None``
+        for a strategy without one (CKPT-only, elastic DP).
     checkpoint_interval_minutes : float
         Compute time ``tau`` between checkpoints, minutes.
     hours : float
@@ -163,7 +163,7 @@ class TrainingEstimate:
     """
 
     strategy: str
-    r: int
+    r: int | None
     checkpoint_interval_minutes: float
     hours: float
     availability: float

@@ -7,7 +7,9 @@ __getattr__, __dir__, __all__ = attach(
     {
         "CLOCK_STARTS": "clocks",
         "DEFAULT_WEIBULL_SHAPE": "laws",
+        "EXPONENTIAL": "laws",
         "EquilibriumLifetimes": "laws",
+        "ExponentialLifetimes": "laws",
         "LIFETIME_FIT_LAWS": "fitting",
         "LIFETIME_LAWS": "laws",
         "LifetimeFit": "fitting",

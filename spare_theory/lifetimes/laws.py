@@ -29,12 +29,15 @@ import numpy as np
 from numpy.typing import ArrayLike
 from scipy import integrate, stats
 
+from .._numerics import log1mexp
 from .._validation import as_count, as_real
 
 __all__ = [
     "DEFAULT_WEIBULL_SHAPE",
+    "EXPONENTIAL",
     "LIFETIME_LAWS",
     "EquilibriumLifetimes",
+    "ExponentialLifetimes",
     "SuperposedLifetimes",
     "equilibrium_law",
     "group_weibull_from_gpu",
@@ -49,6 +52,43 @@ LIFETIME_LAWS = ("exponential", "weibull")
 
 #: Weibull shape of the SPARe paper's Weibull scenario.
 DEFAULT_WEIBULL_SHAPE = 0.78
+
+
+@dataclass(frozen=True)
+class ExponentialLifetimes:
+    """Exponential group lifetimes in dimensionless time ``u = lambda t`` (mean 1).
+
+    ``p(u) = 1 - e^{-u}``: the probability that a group has failed by ``u``.
+    Another lifetime law is another class with these four methods (mean
+    lifetime 1, so that ``u`` keeps its meaning).
+
+    Examples
+    --------
+    >>> law = ExponentialLifetimes()
+    >>> round(float(law.cdf(1.0)), 6), round(float(law.ppf(law.cdf(0.25))), 12)
+    (0.632121, 0.25)
+    """
+
+    def logcdf(self, u: ArrayLike) -> np.ndarray:
+        """``log p(u)``, ``-inf`` at ``u = 0``."""
+        with np.errstate(divide="ignore"):
+            return log1mexp(-np.asarray(u, dtype=float))
+
+    def cdf(self, u: ArrayLike) -> np.ndarray:
+        """``p(u) = 1 - e^{-u}``."""
+        return -np.expm1(-np.asarray(u, dtype=float))
+
+    def ppf(self, p: ArrayLike) -> np.ndarray:
+        """The ``u`` at which ``p(u) = p``: ``-log(1 - p)``."""
+        return -np.log1p(-np.asarray(p, dtype=float))
+
+    def logsf(self, u: ArrayLike) -> np.ndarray:
+        """``log(1 - p(u)) = -u``."""
+        return -np.asarray(u, dtype=float)
+
+
+#: The lifetime law of an hour-level ``Scenario`` with ``failure_law="exponential"``.
+EXPONENTIAL = ExponentialLifetimes()
 
 
 def validate_lifetime_law(law: Any, name: str = "law") -> Any:

@@ -70,29 +70,35 @@ __all__ = [
 
 
 def check_pool_fields(
-    spare_nodes: Any, swap_minutes: Any, *, repairs: bool, repair_field: str = "repair_minutes"
+    spare_nodes: Any,
+    swap: Any,
+    *,
+    repairs: bool,
+    repair_field: str = "repair_minutes",
+    swap_field: str = "swap_minutes",
 ) -> dict[str, Any]:
-    """The spare-pool fields of a scenario, checked: ``spare_nodes`` and ``swap_minutes``.
+    """The spare-pool fields of a scenario, checked: ``spare_nodes`` and the swap time.
 
-    ``spare_nodes=None`` or ``0`` is no pool (``swap_minutes`` must then be
+    ``spare_nodes=None`` or ``0`` is no pool (the swap time must then be
     ``None``); ``spare_nodes >= 1`` needs the nodes' repair time
-    (``repairs``) and a ``swap_minutes >= 0``.
+    (``repairs``) and a swap time ``>= 0``.
 
     Parameters
     ----------
     spare_nodes : int or None
         Spare nodes, ``>= 0``.
-    swap_minutes : float or None
-        Time to swap a spare in, minutes, ``>= 0``.
+    swap : float or None
+        Time to swap a spare in, ``>= 0``, in the unit of ``swap_field``.
     repairs : bool
         Whether the scenario has a repair time.
-    repair_field : str
-        Its name, for the message (``repair_seconds`` on a step scenario).
+    repair_field, swap_field : str
+        Their names, for the messages and the result (``repair_seconds`` and
+        ``swap_seconds`` on a step scenario).
 
     Returns
     -------
     dict
-        ``{"spare_nodes": int or None, "swap_minutes": float or None}``.
+        ``{"spare_nodes": int or None, swap_field: float or None}``.
 
     Raises
     ------
@@ -110,21 +116,16 @@ def check_pool_fields(
     """
     spares = None if spare_nodes is None else as_count(spare_nodes, "spare_nodes", minimum=0)
     if not spares:
-        if swap_minutes is not None:
-            raise ValueError(
-                f"swap_minutes={swap_minutes!r} needs spare_nodes >= 1 (no pool to swap from)"
-            )
-        return {"spare_nodes": spares, "swap_minutes": None}
+        if swap is not None:
+            raise ValueError(f"{swap_field}={swap!r} needs spare_nodes >= 1 (no pool to swap from)")
+        return {"spare_nodes": spares, swap_field: None}
     if not repairs:
         raise ValueError(
             f"spare_nodes needs {repair_field} (the failed nodes' repair time), got None"
         )
-    if swap_minutes is None:
-        raise ValueError("swap_minutes is required with spare_nodes (minutes to swap a spare in)")
-    return {
-        "spare_nodes": spares,
-        "swap_minutes": as_real(swap_minutes, "swap_minutes", minimum=0.0),
-    }
+    if swap is None:
+        raise ValueError(f"{swap_field} is required with spare_nodes (the time to swap a spare in)")
+    return {"spare_nodes": spares, swap_field: as_real(swap, swap_field, minimum=0.0)}
 
 
 def _mean_in_repair(failure_rate_per_hour: Any, mean_repair_hours: Any) -> np.ndarray:

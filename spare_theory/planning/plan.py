@@ -29,7 +29,7 @@ class _Estimate(Protocol):
     def strategy(self) -> str: ...
 
     @property
-    def r(self) -> int: ...
+    def r(self) -> int | None: ...
 
     @property
     def hours(self) -> float: ...
@@ -103,6 +103,9 @@ class Plan(Generic[EstimateT]):
     #: Best quorum ``q`` (fewest groups up for the job to go on) of an elastic
     #: plan; ``None`` for the strategies that have no quorum.
     min_groups: int | None = None
+    #: Pieces per shard ``m`` the plan was made with (the scenario's field, or the
+    #: ``microbatches`` keyword folded into it); 1: whole shards.
+    microbatches: int = 1
 
     @property
     def strategy(self) -> str:
@@ -110,8 +113,8 @@ class Plan(Generic[EstimateT]):
         return self.estimate.strategy
 
     @property
-    def r(self) -> int:
-        """Best redundancy (1 for CKPT-only)."""
+    def r(self) -> int | None:
+        """Best ``r`` of the strategy (``None`` for one without: CKPT-only, elastic DP)."""
         return self.estimate.r
 
     @property
@@ -190,7 +193,8 @@ class Plan(Generic[EstimateT]):
         """
         tolerance = as_real(tolerance, "tolerance", minimum=0.0)
         if not math.isfinite(self.hours):
-            return self.r, self.r
+            best = int(self.r_values[int(np.argmin(self.hours_by_r))])
+            return best, best
         within = self.r_values[self.hours_by_r <= (1.0 + tolerance) * self.hours]
         return int(within.min()), int(within.max())
 
@@ -254,6 +258,7 @@ class Plan(Generic[EstimateT]):
             notes=notes,
             caveats=self.caveats,
         )
+
     def bill(self, cost: CostModel) -> Bill:
         """What the plan costs under ``cost``: its estimate's :class:`~spare_theory.Bill`.
 

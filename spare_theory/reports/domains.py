@@ -40,6 +40,7 @@ from ..placement.domains import PLACEMENTS, failure_domains, placement_hosts
 from ..stacking.domains_sim import cycle_trajectory, failure_times, simulate_domain_wipeout
 from ..training.estimate import time_to_train
 from ..training.optimize import optimal_plan
+from ..training.resolve import resolved_r
 from ..wipeout.domains import domain_wipeout_law
 from ._io import save_figure, write_table
 from .catalogue import ReportOptions
@@ -133,7 +134,7 @@ def _ablation_cell(task: tuple[Any, ...]) -> dict[str, Any]:
         hours_sim_se=runs_out.standard_error_hours,
     )
     if model and name == "domain_aware" and N % m == 0:
-        row["hours_model"] = time_to_train(sc, "spare", r, tau).hours
+        row["hours_model"] = time_to_train(sc, "spare", r=r, checkpoint_interval_minutes=tau).hours
     return row
 
 
@@ -199,7 +200,7 @@ def domain_ablation_table(
     """
     base = base_scenario() if base is None else base
     seed = as_seed_sequence(seed)
-    tau = time_to_train(base, "spare", r).checkpoint_interval_minutes
+    tau = time_to_train(base, "spare", r=r).checkpoint_interval_minutes
     cells = [(name, 1, 0.0) for name in placements if 0.0 in shares]
     cells += [(name, m, s) for s in shares if s > 0 for m in domain_sizes for name in placements]
     tasks = [
@@ -334,9 +335,10 @@ def lemon_table(
         }
         if runs:
             tau = plan.estimate.checkpoint_interval_minutes
-            keep = simulate_domain_training(sc, plan.r, tau, runs, seed=child_seed(seed, c))
+            r = resolved_r("spare", plan.r)
+            keep = simulate_domain_training(sc, r, tau, runs, seed=child_seed(seed, c))
             drop = simulate_domain_training(
-                sc, plan.r, tau, runs, seed=child_seed(seed, c), exclude_after=exclude_after
+                sc, r, tau, runs, seed=child_seed(seed, c), exclude_after=exclude_after
             )
             row.update(
                 hours_sim=keep.mean_hours,

@@ -76,7 +76,7 @@ HEADLINE_COLUMNS = (
 def _best(sc: Scenario, microbatches: Iterable[int] = ()) -> dict[str, Any]:
     ckpt, rep, spare = (optimal_plan(sc, s) for s in ("ckpt", "rep", "spare"))
     est = spare.estimate
-    splits: dict[str, float] = {}
+    splits: dict[str, Any] = {}
     for m in microbatches:
         split = optimal_plan(sc, "spare", microbatches=m)
         splits |= {

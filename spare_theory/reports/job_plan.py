@@ -20,7 +20,7 @@ from ..jobs.job import Job
 from ..planning.bill import BADPUT_CAUSES, CostModel
 from ..strategies.registry import registered_strategies, strategy
 from ..training.objective import check_objective
-from ..training.optimize import best_plan_variable, optimal_plan
+from ..training.optimize import optimal_plan
 
 if TYPE_CHECKING:  # matplotlib only when a figure is drawn
     from matplotlib.figure import Figure
@@ -66,10 +66,11 @@ def _plan_record(scenario: Any, name: str, objective: str, cost: CostModel) -> d
     if not math.isfinite(est.hours):
         return record | {"bill": None, "by_r": []}
     by_r = []
-    for r in plan.r_values.tolist():
-        # Each r at its hours-optimal interval (cached from the plan's own walk).
-        at = best_plan_variable(scenario, chosen, r)[1]
-        if at is not None and math.isfinite(at.hours):
+    # Each r at its hours-optimal interval (cached from the plan's own walk); a strategy
+    # without an r of its own (CKPT-only, elastic DP) has no curve.
+    for r in plan.r_values.tolist() if plan.r is not None else []:
+        at = optimal_plan(scenario, chosen, r=r).estimate
+        if math.isfinite(at.hours):
             bill = at.bill(cost)
             by_r.append(
                 {"r": r, "hours": bill.hours, "usd": bill.usd, "energy_mwh": bill.energy_mwh}

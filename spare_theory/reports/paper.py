@@ -29,9 +29,9 @@ import pandas as pd
 from .._parallel import map_tasks
 from .._validation import as_count, as_seed_sequence, child_seed
 from ..steps.scenario import paper_scenario
-from ..training.estimate import step_time_to_train
+from ..training.estimate import time_to_train
 from ..training.optimize import optimal_plan
-from ..training.simulate import simulate_steps
+from ..training.simulate import simulate_training
 
 __all__ = [
     "PAPER_PLANS",
@@ -64,7 +64,7 @@ PAPER_SPLITS = (4, 16, 1024)
 
 def _paper_sim(task: tuple) -> tuple[float, float, float]:
     scenario, strategy, r, k, trials, seed = task
-    sim = simulate_steps(
+    sim = simulate_training(
         scenario, strategy, r=r, checkpoint_every_steps=k, trials=trials, seed=seed
     )
     return sim.mean("total_over_T0"), sim.standard_error("total_over_T0"), sim.mean("uptime")
@@ -124,7 +124,7 @@ def paper_table(
         row: dict[str, Any] = {"N": N, "plans": "paper"}
         for j, strategy in enumerate(("rep", "spare")):
             r, k = PAPER_PLANS[N][strategy]
-            est = step_time_to_train(sc, strategy, r=r, checkpoint_every_steps=k)
+            est = time_to_train(sc, strategy, r=r, checkpoint_every_steps=k)
             row |= {
                 f"{strategy}_r": r,
                 f"{strategy}_k": k,

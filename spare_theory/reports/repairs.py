@@ -49,8 +49,9 @@ from .._validation import as_seed_sequence, child_seed
 from ..hourly.scenario import LLAMA3_H100_GPU_MTBF_HOURS, Scenario
 from ..steps.scenario import paper_scenario
 from ..strategies.registry import PUBLISHED_STRATEGIES
-from ..training.estimate import mean_time_to_wipeout
-from ..training.optimize import optimal_checkpoint_steps, optimal_plan
+from ..training.estimate import mean_time_to_wipeout, optimal_checkpoint_steps
+from ..training.optimize import optimal_plan
+from ..training.resolve import resolved_r
 from ..training.simulate import simulate_time_to_wipeout
 from ._io import save_figure, write_table
 from .catalogue import ReportOptions
@@ -106,7 +107,7 @@ def _plan_cell(task: tuple[int, float | None, str, bool]) -> dict[str, Any]:
         "groups": sc.groups,
         "repair": _label(minutes),
         "strategy": strategy,
-        "r": plan.r,
+        "r": resolved_r(strategy, plan.r),
         "checkpoint_interval_minutes": est.checkpoint_interval_minutes,
         "hours": est.hours,
         "availability": est.availability,
@@ -197,7 +198,7 @@ def _paper_cell(task: tuple[int, float | None, str]) -> dict[str, Any]:
     r = min(hours)
     while r - 1 >= 2 and r - 1 not in hours:
         try:
-            est = optimal_checkpoint_steps(sc, strategy, r - 1)
+            est = optimal_checkpoint_steps(sc, strategy, r=r - 1)
         except ValueError:
             break
         hours[r - 1] = est.hours
@@ -210,7 +211,7 @@ def _paper_cell(task: tuple[int, float | None, str]) -> dict[str, Any]:
         "groups": N,
         "repair": _label(minutes),
         "strategy": strategy,
-        "r": plan.r,
+        "r": resolved_r(strategy, plan.r),
         "checkpoint_every_steps": est.checkpoint_every_steps,
         "total_over_T0": est.total_over_T0,
         "hours": est.hours,
@@ -281,8 +282,8 @@ def _wipeout_cell(
         work_hours=100,
         repair_minutes=minutes,
     )
-    model = mean_time_to_wipeout(sc, strategy, r)
-    sim = simulate_time_to_wipeout(sc, strategy, r, trials, seed=seed)
+    model = mean_time_to_wipeout(sc, strategy, r=r)
+    sim = simulate_time_to_wipeout(sc, strategy, r=r, trials=trials, seed=seed)
     se = sim.standard_error_hours
     return {
         "repair": _label(minutes),

@@ -37,8 +37,8 @@ import pandas as pd
 from .._parallel import map_tasks
 from .._validation import as_seed_sequence, child_seed
 from ..steps.scenario import StepScenario, paper_scenario
-from ..training.estimate import step_time_to_train
-from ..training.simulate import simulate_steps
+from ..training.estimate import time_to_train
+from ..training.simulate import simulate_training
 from ._io import save_figure, write_table
 from .catalogue import ReportOptions
 from .paper import PAPER_TABLE, paper_split_table, paper_table
@@ -114,7 +114,7 @@ def _scenario(row: Any) -> StepScenario:
 def _simulate(task: tuple) -> dict[str, float]:
     """One simulated cell: means and standard errors of total/T0, uptime and restarts."""
     scenario, strategy, r, k, trials, seed = task
-    sim = simulate_steps(
+    sim = simulate_training(
         scenario, strategy, r=r, checkpoint_every_steps=k, trials=trials, seed=seed
     )
     out = {"sim_trials": float(trials)}
@@ -184,7 +184,7 @@ def simulator_table(
     for i, row in cells.iterrows():
         sc = _scenario(row)
         strategy, r, k = str(row["strategy"]), int(row["r"]), int(row["checkpoint_every_steps"])
-        est = step_time_to_train(sc, strategy, r=r, checkpoint_every_steps=k)
+        est = time_to_train(sc, strategy, r=r, checkpoint_every_steps=k)
         published_restarts = float(row["global_restarts_mean"])
         rows.append(
             {

@@ -48,6 +48,7 @@ from ..traces.pools import log_spares, replayed_shortage, replayed_spares
 from ..traces.replay import replay_training
 from ..training.estimate import time_to_train
 from ..training.optimize import optimal_plan
+from ..training.resolve import resolved_r
 from ._io import write_table
 from .catalogue import ReportOptions
 
@@ -117,14 +118,16 @@ def trace_cell(task: tuple) -> dict[str, Any]:
         "gpus": gpus,
         "groups": full.groups,
         "strategy": name,
-        "r": plan.r,
+        "r": resolved_r(name, plan.r),
         "min_groups": variables.get("min_groups"),
         "checkpoint_interval_minutes": tau,
         "spare_nodes": spares,
     }
     for model in MODELS:
         sc = trace_scenario(gpus, model)
-        row[f"{model}_hours"] = time_to_train(sc, name, plan.r, tau, **variables).hours
+        row[f"{model}_hours"] = time_to_train(
+            sc, name, r=plan.r, checkpoint_interval_minutes=tau, **variables
+        ).hours
     replays = ("bootstrap", "nodes")
     if not row["full_hours"] <= _REPLAY_CAP * full.work_hours:
         for mapping in replays:

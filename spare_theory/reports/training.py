@@ -32,6 +32,7 @@ from ..hourly.scenario import Scenario
 from ..planning.redundancy import r_star_rule
 from ..training.estimate import time_to_train
 from ..training.optimize import optimal_plan
+from ..training.resolve import resolved_r
 from ..training.simulate import simulate_training
 from ._io import save_figure, write_table
 from .catalogue import ReportOptions
@@ -77,7 +78,14 @@ def _error_cell(task: tuple[Any, ...]) -> dict[str, Any]:
     probe = time_to_train(Scenario(**base, work_hours=1.0), strategy, r=r)
     sc = Scenario(**base, work_hours=cycles / probe.restarts)
     est = time_to_train(sc, strategy, r=r)
-    sim = simulate_training(sc, strategy, r, est.checkpoint_interval_minutes, trials, seed=seed)
+    sim = simulate_training(
+        sc,
+        strategy,
+        r=r,
+        checkpoint_interval_minutes=est.checkpoint_interval_minutes,
+        trials=trials,
+        seed=seed,
+    )
     err = est.hours / sim.mean_hours - 1
     z = (
         (est.hours - sim.mean_hours) / sim.standard_error_hours
@@ -90,7 +98,7 @@ def _error_cell(task: tuple[Any, ...]) -> dict[str, Any]:
         "restart_minutes": restart,
         "checkpoint_minutes": ckpt,
         "strategy": strategy,
-        "r": est.r,
+        "r": resolved_r(strategy, est.r),
         "checkpoint_interval_minutes": est.checkpoint_interval_minutes,
         "work_hours": sc.work_hours,
         "hours": est.hours,
@@ -295,7 +303,10 @@ def _figures(outdir: Path) -> list[Path]:
             r_values,
             hours,
             marker=marker,
-            label=f"{lookup(strategy).label} (best r = {plan.r}, {plan.hours:,.0f} h)",
+            label=(
+                f"{lookup(strategy).label} (best r = {resolved_r(strategy, plan.r)}, "
+                f"{plan.hours:,.0f} h)"
+            ),
         )
     top = 30 * plans["rep"].hours
     ckpt = plans["ckpt"].hours

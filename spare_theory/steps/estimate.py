@@ -85,8 +85,9 @@ class StepEstimate:
     ----------
     strategy : str
         The strategy's name (a label: ``"ckpt"``, ``"rep"``, ``"spare"``).
-    r : int
-        Redundancy (1 for CKPT-only).
+    r : int or None
+        The strategy's ``r`` (``None`` for a strategy without one: CKPT-only,
+        elastic DP).
     checkpoint_every_steps : int
         ``k``: a checkpoint after every ``k`` steps (and the last).
     seconds : float
@@ -165,7 +166,7 @@ class StepEstimate:
     """
 
     strategy: str
-    r: int
+    r: int | None
     checkpoint_every_steps: int
     seconds: float
     hours: float

@@ -5,7 +5,7 @@ With ``spare_nodes >= 1`` a :class:`~spare_theory.steps.scenario.StepScenario`'s
 down time instead, the busy period of
 :func:`~spare_theory.lifetimes.spares.group_down_hours` at the cluster's
 node failure rate ``N / E[L]`` (one node per worker failure), the nodes'
-mean repair, ``spare_nodes`` and ``swap_minutes``, workers of
+mean repair, ``spare_nodes`` and ``swap_seconds``, workers of
 ``nodes_per_group`` nodes; as an exponential repair law of that mean (the
 hour-level model's step 1, :mod:`spare_theory.hourly.compose`).
 """
@@ -26,7 +26,7 @@ def priced_step_scenario(scenario: StepScenario) -> StepScenario:
     >>> from dataclasses import replace
     >>> from spare_theory.steps.scenario import paper_scenario
     >>> sc = replace(paper_scenario(200), repair_seconds=36_000.0, spare_nodes=160,
-    ...              swap_minutes=5.0)
+    ...              swap_seconds=300.0)
     >>> priced = priced_step_scenario(sc)
     >>> round(priced.repair_seconds), priced.spare_nodes
     (300, None)
@@ -37,7 +37,7 @@ def priced_step_scenario(scenario: StepScenario) -> StepScenario:
         3600.0 / scenario.cluster_mtbf_seconds,
         float(scenario.repair_seconds or 0.0) / 3600.0,
         int(scenario.spare_nodes or 0),
-        swap_minutes=float(scenario.swap_minutes or 0.0),
+        swap_minutes=float(scenario.swap_seconds or 0.0) / 60.0,
         group_nodes=scenario.nodes_per_group,
         nodes=scenario.groups * scenario.nodes_per_group,
     )

@@ -123,19 +123,23 @@ class StepScenario:
         elastic job, seconds, ``>= 0``, added to its repair time (default 60,
         the hour-level ``heal_minutes`` default: torchft bounds the transfer
         by ``Manager(timeout=60 s)``).  Elastic strategies with repairs only.
-    nodes_per_group : int
-        Nodes (servers) of one worker's group, ``>= 1`` (default 1): the
-        units a spare pool swaps.
+    gpus_per_group : int
+        GPUs of one worker's data-parallel group, ``>= 1`` (default 8); with
+        ``gpus_per_node`` it gives the nodes of a group
+        (:attr:`nodes_per_group`), the units a spare pool swaps.
+    gpus_per_node : int
+        GPUs per node (server), dividing ``gpus_per_group`` (default 8: one
+        node per group).
     spare_nodes : int, optional
         Spare nodes in a pool, ``>= 0``; ``None`` or 0 (default): no pool.
         With ``S >= 1`` spares ``repair_seconds`` and ``repair_law`` are a
         failed *node*'s repair time: a failed worker's node is replaced after
-        ``swap_minutes`` if the pool has a spare, else it waits for the next
+        ``swap_seconds`` if the pool has a spare, else it waits for the next
         repaired node (first come, first served); repaired nodes return to
         the pool (as :class:`~spare_theory.hourly.scenario.Scenario`).
-    swap_minutes : float, optional
-        Time to swap a spare node in, minutes (the unit of the hour-level
-        field of the same name), ``>= 0``; only with ``spare_nodes >= 1``.
+    swap_seconds : float, optional
+        Time to swap a spare node in, seconds (the hour-level
+        ``swap_minutes``), ``>= 0``; only with ``spare_nodes >= 1``.
     provenance : tuple of (str, str)
         Where fields came from, ``(field, sentence)`` pairs, e.g. set by
         :meth:`FailureLog.step_scenario
@@ -176,9 +180,10 @@ class StepScenario:
     microbatches: int = 1
     reconfigure_seconds: float = 180.0
     heal_seconds: float = 60.0
-    nodes_per_group: int = 1
+    gpus_per_group: int = 8
+    gpus_per_node: int = 8
     spare_nodes: int | None = None
-    swap_minutes: float | None = None
+    swap_seconds: float | None = None
     provenance: tuple[tuple[str, str], ...] = field(default=(), compare=False)
 
     def __post_init__(self) -> None:
@@ -213,13 +218,22 @@ class StepScenario:
         checked.update(
             check_step_repairs(self.repair_seconds, self.repair_law, self.rejoin_seconds)
         )
-        checked["nodes_per_group"] = as_count(self.nodes_per_group, "nodes_per_group")
+        checked["gpus_per_group"] = as_count(self.gpus_per_group, "gpus_per_group")
+        checked["gpus_per_node"] = as_count(
+            self.gpus_per_node, "gpus_per_node", maximum=checked["gpus_per_group"]
+        )
+        if checked["gpus_per_group"] % checked["gpus_per_node"]:
+            raise ValueError(
+                f"gpus_per_node={checked['gpus_per_node']} must divide "
+                f"gpus_per_group={checked['gpus_per_group']}"
+            )
         checked.update(
             check_pool_fields(
                 self.spare_nodes,
-                self.swap_minutes,
+                self.swap_seconds,
                 repairs=checked["repair_seconds"] is not None,
                 repair_field="repair_seconds",
+                swap_field="swap_seconds",
             )
         )
         for name, value in checked.items():
@@ -252,11 +266,23 @@ class StepScenario:
             "repair_law": "exponential",
             "rejoin_seconds": 0.0,
             "spare_nodes": None,
-            "swap_minutes": None,
+            "swap_seconds": None,
         }
         for name, value in fields.items():
             object.__setattr__(out, name, value)
         return out
+
+    @property
+    def nodes_per_group(self) -> int:
+        """Nodes of one worker's group: ``gpus_per_group / gpus_per_node``.
+
+        Examples
+        --------
+        >>> from dataclasses import replace
+        >>> replace(paper_scenario(200), gpus_per_group=2048).nodes_per_group
+        256
+        """
+        return self.gpus_per_group // self.gpus_per_node
 
     @property
     def repairs(self) -> bool:

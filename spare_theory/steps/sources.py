@@ -4,8 +4,8 @@ Both plug into :class:`~spare_theory.steps.runs.StepRun` without changing a
 strategy's rules:
 
 - :class:`PoolRepairTimes` is a :class:`~spare_theory.steps.runs.RepairTimes`
-  whose worker is ready ``swap_minutes`` after its removal if the pool has
-  a spare node, else ``swap_minutes`` after the next repaired node comes
+  whose worker is ready ``swap_seconds`` after its removal if the pool has
+  a spare node, else ``swap_seconds`` after the next repaired node comes
   back (first come, first served); every removed worker's node returns to
   the pool after its repair (a draw of the scenario's repair law, or the
   log's outage).  A global restart makes every worker ready at once (the
@@ -47,7 +47,7 @@ class PoolRepairTimes(RepairTimes):
     Parameters
     ----------
     scenario : StepScenario
-        ``spare_nodes``, ``swap_minutes`` and the nodes' repair law.
+        ``spare_nodes``, ``swap_seconds`` and the nodes' repair law.
     seed : int or numpy.random.SeedSequence
         The repair stream.
     durations : callable, optional
@@ -58,7 +58,7 @@ class PoolRepairTimes(RepairTimes):
     >>> from dataclasses import replace
     >>> from spare_theory.steps.scenario import paper_scenario
     >>> sc = replace(paper_scenario(4), repair_seconds=600.0, repair_law="fixed",
-    ...              spare_nodes=1, swap_minutes=1.0)
+    ...              spare_nodes=1, swap_seconds=60.0)
     >>> pool = PoolRepairTimes(sc, 0)
     >>> pool.start(np.array([0, 1]), 0.0)  # one spare: worker 1 waits for worker 0's node
     >>> pool.due(60.0).tolist(), pool.due(659.0).tolist(), pool.due(660.0).tolist()
@@ -68,7 +68,7 @@ class PoolRepairTimes(RepairTimes):
     def __init__(self, scenario: StepScenario, seed: Any, durations: Any = None) -> None:
         super().__init__(scenario, seed, durations)
         self.pool = int(scenario.spare_nodes or 0)
-        self.swap = 60.0 * float(scenario.swap_minutes or 0.0)
+        self.swap = float(scenario.swap_seconds or 0.0)
         self.back: list[float] = []  # times at which repaired nodes come back, a heap
         self.waiting: deque[int] = deque()
 

@@ -44,15 +44,21 @@ from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 import numpy as np
 
 from .._validation import as_count
-from ..cycles.base import EXPONENTIAL, CycleLaw
-from ..planning.search import Bracket, Leg
-from ..steps.cycles import StepCycle
+from ..lifetimes.laws import EXPONENTIAL
 from ..steps.scenario import StepScenario
 from .protocols import FailureRuleFactory, StepTrialRule, TrajectoryPool
 
 if TYPE_CHECKING:  # the estimates are models: the simulations import this module without them
     from ..hourly.renewal import TrainingEstimate
     from ..steps.estimate import StepEstimate
+
+if TYPE_CHECKING:
+    from ..cycles.base import CycleLaw
+    from ..planning.search import Bracket, Leg
+    from ..steps.cycles import StepCycle
+
+# The models (cycle laws, step cycle tables, the planner's legs) are imported by the methods
+# that build them: importing a strategy, as the event simulations do, loads no model.
 
 __all__ = ["PATIENCE", "Strategy", "single_units"]
 
@@ -90,7 +96,9 @@ class Strategy(ABC):
     exact_batch: ClassVar[bool] = True
     #: What the plan's ``r`` is, as the CLI and its JSON name it: ``"r"`` (a
     #: redundancy), another key (hot spares' ``"spare_groups"``), or ``None``
-    #: for a strategy without one (elastic DP), which then shows no ``r``.
+    #: for a strategy without one (CKPT-only, elastic DP): its plans and
+    #: estimates report ``r = None``, while its methods take the one ``r``
+    #: :meth:`check_r` returns.
     r_variable: ClassVar[str | None] = "r"
 
     def cache_key(self) -> tuple[str, str]:
@@ -136,6 +144,8 @@ class Strategy(ABC):
         ``flat``: hours are known to be nearly flat in ``r`` (repairs); a
         strategy may then scan further.
         """
+        from ..planning.search import Leg
+
         return [Leg(1, N, PATIENCE)]
 
     def check_microbatches(self, microbatches: int) -> int:

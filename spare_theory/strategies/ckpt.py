@@ -8,18 +8,22 @@ repairs change nothing (no failed group is ever waited for).
 from __future__ import annotations
 
 import functools
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .._validation import as_count
-from ..cycles.base import EXPONENTIAL, CycleLaw, cycle_law_of
-from ..cycles.rep import CkptOnly
 from ..hourly.rules import AnyFailureRules
-from ..planning.search import Leg
-from ..steps.cycles import StepCycle, rep_step_cycle
+from ..lifetimes.laws import EXPONENTIAL
 from ..steps.rep_run import run_rep
-from ..steps.repairs import rep_repair_step_cycle
 from ..steps.scenario import StepScenario
 from .base import Strategy, single_units
+
+if TYPE_CHECKING:
+    from ..cycles.base import CycleLaw
+    from ..planning.search import Leg
+    from ..steps.cycles import StepCycle
+
+# The models (cycle laws, step cycle tables, the planner's legs) are imported by the methods
+# that build them: importing a strategy, as the event simulations do, loads no model.
 
 __all__ = ["CkptStrategy"]
 
@@ -36,6 +40,7 @@ class CkptStrategy(Strategy):
 
     name = "ckpt"
     label = "CKPT-only"
+    r_variable = None  # r is always 1: one copy of every shard
 
     def check_r(self, N: int, r: Any) -> int:
         """``r`` must be ``None`` or 1 (no redundancy)."""
@@ -47,9 +52,14 @@ class CkptStrategy(Strategy):
         return r == 1
 
     def redundancy_legs(self, N: int, *, flat: bool = False) -> list[Leg]:
+        from ..planning.search import Leg
+
         return [Leg(1, 1)]
 
     def cycle_law(self, N: int, r: int, lifetimes: Any = EXPONENTIAL) -> CycleLaw:
+        from ..cycles.base import cycle_law_of
+        from ..cycles.rep import CkptOnly
+
         return cycle_law_of(CkptOnly, N, 1, lifetimes)
 
     def failure_rules(
@@ -71,9 +81,13 @@ class CkptStrategy(Strategy):
         return single_units(N)
 
     def step_cycle(self, scenario: StepScenario, r: int, **plan: Any) -> StepCycle:
+        from ..steps.cycles import rep_step_cycle
+
         return rep_step_cycle(scenario, 1)
 
     def step_repair_cycle(self, scenario: StepScenario, r: int, **plan: Any) -> StepCycle:
+        from ..steps.repairs import rep_repair_step_cycle
+
         return rep_repair_step_cycle(scenario, 1)
 
     def step_rule(self, scenario: StepScenario, r: int, *, rep_recovery: str, **plan: Any) -> Any:

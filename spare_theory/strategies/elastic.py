@@ -42,21 +42,26 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Mapping, Sequence
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 
 from .._validation import as_count
-from ..cycles.base import EXPONENTIAL, CycleLaw
-from ..cycles.elastic import ElasticCycle, elastic_cycle
 from ..hourly.rules import QuorumRules
-from ..planning.search import Bracket, Leg
-from ..steps.cycles import StepCycle
-from ..steps.elastic_cycle import elastic_step_cycle
+from ..lifetimes.laws import EXPONENTIAL
 from ..steps.elastic_run import run_elastic
 from ..steps.scenario import StepScenario
 from ..steps.trials import StepTrial
 from .base import PATIENCE, Strategy
+
+if TYPE_CHECKING:
+    from ..cycles.base import CycleLaw
+    from ..cycles.elastic import ElasticCycle
+    from ..planning.search import Bracket, Leg
+    from ..steps.cycles import StepCycle
+
+# The models (cycle laws, step cycle tables, the planner's legs) are imported by the methods
+# that build them: importing a strategy, as the event simulations do, loads no model.
 
 __all__ = ["ElasticStrategy", "HotSparesStrategy"]
 
@@ -128,6 +133,8 @@ class ElasticStrategy(Strategy):
         return r == 0
 
     def redundancy_legs(self, N: int, *, flat: bool = False) -> Sequence[Leg | Bracket]:
+        from ..planning.search import Leg
+
         return [Leg(0, 0)]
 
     def default_quorum(self, N: int, r: int) -> int:
@@ -189,6 +196,8 @@ class ElasticStrategy(Strategy):
                 f"strategy {self.name!r} is modelled with exponential lifetimes only "
                 "(failure_law='exponential')"
             )
+        from ..cycles.elastic import elastic_cycle
+
         return elastic_cycle(N, N - r, self.default_quorum(N, r))
 
     def check_scenario(self, scenario: Any) -> None:
@@ -235,6 +244,8 @@ class ElasticStrategy(Strategy):
         q = int(self.check_plan(N, r, plan)["min_groups"])
         out = None if scenario.repair_minutes is None else scenario.repair_minutes
         mu = 0.0 if out is None else 60.0 / (lam * (out + scenario.heal_minutes))
+        from ..cycles.elastic import elastic_cycle
+
         return elastic_cycle(
             N,
             N - r,
@@ -284,6 +295,8 @@ class ElasticStrategy(Strategy):
     def step_cycle(self, scenario: StepScenario, r: int, **plan: Any) -> StepCycle:
         """The table of :mod:`spare_theory.steps.elastic_cycle` at ``A = N - r``, the quorum."""
         q = int(self.check_plan(scenario.groups, r, plan)["min_groups"])
+        from ..steps.elastic_cycle import elastic_step_cycle
+
         return elastic_step_cycle(scenario, scenario.groups - r, q)
 
     def step_repair_cycle(self, scenario: StepScenario, r: int, **plan: Any) -> StepCycle:
@@ -380,6 +393,8 @@ class HotSparesStrategy(ElasticStrategy):
 
     def redundancy_legs(self, N: int, *, flat: bool = False) -> Sequence[Leg | Bracket]:
         """A geometric bracket over ``[1, N - 1]``: the best ``r`` runs to thousands at 600k."""
+        from ..planning.search import Bracket
+
         return [Bracket.geometric(1, N - 1, patience=PATIENCE)] if N >= 2 else []
 
     def default_quorum(self, N: int, r: int) -> int:

@@ -9,17 +9,21 @@ happens when a whole set is down.  ``r = 1`` is CKPT-only.
 from __future__ import annotations
 
 import functools
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from ..cycles.base import EXPONENTIAL, CycleLaw, cycle_law_of
-from ..cycles.rep import CkptOnly, Rep
 from ..hourly.rules import AnyFailureRules, ReplicaSetRules
+from ..lifetimes.laws import EXPONENTIAL
 from ..placement.replicas import replica_set_sizes, replica_sets
-from ..steps.cycles import StepCycle, rep_step_cycle
 from ..steps.rep_run import run_rep
-from ..steps.repairs import rep_repair_step_cycle
 from ..steps.scenario import StepScenario
 from .base import Strategy, single_units
+
+if TYPE_CHECKING:
+    from ..cycles.base import CycleLaw
+    from ..steps.cycles import StepCycle
+
+# The models (cycle laws, step cycle tables, the planner's legs) are imported by the methods
+# that build them: importing a strategy, as the event simulations do, loads no model.
 
 __all__ = ["RepStrategy"]
 
@@ -38,6 +42,9 @@ class RepStrategy(Strategy):
     label = "Rep+CKPT"
 
     def cycle_law(self, N: int, r: int, lifetimes: Any = EXPONENTIAL) -> CycleLaw:
+        from ..cycles.base import cycle_law_of
+        from ..cycles.rep import CkptOnly, Rep
+
         if r == 1:
             return cycle_law_of(CkptOnly, N, 1, lifetimes)
         return cycle_law_of(Rep, N, r, lifetimes)
@@ -87,9 +94,13 @@ class RepStrategy(Strategy):
 
     def step_cycle(self, scenario: StepScenario, r: int, **plan: Any) -> StepCycle:
         """The published simulator's consecutive replica sets (``id // r``), ``r``-fold compute."""
+        from ..steps.cycles import rep_step_cycle
+
         return rep_step_cycle(scenario, r)
 
     def step_repair_cycle(self, scenario: StepScenario, r: int, **plan: Any) -> StepCycle:
+        from ..steps.repairs import rep_repair_step_cycle
+
         return rep_repair_step_cycle(scenario, r)
 
     def step_rule(self, scenario: StepScenario, r: int, *, rep_recovery: str, **plan: Any) -> Any:

@@ -12,15 +12,11 @@ shard is cut into ``m`` pieces shared by the surviving hosts of its type.
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from .._validation import as_count
-from ..cycles.base import EXPONENTIAL, CycleLaw, cycle_law_of
-from ..cycles.domains import DomainSpare
-from ..cycles.rep import CkptOnly
-from ..cycles.spare import Spare, SpareSplit
 from ..hourly.rules import (
     AnyFailureRules,
     ControllerRules,
@@ -28,16 +24,21 @@ from ..hourly.rules import (
     RecomputeRules,
     trajectory_pool,
 )
+from ..lifetimes.laws import EXPONENTIAL
 from ..placement.domains import placement_hosts
 from ..placement.rulers import modular_ruler
 from ..planning.redundancy import r_star_rule, ruler_exists
-from ..planning.search import Leg
-from ..steps.cycles import StepCycle
-from ..steps.repairs import spare_repair_step_cycle
 from ..steps.scenario import StepScenario
-from ..steps.spare_cycle import spare_step_cycle
 from ..steps.spare_run import check_spare_run, run_spare
 from .base import PATIENCE, Strategy, single_units
+
+if TYPE_CHECKING:
+    from ..cycles.base import CycleLaw
+    from ..planning.search import Leg
+    from ..steps.cycles import StepCycle
+
+# The models (cycle laws, step cycle tables, the planner's legs) are imported by the methods
+# that build them: importing a strategy, as the event simulations do, loads no model.
 
 __all__ = ["SpareStrategy"]
 
@@ -71,6 +72,8 @@ class SpareStrategy(Strategy):
         # r = 1 (CKPT-only) is always a candidate: from r = 2 on, S* >= 2 after the
         # first failure, so the curve jumps there.  The r far below r* are never
         # evaluated unless hours are flat in r.
+        from ..planning.search import Leg
+
         start = max(r for r in range(1, int(r_star_rule(N)) + 1) if self.accepts(N, r))
         legs = [Leg(1, 1)]
         if start > 1:
@@ -81,6 +84,10 @@ class SpareStrategy(Strategy):
         return as_count(microbatches, "microbatches", minimum=1)
 
     def cycle_law(self, N: int, r: int, lifetimes: Any = EXPONENTIAL) -> CycleLaw:
+        from ..cycles.base import cycle_law_of
+        from ..cycles.rep import CkptOnly
+        from ..cycles.spare import Spare
+
         if r == 1:
             return cycle_law_of(CkptOnly, N, 1, lifetimes)
         return cycle_law_of(Spare, N, r, lifetimes)
@@ -88,6 +95,9 @@ class SpareStrategy(Strategy):
     def split_cycle_law(
         self, N: int, r: int, microbatches: int, lifetimes: Any = EXPONENTIAL
     ) -> CycleLaw:
+        from ..cycles.base import cycle_law_of
+        from ..cycles.spare import SpareSplit
+
         m = self.check_microbatches(microbatches)
         if m == 1 or r == 1:
             return self.cycle_law(N, r, lifetimes)
@@ -105,6 +115,10 @@ class SpareStrategy(Strategy):
         lifetimes: Any,
         placement: str = "ruler",
     ) -> CycleLaw:
+        from ..cycles.base import cycle_law_of
+        from ..cycles.domains import DomainSpare
+        from ..cycles.spare import Spare
+
         if domain_size is not None:
             return cycle_law_of(DomainSpare, N, r, domain_size, domain_rate_ratio, placement)
         return cycle_law_of(Spare, N, r, lifetimes)
@@ -158,9 +172,13 @@ class SpareStrategy(Strategy):
         return units, np.full(N, r, dtype=np.int64)
 
     def step_cycle(self, scenario: StepScenario, r: int, **plan: Any) -> StepCycle:
+        from ..steps.spare_cycle import spare_step_cycle
+
         return spare_step_cycle(scenario, r)
 
     def step_repair_cycle(self, scenario: StepScenario, r: int, **plan: Any) -> StepCycle:
+        from ..steps.repairs import spare_repair_step_cycle
+
         return spare_repair_step_cycle(scenario, r)
 
     def check_step_plan(self, scenario: StepScenario, r: int) -> None:

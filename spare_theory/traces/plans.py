@@ -410,7 +410,7 @@ def log_step_scenario(
         As :func:`log_scenario`.
     **fields
         The other StepScenario fields (``steps``, ``allreduce_seconds``,
-        ``spare_nodes``, ``swap_minutes``, ...).
+        ``spare_nodes``, ``swap_seconds``, ...).
 
     Returns
     -------
@@ -466,7 +466,8 @@ def log_step_scenario(
     return StepScenario(
         groups=gpus // per_group,
         failure_law=failure,
-        nodes_per_group=g,
+        gpus_per_group=per_group,
+        gpus_per_node=per_node,
         **repairs,
         **fields,
         provenance=tuple(sorted(notes.items())),

@@ -21,14 +21,13 @@ from typing import Any
 
 import numpy as np
 
-from .._validation import as_count, merge_microbatches
+from .._validation import as_count
 from ..hourly.scenario import Scenario
 from ..hourly.sources import Replay
 from ..steps.scenario import StepScenario
-from ..steps.trials import StepSimulation, simulate_step_trials
-from ..strategies.registry import strategy as lookup
 from ..training.estimate import time_to_train
-from ..training.simulate import simulate_hourly
+from ..training.resolve import resolve
+from ..training.simulate import simulate_hourly, simulate_steps_job
 from .pools import fault_table
 
 __all__ = ["replay_training"]
@@ -53,31 +52,23 @@ def _law_free(scenario: Scenario, repairs: str) -> Scenario:
     )
 
 
-def _as_scenario(scenario: Any) -> Scenario:
-    if not isinstance(scenario, Scenario):
-        raise ValueError(
-            f"scenario must be a Scenario or a StepScenario, got {type(scenario).__name__}"
-        )
-    return scenario
-
-
 def replay_training(
     log: Any,
     scenario: Scenario | StepScenario,
     strategy: Any,
     *,
-    gpus_per_node: int = 8,
     r: int | None = None,
     checkpoint_interval_minutes: float | None = None,
     checkpoint_every_steps: int | None = None,
+    microbatches: int = 1,
+    min_groups: int | None = None,
     trials: int,
     seed: int | np.random.SeedSequence,
-    mapping: str = "bootstrap",
-    repairs: str = "log",
-    microbatches: int = 1,
     executor: cf.Executor | None = None,
     progress: bool = False,
-    **plan: Any,
+    gpus_per_node: int = 8,
+    mapping: str = "bootstrap",
+    repairs: str = "log",
 ) -> Any:
     """Simulate ``trials`` runs of a plan on a cluster that fails as the log says.
 
@@ -88,14 +79,11 @@ def replay_training(
     scenario : Scenario or StepScenario
         The run: cluster, costs, work, repairs, spare pool; its failure law,
         lemons and domains are replaced by the log.
-    strategy : str or Strategy
-        A registered strategy.
-    gpus_per_node : int
-        GPUs per node (one row of the log is a node), dividing
-        ``gpus_per_group`` (a Scenario); a StepScenario's workers have
-        ``nodes_per_group`` nodes.
+    strategy : str, Strategy or Plan
+        A registered strategy, or a plan of :func:`spare_theory.optimal_plan`
+        (as for :func:`spare_theory.simulate_training`).
     r : int, optional
-        Redundancy, as for :func:`spare_theory.time_to_train`.
+        The strategy's ``r``, as for :func:`spare_theory.time_to_train`.
     checkpoint_interval_minutes : float, optional
         Scenario: compute minutes between checkpoints; ``None``: the model's
         best interval for the plan (:func:`spare_theory.time_to_train` on
@@ -122,12 +110,14 @@ def replay_training(
         the pool when the log says); ``"scenario"``: only the fault times
         come from the log and the scenario's repair fields decide (none:
         down until the next global restart, as in the model).
-    microbatches : int
-        Folded into the scenario's field (SPARe).
+    microbatches, min_groups
+        As for :func:`spare_theory.time_to_train`.
     executor, progress
         As :func:`spare_theory.simulate_training`.
-    **plan
-        The strategy's plan variables (``min_groups``).
+    gpus_per_node : int
+        GPUs per node (one row of the log is a node), dividing
+        ``gpus_per_group`` (a Scenario); a StepScenario's workers have
+        ``gpus_per_group / gpus_per_node`` nodes.
 
     Returns
     -------
@@ -151,68 +141,35 @@ def replay_training(
     >>> runs.hours.shape, bool((runs.hours > 200).all())
     ((3,), True)
     """
-    chosen = lookup(strategy)
     replay = Replay(fault_table(log), mapping, repairs)
-    if isinstance(scenario, StepScenario):
-        if checkpoint_every_steps is None:
-            raise ValueError("checkpoint_every_steps is required for a StepScenario")
-        if checkpoint_interval_minutes is not None or plan:
-            raise ValueError(
-                "checkpoint_interval_minutes and plan variables are for a Scenario; a "
-                "StepScenario takes checkpoint_every_steps"
-            )
-        r = chosen.check_r(scenario.groups, r)
-        return _replay_steps(
-            scenario, chosen, r, checkpoint_every_steps, trials, seed, replay, executor, progress
-        )
-    if checkpoint_every_steps is not None:
-        raise ValueError("checkpoint_every_steps is for a StepScenario")
-    scenario = _as_scenario(merge_microbatches(scenario, microbatches))
-    per_node = as_count(gpus_per_node, "gpus_per_node", maximum=scenario.gpus_per_group)
-    if scenario.gpus_per_group % per_node:
-        raise ValueError(
-            f"gpus_per_node={per_node} must divide gpus_per_group={scenario.gpus_per_group}"
-        )
-    N = scenario.groups
-    r = chosen.check_r(N, r)
-    variables = chosen.check_plan(N, r, plan)
-    if checkpoint_interval_minutes is None:
-        estimate = time_to_train(scenario, chosen, r, **variables)
-        checkpoint_interval_minutes = float(estimate.checkpoint_interval_minutes)
-    played = _law_free(dataclasses.replace(scenario, gpus_per_node=per_node), repairs)
-    chosen.check_scenario(played)
-    return simulate_hourly(
-        played,
-        chosen,
-        r,
-        variables,
-        checkpoint_interval_minutes=checkpoint_interval_minutes,
-        trials=trials,
-        seed=seed,
-        executor=executor,
-        progress=progress,
-        replay=replay,
-    )
-
-
-def _replay_steps(
-    scenario: StepScenario,
-    chosen: Any,
-    r: int,
-    k: int,
-    trials: int,
-    seed: Any,
-    replay: Replay,
-    executor: cf.Executor | None,
-    progress: bool,
-) -> StepSimulation:
-    """The step-level replay (the workers' clocks from the log)."""
-    return simulate_step_trials(
+    job = resolve(
         scenario,
-        chosen.step_rule(scenario, r, rep_recovery="published"),
-        strategy=chosen.name,
+        strategy,
         r=r,
-        checkpoint_every_steps=k,
+        checkpoint_interval_minutes=checkpoint_interval_minutes,
+        checkpoint_every_steps=checkpoint_every_steps,
+        microbatches=microbatches,
+        min_groups=min_groups,
+    )
+    if isinstance(job.scenario, StepScenario):
+        return simulate_steps_job(
+            job, trials=trials, seed=seed, executor=executor, progress=progress, replay=replay
+        )
+    played = job.scenario
+    per_node = as_count(gpus_per_node, "gpus_per_node", maximum=played.gpus_per_group)
+    if played.gpus_per_group % per_node:
+        raise ValueError(
+            f"gpus_per_node={per_node} must divide gpus_per_group={played.gpus_per_group}"
+        )
+    if job.checkpoint_interval_minutes is None:
+        tau = time_to_train(
+            played, job.strategy, r=job.r, **job.variables
+        ).checkpoint_interval_minutes
+        job = dataclasses.replace(job, checkpoint_interval_minutes=float(tau))
+    played = _law_free(dataclasses.replace(played, gpus_per_node=per_node), repairs)
+    job.strategy.check_scenario(played)
+    return simulate_hourly(
+        dataclasses.replace(job, scenario=played),
         trials=trials,
         seed=seed,
         executor=executor,

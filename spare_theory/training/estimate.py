@@ -1,42 +1,64 @@
 """Expected time to train, for any registered strategy, on either kind of scenario.
 
 :func:`time_to_train` is the front door of the closed-form models: it
-resolves the strategy (:func:`spare_theory.strategy`), checks the plan, and
-prices it with the hour-level renewal-reward model
+resolves its inputs once (:func:`spare_theory.training.resolve.resolve`) and
+prices the plan with the hour-level renewal-reward model
 (:mod:`spare_theory.hourly.model`) for a :class:`~spare_theory.hourly.scenario.Scenario`,
 or the step-level closed form of the published simulator
 (:mod:`spare_theory.steps`) for a :class:`~spare_theory.steps.scenario.StepScenario`.
-A missing checkpoint interval is optimised by the one search of the planning
-core (:mod:`spare_theory.planning`).
+A missing checkpoint interval is optimised by the searches of the planning
+core (:mod:`spare_theory.planning`): :func:`~spare_theory.hourly.model.best_interval`
+for minutes, :func:`optimal_checkpoint_steps` for steps.
 """
 
 from __future__ import annotations
 
+import dataclasses
+import functools
+import math
 from typing import Any, overload
 
-from .._validation import merge_microbatches
-from ..hourly.compose import priced_scenario
-from ..hourly.model import evaluate_law, scenario_cycle, wipeout_mean_hours
-from ..hourly.renewal import TrainingEstimate
-from ..hourly.scenario import Scenario, check_checkpoint_interval
-from ..steps.estimate import StepEstimate
-from ..steps.scenario import StepScenario
-from ..strategies.registry import strategy as lookup
-from .optimize import check_scenario, optimal_checkpoint_steps, step_estimate
+import numpy as np
 
-__all__ = ["mean_time_to_wipeout", "step_time_to_train", "time_to_train"]
+from .._validation import as_count
+from ..hourly.compose import check_split, priced_scenario
+from ..hourly.model import estimate_plan, wipeout_mean_hours
+from ..hourly.renewal import TrainingEstimate
+from ..hourly.scenario import Scenario
+from ..planning.resolved import Resolved
+from ..planning.search import minimize_integer
+from ..steps.estimate import StepEstimate
+from ..steps.estimate import step_estimate as estimate_from_cycles
+from ..steps.pool import priced_step_scenario
+from ..steps.scenario import StepScenario
+from ..strategies.base import Strategy
+from .resolve import reported_r, resolve
+
+__all__ = [
+    "best_steps",
+    "estimate_job",
+    "mean_time_to_wipeout",
+    "optimal_checkpoint_steps",
+    "step_estimate",
+    "time_to_train",
+]
+
+# Ratio of the geometric grid of checkpoint intervals k (steps) that brackets the
+# minimum, and the widest bracket evaluated at every integer.
+_K_RATIO = 1.5
+_EXHAUSTIVE = 64
 
 
 @overload
 def time_to_train(
     scenario: Scenario,
     strategy: Any,
+    *,
     r: int | None = None,
     checkpoint_interval_minutes: float | None = None,
-    *,
     checkpoint_every_steps: int | None = None,
     microbatches: int = 1,
-    **plan: Any,
+    min_groups: int | None = None,
 ) -> TrainingEstimate: ...
 
 
@@ -44,24 +66,24 @@ def time_to_train(
 def time_to_train(
     scenario: StepScenario,
     strategy: Any,
+    *,
     r: int | None = None,
     checkpoint_interval_minutes: float | None = None,
-    *,
     checkpoint_every_steps: int | None = None,
     microbatches: int = 1,
-    **plan: Any,
+    min_groups: int | None = None,
 ) -> StepEstimate: ...
 
 
 def time_to_train(
     scenario: Scenario | StepScenario,
     strategy: Any,
+    *,
     r: int | None = None,
     checkpoint_interval_minutes: float | None = None,
-    *,
     checkpoint_every_steps: int | None = None,
     microbatches: int = 1,
-    **plan: Any,
+    min_groups: int | None = None,
 ) -> TrainingEstimate | StepEstimate:
     """Expected wall-clock time of a training run and its breakdown.
 
@@ -79,10 +101,18 @@ def time_to_train(
         dead), ``"spare"`` (stacked placement on a modular Golomb ruler; a
         restart at wipe-out), or one added by
         :func:`spare_theory.register_strategy`.
+    strategy : str, Strategy or Plan
+        A plan of :func:`spare_theory.optimal_plan` stands for its strategy
+        and variables (``r``, interval, quorum, planned-restart trigger,
+        micro-batches): ``time_to_train(scenario, plan)`` is ``plan.estimate``
+        evaluated again, its ``hours`` exactly ``plan.hours``.  No other plan
+        keyword may then be given.
     r : int, optional
-        Redundancy: required for ``"rep"`` (``1 <= r <= N``) and ``"spare"``
-        (a modular ruler with ``r`` marks must exist at ``N``); ``None`` or
-        ``1`` for ``"ckpt"``.
+        The strategy's ``r``: required for ``"rep"`` (replicas,
+        ``1 <= r <= N``), ``"spare"`` (stack depth: a modular ruler with
+        ``r`` marks must exist at ``N``) and ``"hot_spares"`` (spare groups,
+        ``1 <= r < N``); ``None`` for ``"ckpt"`` and ``"elastic"``, which
+        have none (their estimates report ``r = None``).
     checkpoint_interval_minutes : float, optional
         Compute time ``tau`` between checkpoints, minutes, ``> 0``; ``None``
         uses the interval that minimises the expected hours
@@ -99,13 +129,10 @@ def time_to_train(
         (:class:`spare_theory.cycles.spare.SpareSplit`).  Folded into the
         scenario's ``microbatches`` field: used when that field is 1, an
         equal value agrees, another raises ``ValueError``.
-    **plan
-        The strategy's plan variables beyond ``r`` and the interval
-        (:attr:`Strategy.plan_variables
-        <spare_theory.strategies.base.Strategy.plan_variables>`):
-        ``min_groups`` (the quorum ``q``) for ``"elastic"`` (default
-        ``ceil(N/2)``) and ``"hot_spares"`` (default ``N - r``).  A strategy
-        without them refuses them.
+    min_groups : int, optional
+        The quorum ``q`` (fewest groups up for the job to go on) of
+        ``"elastic"`` (default ``ceil(N/2)``) and ``"hot_spares"`` (default
+        ``N - r``); a strategy without a quorum refuses it.
 
     Returns
     -------
@@ -134,8 +161,9 @@ def time_to_train(
     >>> est = time_to_train(sc, "spare", r=8, checkpoint_interval_minutes=60)
     >>> round(est.hours, 1), round(est.restarts, 2), round(est.uptime, 4)
     (1929.2, 212.43, 0.8899)
-    >>> round(time_to_train(sc, "ckpt").checkpoint_interval_minutes, 2)
-    4.26
+    >>> ckpt = time_to_train(sc, "ckpt")
+    >>> round(ckpt.checkpoint_interval_minutes, 2), ckpt.r
+    (4.26, None)
 
     The SPARe paper's simulated scenario, Rep at ``r = 3`` with a checkpoint
     every 6 steps (the published simulator: 6.02 x T0):
@@ -160,40 +188,58 @@ def time_to_train(
     >>> hot = time_to_train(sc, "hot_spares", r=8, checkpoint_interval_minutes=60)
     >>> hot.samples_skipped, hot.exact_batch
     (0.0, True)
+
+    A plan of the optimiser, evaluated again:
+
+    >>> from spare_theory import optimal_plan
+    >>> plan = optimal_plan(sc, "spare")
+    >>> time_to_train(sc, plan).hours == plan.hours
+    True
     """
-    chosen = lookup(strategy)
-    check_scenario(scenario)
-    scenario = merge_microbatches(scenario, microbatches)
-    if isinstance(scenario, StepScenario):
-        if checkpoint_interval_minutes is not None:
-            raise ValueError(
-                "checkpoint_interval_minutes is for a Scenario; a StepScenario takes "
-                "checkpoint_every_steps (checkpoints every k steps)"
-            )
-        if checkpoint_every_steps is None:
-            return optimal_checkpoint_steps(scenario, chosen, r, **plan)
-        r = chosen.check_r(scenario.groups, r)
-        variables = chosen.check_plan(scenario.groups, r, plan)
-        estimate = step_estimate(scenario, chosen, r, checkpoint_every_steps, variables)
-        return chosen.with_caveats(estimate, scenario)
-    if checkpoint_every_steps is not None:
-        raise ValueError(
-            "checkpoint_every_steps is for step-level scenarios; a Scenario takes "
-            "checkpoint_interval_minutes"
-        )
-    r = chosen.check_r(scenario.groups, r)
-    variables = chosen.check_plan(scenario.groups, r, plan)
-    tau = (
-        None
-        if checkpoint_interval_minutes is None
-        else check_checkpoint_interval(checkpoint_interval_minutes)
+    job = resolve(
+        scenario,
+        strategy,
+        r=r,
+        checkpoint_interval_minutes=checkpoint_interval_minutes,
+        checkpoint_every_steps=checkpoint_every_steps,
+        microbatches=microbatches,
+        min_groups=min_groups,
     )
-    law = scenario_cycle(scenario, chosen, r, variables)  # the one place picking laws
-    return chosen.with_caveats(evaluate_law(scenario, law, tau, chosen.name), scenario)
+    if isinstance(job.scenario, Scenario):
+        check_split(job.scenario, job.strategy)  # the split model's limits
+    return job.strategy.with_caveats(estimate_job(job), job.scenario)
+
+
+def estimate_job(job: Resolved) -> Any:
+    """The estimate of a resolved plan at its interval (or the best), as a front door reports it.
+
+    Hour level: :func:`~spare_theory.hourly.model.estimate_plan`; step level:
+    :func:`step_estimate` at ``k``, or :func:`best_steps` for the best ``k``.
+    Labelled with the strategy's name and ``r`` (``None`` for a strategy
+    without one).
+
+    Examples
+    --------
+    >>> from spare_theory import paper_scenario
+    >>> est = estimate_job(resolve(paper_scenario(200), "rep", r=3, checkpoint_every_steps=6))
+    >>> est.r, round(est.total_over_T0, 2)
+    (3, 6.1)
+    """
+    if isinstance(job.scenario, StepScenario):
+        if job.checkpoint_every_steps is None:
+            estimate: Any = best_steps(job)
+        else:
+            estimate = step_estimate(
+                job.scenario, job.strategy, job.r, job.checkpoint_every_steps, job.variables
+            )
+    else:
+        estimate = estimate_plan(job)
+    r = reported_r(job)
+    return estimate if estimate.r == r else dataclasses.replace(estimate, r=r)
 
 
 def mean_time_to_wipeout(
-    scenario: Scenario, strategy: Any, r: int | None = None, **plan: Any
+    scenario: Scenario, strategy: Any, *, r: int | None = None, min_groups: int | None = None
 ) -> float:
     """Expected hours from a healthy start to the first wipe-out (with or without repairs).
 
@@ -219,8 +265,8 @@ def mean_time_to_wipeout(
         A registered strategy.
     r : int or None
         Redundancy (as for :func:`time_to_train`).
-    **plan
-        The strategy's plan variables (``min_groups``).
+    min_groups : int, optional
+        The quorum of the elastic strategies (as for :func:`time_to_train`).
 
     Returns
     -------
@@ -236,80 +282,156 @@ def mean_time_to_wipeout(
     --------
     >>> sc = Scenario(gpus=64 * 2048, gpus_per_group=2048, gpu_mtbf_hours=50_678.0,
     ...               restart_minutes=60, checkpoint_minutes=5, work_hours=100)
-    >>> round(mean_time_to_wipeout(sc, "spare", 3), 2)
+    >>> round(mean_time_to_wipeout(sc, "spare", r=3), 2)
     6.78
     >>> fast = Scenario(gpus=64 * 2048, gpus_per_group=2048, gpu_mtbf_hours=50_678.0,
     ...                 restart_minutes=60, checkpoint_minutes=5, work_hours=100,
     ...                 repair_minutes=10)
-    >>> round(mean_time_to_wipeout(fast, "spare", 3))
+    >>> round(mean_time_to_wipeout(fast, "spare", r=3))
     2911
     >>> round(mean_time_to_wipeout(sc, "elastic", min_groups=32), 2)  # 33 of 64 groups down
     17.73
     """
-    chosen = lookup(strategy)
-    if not isinstance(scenario, Scenario):
+    job = resolve(scenario, strategy, r=r, min_groups=min_groups)
+    if not isinstance(job.scenario, Scenario):
         raise ValueError(f"scenario must be a Scenario, got {type(scenario).__name__}")
-    r = chosen.check_r(scenario.groups, r)
-    scenario = priced_scenario(scenario)
-    own = chosen.hourly_law(scenario, r, **chosen.check_plan(scenario.groups, r, plan))
+    chosen, r = job.strategy, job.r
+    scenario = priced_scenario(job.scenario)
+    own = chosen.hourly_law(scenario, r, **job.variables)
     if own is not None:
         # The own law carries its repair rate (the elastic one: repair plus heal).
-        mean = own.mean_time_to_wipeout(getattr(own, "mu", 0.0))
+        mean = own.mean_time_to_wipeout(own.mu)
         if mean is not None:
             return mean / scenario.group_failure_rate_per_hour
         return wipeout_mean_hours(scenario, own)
     return wipeout_mean_hours(scenario, chosen.cycle_law(scenario.groups, r))
 
 
-def step_time_to_train(
-    scenario: StepScenario, strategy: Any, *, r: int | None, checkpoint_every_steps: int
+def step_estimate(
+    scenario: StepScenario,
+    strategy: Strategy,
+    r: int,
+    k: int,
+    plan: dict[str, Any] | None = None,
 ) -> StepEstimate:
-    """Expected wall time, uptime and restarts of the published step-level simulator.
+    """The step-level estimate of a checked plan ``(strategy, r)``, a checkpoint every ``k`` steps.
 
-    Renewal reward over restart cycles (:mod:`spare_theory.steps.estimate` and
-    ``docs/step_model.md``): ``restarts = n / E[P]`` and
-    ``seconds = restarts (E[D] + E[C])``, with ``E[D]`` the restart
-    (:func:`~spare_theory.steps.restarts.expected_restart_seconds`), ``E[C]``
-    the computation until the wipe-out is detected and ``E[P]`` the net
-    steps kept per cycle; the cycle tables are the strategy's
-    (:meth:`Strategy.step_cycle <spare_theory.strategies.base.Strategy.step_cycle>`).
-    ``time_to_train(scenario, strategy, r, checkpoint_every_steps=k)`` is the
-    same.
+    ``plan``: the strategy's checked plan variables (:meth:`Strategy.check_plan
+    <spare_theory.strategies.base.Strategy.check_plan>`; none by default).
+
+    Examples
+    --------
+    >>> from spare_theory import paper_scenario, strategy
+    >>> est = step_estimate(paper_scenario(200), strategy("rep"), 3, 6)
+    >>> round(est.total_over_T0, 2)
+    6.1
+    """
+    scenario = priced_step_scenario(scenario)
+    strategy.check_step_plan(scenario, r)
+    variables = plan or {}
+    return estimate_from_cycles(
+        scenario,
+        functools.partial(strategy.step_cycle, **variables),
+        functools.partial(strategy.step_repair_cycle, **variables),
+        strategy=strategy.name,
+        r=r,
+        checkpoint_every_steps=as_count(k, "checkpoint_every_steps"),
+    )
+
+
+def optimal_checkpoint_steps(
+    scenario: StepScenario,
+    strategy: Any,
+    *,
+    r: int | None = None,
+    microbatches: int = 1,
+    min_groups: int | None = None,
+) -> StepEstimate:
+    """The step-level estimate at the checkpoint interval ``k`` that minimises the expected time.
+
+    ``time_to_train(scenario, strategy, r=r)`` on a step-level scenario; the
+    search is :func:`best_steps`.
 
     Parameters
     ----------
     scenario : StepScenario
         The workload and failure law.
     strategy : str or Strategy
-        A registered strategy: ``"ckpt"`` (every failure a global restart),
-        ``"rep"`` (``r`` times the compute per worker, consecutive replica
-        sets, a restart when a set is empty), ``"spare"`` (ruler placement,
-        ``S*`` stacks, a restart at wipe-out), or another.
-    r : int or None
-        Redundancy, ``None`` or ``1`` for ``"ckpt"``.
-    checkpoint_every_steps : int
-        ``k >= 1``: a checkpoint after every ``k`` steps and after the last.
+        A registered strategy.
+    r, microbatches, min_groups
+        As for :func:`spare_theory.time_to_train`.
 
     Returns
     -------
     StepEstimate
+        The estimate at the best ``k`` (``checkpoint_every_steps``).
 
     Raises
     ------
     ValueError
-        Naming the argument (unknown strategy, ``r`` out of range or without a
-        ruler, ``k < 1``, a plan the model does not cover).
+        Naming the argument (not a StepScenario, unknown strategy, ``r``
+        missing or out of range), or when no ``k`` lets the run progress.
 
     Examples
     --------
     >>> from spare_theory import paper_scenario
-    >>> est = step_time_to_train(paper_scenario(1000), "spare", r=9, checkpoint_every_steps=30)
-    >>> print(round(est.total_over_T0, 2), round(est.uptime, 3), round(est.restarts, 1))
-    2.39 0.961 9.8
+    >>> est = optimal_checkpoint_steps(paper_scenario(200), "rep", r=3)
+    >>> est.checkpoint_every_steps, round(est.total_over_T0, 2)
+    (4, 6.05)
     """
-    chosen = lookup(strategy)
     if not isinstance(scenario, StepScenario):
         raise ValueError(f"scenario must be a StepScenario, got {type(scenario).__name__}")
-    return step_estimate(
-        scenario, chosen, chosen.check_r(scenario.groups, r), checkpoint_every_steps
+    return estimate_job(
+        resolve(scenario, strategy, r=r, microbatches=microbatches, min_groups=min_groups)
     )
+
+
+def best_steps(job: Resolved) -> StepEstimate:
+    """The step-level estimate of a resolved plan at the ``k`` that minimises the expected time.
+
+    Minimises the expected time over integers ``1 <= k <= steps`` with
+    :func:`~spare_theory.planning.search.minimize_integer`: a geometric grid
+    ``k ~ 1.5^j`` brackets the minimum, then every integer between the best
+    grid point's neighbours is evaluated (a bracket wider than 64 is first
+    narrowed by an integer ternary search; exact when the time is unimodal in
+    ``k`` on that bracket).  Ties go to the smaller ``k``.  A ``k`` beyond the
+    model's horizon (no checkpoint survives a cycle) counts as infinitely
+    slow.
+
+    Raises
+    ------
+    ValueError
+        When the model refuses the plan (at ``k = 1``) or no ``k`` lets the
+        run progress.
+
+    Examples
+    --------
+    >>> from spare_theory import paper_scenario
+    >>> best = best_steps(resolve(paper_scenario(200), "rep", r=3))
+    >>> best.checkpoint_every_steps
+    4
+    """
+    scenario, chosen, r, variables = job.scenario, job.strategy, job.r, job.variables
+    # k = 1 first: it raises ValueError naming the argument for a plan the model refuses.
+    found: dict[int, StepEstimate | None] = {1: step_estimate(scenario, chosen, r, 1, variables)}
+
+    def seconds_at(k: int) -> float:
+        if k not in found:
+            try:
+                found[k] = step_estimate(scenario, chosen, r, k, variables)
+            except ValueError:
+                found[k] = None  # beyond the model's horizon: no progress
+        est = found[k]
+        return math.inf if est is None or not math.isfinite(est.seconds) else est.seconds
+
+    steps = scenario.steps
+    n_grid = math.ceil(math.log(steps) / math.log(_K_RATIO)) + 1 if steps > 1 else 1
+    grid = np.unique(np.clip(np.round(_K_RATIO ** np.arange(n_grid)), 1, steps).astype(int))
+    best, _ = minimize_integer(seconds_at, grid, exhaustive=_EXHAUSTIVE)
+    est = found[best]
+    if est is None or not math.isfinite(est.seconds):
+        raise ValueError(
+            f"no checkpoint interval lets strategy {chosen.name!r} at r={r} progress on this "
+            "scenario"
+        )
+    return est

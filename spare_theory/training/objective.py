@@ -19,16 +19,17 @@
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from typing import Any
 
 from scipy.optimize import minimize_scalar
 
 from .._validation import as_choice
-from ..hourly.model import evaluate_law, scenario_cycle
+from ..hourly.model import estimate_plan
 from ..hourly.renewal import TrainingEstimate
-from ..hourly.scenario import Scenario
 from ..planning.bill import CostModel
+from ..planning.resolved import Resolved
 
 __all__ = ["OBJECTIVES", "check_objective", "energy_interval", "objective_value"]
 
@@ -72,15 +73,8 @@ def objective_value(estimate: Any, objective: str, cost: CostModel) -> float:
     return float({"hours": bill.hours, "usd": bill.usd, "energy": bill.energy_mwh}[objective])
 
 
-def energy_interval(
-    scenario: Scenario,
-    strategy: Any,
-    r: int,
-    variables: dict[str, Any],
-    start: TrainingEstimate,
-    cost: CostModel,
-) -> TrainingEstimate:
-    """The estimate at the checkpoint interval of least energy, at ``r`` and ``variables``.
+def energy_interval(job: Resolved, start: TrainingEstimate, cost: CostModel) -> TrainingEstimate:
+    """The estimate at the checkpoint interval of least energy, at ``job``'s ``r`` and variables.
 
     Brent's bounded search (``scipy.optimize.minimize_scalar``) over
     ``log tau`` within a factor 30 either side of ``start``'s interval (the
@@ -88,16 +82,11 @@ def energy_interval(
 
     Parameters
     ----------
-    scenario : Scenario
-        The run.
-    strategy : Strategy
-        The strategy object (looked up).
-    r : int
-        Redundancy.
-    variables : dict
-        The strategy's plan variables at ``r`` (the quorum of elastic DP).
+    job : Resolved
+        The resolved plan (:func:`spare_theory.training.resolve.resolve`) at
+        its ``r`` and plan variables (the quorum of elastic DP).
     start : TrainingEstimate
-        The hours-optimal estimate at ``r``.
+        The hours-optimal estimate of ``job``.
     cost : CostModel
 
     Returns
@@ -106,21 +95,20 @@ def energy_interval(
 
     Examples
     --------
-    >>> from spare_theory import Scenario, strategy
-    >>> from spare_theory.training.optimize import optimal_interval
+    >>> from spare_theory import Scenario, time_to_train
+    >>> from spare_theory.training.resolve import resolve
     >>> sc = Scenario(gpus=1024, gpus_per_group=8, gpu_mtbf_hours=2000.0,
     ...               restart_minutes=20, checkpoint_minutes=5, work_hours=48)
-    >>> fast = optimal_interval(sc, "ckpt", None)
-    >>> lean = energy_interval(sc, strategy("ckpt"), 1, {}, fast, CostModel())
+    >>> fast = time_to_train(sc, "ckpt")
+    >>> lean = energy_interval(resolve(sc, "ckpt"), fast, CostModel())
     >>> lean.bill(CostModel()).energy_mwh <= fast.bill(CostModel()).energy_mwh
     True
     """
     if not math.isfinite(start.hours):
         return start
-    law = scenario_cycle(scenario, strategy, r, variables)
 
     def at(x: float) -> TrainingEstimate:
-        return evaluate_law(scenario, law, math.exp(x), strategy.name)
+        return estimate_plan(dataclasses.replace(job, checkpoint_interval_minutes=math.exp(x)))
 
     def energy(x: float) -> float:
         return objective_value(at(x), "energy", cost)

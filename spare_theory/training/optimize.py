@@ -11,7 +11,7 @@ searches of :mod:`spare_theory.planning.search`:
 - **over the interval** at each ``r``: an hour-level scenario's continuous
   ``tau`` (:func:`~spare_theory.hourly.model.best_interval`, the one interval
   search); a step-level scenario's integer ``k``
-  (:func:`optimal_checkpoint_steps`, the one integer search);
+  (:func:`~spare_theory.training.estimate.best_steps`, the one integer search);
 - **over planned-restart triggers** (``planned_restarts=True``): the integer
   ``k`` at each ``r`` (:func:`best_trigger`, the same integer search), walking
   ``r`` again from the best plain ``r``;
@@ -20,11 +20,9 @@ searches of :mod:`spare_theory.planning.search`:
   ``min_groups``): the integer at each ``r`` (:func:`best_plan_variable`,
   the same integer search).
 
-Everything returns one :class:`~spare_theory.planning.plan.Plan`.
-
-The module is a little over 500 lines, half of them docstrings: the four
-front doors share their argument checks and the walk's leg callbacks, which
-would have to become public to live in separate modules.
+The inputs are checked once (:func:`~spare_theory.training.resolve.resolve`),
+each ``r`` tried gets its plan variables checked once, and the estimates
+trust them.  Everything returns one :class:`~spare_theory.planning.plan.Plan`.
 """
 
 from __future__ import annotations
@@ -38,111 +36,37 @@ from typing import Any
 import numpy as np
 
 from .._caching import cached
-from .._validation import as_count, merge_microbatches
 from ..cycles.planned import cost_trigger_failures
-from ..hourly.model import check_split, evaluate_law, scenario_cycle
+from ..hourly.compose import check_split
 from ..hourly.renewal import TrainingEstimate
 from ..hourly.scenario import Scenario
 from ..planning.bill import CostModel
 from ..planning.plan import Plan
+from ..planning.resolved import Resolved
 from ..planning.search import REFUSED, Bracket, Leg, minimize_integer, walk_redundancy
-from ..steps.estimate import StepEstimate
-from ..steps.estimate import step_estimate as estimate_from_cycles
-from ..steps.pool import priced_step_scenario
 from ..steps.scenario import StepScenario
-from ..strategies.base import PATIENCE, Strategy
-from ..strategies.registry import strategy as lookup
+from ..strategies.base import PATIENCE
+from .estimate import estimate_job
 from .objective import check_objective, energy_interval, objective_value
+from .resolve import resolve
 
-__all__ = [
-    "best_plan_variable",
-    "best_trigger",
-    "check_scenario",
-    "optimal_checkpoint_steps",
-    "optimal_interval",
-    "optimal_plan",
-    "step_estimate",
-]
+__all__ = ["best_plan_variable", "best_trigger", "optimal_plan"]
 
 # best_trigger: with repairs and fewer expected restarts per run, no search.
 _FEW_WIPEOUTS = 0.01
-# Ratio of the geometric grid of checkpoint intervals k (steps) that brackets the
-# minimum, and the widest bracket evaluated at every integer.
-_K_RATIO = 1.5
-_EXHAUSTIVE = 64
 # Widest bracket of a strategy's plan variable searched integer by integer.
 _PLAN_EXHAUSTIVE = 8
-
-
-def check_scenario(scenario: Any) -> None:
-    """Raise ``ValueError`` unless ``scenario`` is a Scenario or a StepScenario.
-
-    Examples
-    --------
-    >>> check_scenario(3)
-    Traceback (most recent call last):
-    ...
-    ValueError: scenario must be a Scenario or a StepScenario, got int
-    """
-    if not isinstance(scenario, Scenario | StepScenario):
-        raise ValueError(
-            f"scenario must be a Scenario or a StepScenario, got {type(scenario).__name__}"
-        )
-
-
-def optimal_interval(
-    scenario: Scenario, strategy: Any, r: int | None, *, microbatches: int = 1, **plan: Any
-) -> TrainingEstimate:
-    """The estimate at the checkpoint interval that minimises the expected hours.
-
-    :func:`spare_theory.time_to_train` with ``checkpoint_interval_minutes=None``;
-    the search is :func:`~spare_theory.hourly.model.best_interval`.
-
-    Parameters
-    ----------
-    scenario : Scenario
-        The run.
-    strategy : str or Strategy
-        A registered strategy.
-    r : int or None
-        Redundancy (as for :func:`spare_theory.time_to_train`).
-    microbatches : int, default 1
-        Folded into the scenario's field (SPARe only).
-    **plan
-        The strategy's plan variables (as for :func:`spare_theory.time_to_train`).
-
-    Returns
-    -------
-    TrainingEstimate
-        At the best interval.
-
-    Raises
-    ------
-    ValueError
-        As :func:`spare_theory.time_to_train`.
-
-    Examples
-    --------
-    >>> sc = Scenario(gpus=1024, gpus_per_group=8, gpu_mtbf_hours=2000.0,
-    ...               restart_minutes=20, checkpoint_minutes=5, work_hours=48)
-    >>> round(optimal_interval(sc, "ckpt", None).checkpoint_interval_minutes, 2)
-    30.98
-    """
-    chosen = lookup(strategy)
-    if not isinstance(scenario, Scenario):
-        raise ValueError(f"scenario must be a Scenario, got {type(scenario).__name__}")
-    scenario = merge_microbatches(scenario, microbatches)
-    r = chosen.check_r(scenario.groups, r)
-    variables = chosen.check_plan(scenario.groups, r, plan)
-    law = scenario_cycle(scenario, chosen, r, variables)
-    return chosen.with_caveats(evaluate_law(scenario, law, None, chosen.name), scenario)
 
 
 def optimal_plan(
     scenario: Scenario | StepScenario,
     strategy: Any,
     *,
+    r: int | None = None,
+    checkpoint_interval_minutes: float | None = None,
+    checkpoint_every_steps: int | None = None,
     microbatches: int = 1,
+    min_groups: int | None = None,
     planned_restarts: bool = False,
     r_values: Any = None,
     objective: str = "hours",
@@ -161,6 +85,9 @@ def optimal_plan(
     strategy : str or Strategy
         A registered strategy; it names the ``r`` walked (SPARe only those with
         a modular Golomb ruler at ``N = scenario.groups``).
+    r, checkpoint_interval_minutes, checkpoint_every_steps, min_groups : optional
+        Plan variables held fixed (as for :func:`spare_theory.time_to_train`);
+        the others are optimised.  ``r`` is ``r_values=[r]``.
     microbatches : int, default 1
         Folded into the scenario's ``microbatches`` field (SPARe with every
         failed group's shard cut into ``m`` pieces for its survivors).
@@ -181,6 +108,7 @@ def optimal_plan(
     r_values : sequence of int, optional
         Evaluate exactly these redundancies (each at its best interval)
         instead of walking ``r``; each must be a plan of the strategy.
+
     objective : {"hours", "usd", "energy"}, default "hours"
         What the plan minimises (:mod:`spare_theory.training.objective`):
         dollars are proportional to hours (the reserved GPUs are fixed by the
@@ -228,15 +156,34 @@ def optimal_plan(
     >>> split = optimal_plan(Scenario.published_600k(4096), "spare", microbatches=16)
     >>> split.hours < plan.hours
     True
+
+    Elastic DP has no ``r`` (``None``); its quorum is chosen:
+
+    >>> elastic = optimal_plan(Scenario.published_600k(4096), "elastic")
+    >>> elastic.r, elastic.min_groups
+    (None, 62)
     """
-    chosen = lookup(strategy)
-    check_scenario(scenario)
+    if r is not None and r_values is not None:
+        raise ValueError("give r (one redundancy) or r_values (several), not both")
     objective, prices = check_objective(objective, cost)
     if objective == "energy" and (planned_restarts or not isinstance(scenario, Scenario)):
         raise ValueError("objective='energy' plans hour-level scenarios without planned restarts")
-    scenario = merge_microbatches(scenario, microbatches)
-    N = scenario.groups
-
+    job = resolve(
+        scenario,
+        strategy,
+        r=r,
+        checkpoint_interval_minutes=checkpoint_interval_minutes,
+        checkpoint_every_steps=checkpoint_every_steps,
+        microbatches=microbatches,
+        min_groups=min_groups,
+        walk=True,
+    )
+    chosen, N = job.strategy, job.scenario.groups
+    if isinstance(job.scenario, Scenario):
+        check_split(job.scenario, chosen)  # the split model's limits
+    fixed = job.variables  # the plan variables the caller fixed
+    if job.r is not None:
+        r_values = [job.r]
     # Dollars are proportional to hours (training.objective): only energy has its own key.
     key = (
         functools.partial(objective_value, objective=objective, cost=prices)
@@ -254,10 +201,11 @@ def optimal_plan(
         plans = {r: evaluate(r) for r in given}
         return {r: plan for r, plan in plans.items() if plan is not None and plan is not REFUSED}
 
-    hourly = scenario if isinstance(scenario, Scenario) else None
-    m = 1 if hourly is None else check_split(hourly, chosen)
-    variables: dict[int, dict[str, Any]] = {}
+    def at(r: int) -> Resolved:
+        return job.with_plan(r=r, **chosen.check_plan(N, r, fixed))
 
+    hourly = job.scenario if isinstance(job.scenario, Scenario) else None
+    variables: dict[int, dict[str, Any]] = {}
     refused: list[ValueError] = []
 
     def plan_at(r: int) -> Any:
@@ -265,15 +213,14 @@ def optimal_plan(
         # domains): no plan there.  A refusal at the walk's first r is about the
         # scenario, not r, and is raised.
         try:
-            variables[r], estimate = best_plan_variable(scenario, chosen, r)
+            variables[r], estimate = best_plan_variable(at(r), search=not fixed)
         except ValueError as exc:
             if not variables and not refused:
                 raise
             refused.append(exc)
             return REFUSED
-        if objective == "energy" and hourly is not None and estimate is not None:
-            checked = chosen.check_plan(N, r, variables[r])
-            return energy_interval(hourly, chosen, r, checked, estimate, prices)
+        if objective == "energy" and estimate is not None:
+            return energy_interval(job.with_plan(r=r, **variables[r]), estimate, prices)
         return estimate
 
     # With repairs hours are nearly flat in r: the walk down may go on to r = 2, so
@@ -285,13 +232,13 @@ def optimal_plan(
     if not curve:
         raise ValueError(f"no plan of strategy {chosen.name!r} progresses on this scenario")
     triggers: dict[int, int | None] = {}
-    if planned_restarts and m == 1 and hourly is not None:
+    if planned_restarts and hourly is not None and hourly.microbatches == 1:
         plain = {r: e for r, e in curve.items() if r > 1}
         if plain:
             start = min(plain, key=lambda r: (plain[r].hours, r))
 
             def planned_at(r: int) -> TrainingEstimate:
-                triggers[r], estimate = best_trigger(hourly, chosen, r)
+                triggers[r], estimate = best_trigger(at(r))
                 return estimate
 
             def above_one(r: int) -> bool:
@@ -299,17 +246,18 @@ def optimal_plan(
 
             legs = [Leg(start, 2, PATIENCE), Leg(start + 1, N, PATIENCE)]
             curve = walk_redundancy(planned_at, _hours, legs, above_one, dict(curve))
-    plan = _plan(curve, key)
-    k = triggers.get(plan.r)
+    best_r, plan = _plan(curve, key)
+    k = triggers.get(best_r)
     threshold = None
-    if k is not None and chosen.cycle_law(N, plan.r).cost_grows:
+    if k is not None and chosen.cycle_law(N, best_r).cost_grows:
         threshold = _cost_realising(N, k)
     return dataclasses.replace(
         plan,
-        estimate=chosen.with_caveats(plan.estimate, scenario),
+        estimate=chosen.with_caveats(plan.estimate, job.scenario),
         planned_restart_failures=k,
         planned_restart_cost=threshold,
-        **chosen.check_plan(N, plan.r, variables.get(plan.r, {})),
+        microbatches=job.scenario.microbatches,
+        **variables.get(best_r, {}),
     )
 
 
@@ -317,12 +265,12 @@ def _hours(estimate: Any) -> float:
     return float(estimate.hours)
 
 
-def _plan(curve: dict[int, Any], key: Any = _hours) -> Plan:
-    """The plan at the first ``r`` of least ``key`` (hours; ties: the smaller ``r``)."""
+def _plan(curve: dict[int, Any], key: Any = _hours) -> tuple[int, Plan]:
+    """The ``r`` of least ``key`` (hours; ties: the smaller ``r``) and its plan."""
     r_values = np.array(sorted(curve), dtype=np.int64)
     hours = np.array([curve[int(r)].hours for r in r_values])
-    best = curve[int(r_values[int(np.argmin([key(curve[int(r)]) for r in r_values]))])]
-    return Plan(estimate=best, r_values=r_values, hours_by_r=hours)
+    best = int(r_values[int(np.argmin([key(curve[int(r)]) for r in r_values]))])
+    return best, Plan(estimate=curve[best], r_values=r_values, hours_by_r=hours)
 
 
 def _cost_realising(N: int, k: int | None) -> float | None:
@@ -334,7 +282,7 @@ def _cost_realising(N: int, k: int | None) -> float | None:
 
 
 @cached(maxsize=256)
-def best_trigger(scenario: Scenario, strategy: Any, r: int) -> tuple[int | None, TrainingEstimate]:
+def best_trigger(job: Resolved) -> tuple[int | None, TrainingEstimate]:
     """The best planned-restart trigger ``k`` at ``r`` (interval optimised at each ``k``).
 
     ``k`` (``Scenario.planned_restart_failures``, groups down at once) by
@@ -350,12 +298,9 @@ def best_trigger(scenario: Scenario, strategy: Any, r: int) -> tuple[int | None,
 
     Parameters
     ----------
-    scenario : Scenario
-        The run (its own ``planned_restart_failures`` is replaced).
-    strategy : str or Strategy
-        A registered strategy (Rep, SPARe).
-    r : int
-        Redundancy, ``>= 2``.
+    job : Resolved
+        A resolved hour-level plan (:func:`~spare_theory.training.resolve.resolve`;
+        its scenario's own ``planned_restart_failures`` is replaced).
 
     Returns
     -------
@@ -364,23 +309,20 @@ def best_trigger(scenario: Scenario, strategy: Any, r: int) -> tuple[int | None,
 
     Examples
     --------
-    >>> k, est = best_trigger(Scenario.published_600k(4096), "spare", 9)
+    >>> from spare_theory.training.resolve import resolve
+    >>> k, est = best_trigger(resolve(Scenario.published_600k(4096), "spare", r=9))
     >>> k, round(est.hours, 1), round(est.planned_restarts / est.restarts, 2)
     (74, 1668.7, 0.78)
     """
-    chosen = lookup(strategy)
-    r = chosen.check_r(scenario.groups, r)
-    plain = optimal_interval(
-        dataclasses.replace(scenario, planned_restart_failures=None), chosen, r
-    )
+    r, scenario = job.r, job.scenario
+    plain = estimate_job(_with_trigger(job, None))
     if r == 1 or (scenario.repair_minutes is not None and plain.restarts < _FEW_WIPEOUTS):
         return None, plain
     N = scenario.groups
     estimates: dict[int, TrainingEstimate] = {}
 
     def hours_at(k: int) -> float:
-        sc = dataclasses.replace(scenario, planned_restart_failures=k)
-        estimates[k] = optimal_interval(sc, chosen, r)
+        estimates[k] = estimate_job(_with_trigger(job, k))
         return estimates[k].hours
 
     def never_fires(k: int) -> bool:
@@ -395,12 +337,16 @@ def best_trigger(scenario: Scenario, strategy: Any, r: int) -> tuple[int | None,
     return k_best, est
 
 
+def _with_trigger(job: Resolved, k: int | None) -> Resolved:
+    return dataclasses.replace(
+        job, scenario=dataclasses.replace(job.scenario, planned_restart_failures=k)
+    )
+
+
 # Small entries (a scenario, a strategy, r -> an estimate): a report's crossovers plan
 # thousands of (scenario, r) and ask again for the reference's, which 256 had dropped.
 @cached(maxsize=4096)
-def best_plan_variable(
-    scenario: Scenario | StepScenario, strategy: Any, r: int
-) -> tuple[dict[str, int], Any]:
+def best_plan_variable(job: Resolved, *, search: bool = True) -> tuple[dict[str, Any], Any]:
     """The best value of the strategy's searched plan variable at ``r`` (interval optimised).
 
     The variable and its bracketing grid come from :meth:`Strategy.plan_search
@@ -410,20 +356,18 @@ def best_plan_variable(
     bracket around the best grid point by a ternary search to 8 integers and
     evaluates those (exact when the hours are unimodal in the variable;
     ties go to the smaller value).  A strategy with none searched: ``{}``
-    and the estimate at its defaults.  The interval is the continuous
-    ``tau`` of a :class:`Scenario` (:func:`optimal_interval`) or the
-    checkpoint interval in steps of a
-    :class:`~spare_theory.steps.scenario.StepScenario`
-    (:func:`optimal_checkpoint_steps`).
+    and the estimate at its defaults (and so with ``search=False``: the
+    job's own variables).  The interval is the continuous
+    ``tau`` of a :class:`Scenario` or the checkpoint interval in steps of a
+    :class:`~spare_theory.steps.scenario.StepScenario`, unless the job fixes
+    it (:func:`~spare_theory.training.estimate.estimate_job`).
 
     Parameters
     ----------
-    scenario : Scenario or StepScenario
-        The run.
-    strategy : str or Strategy
-        A registered strategy.
-    r : int
-        Redundancy (spare groups; 0 for elastic DP).
+    job : Resolved
+        A resolved plan (:func:`~spare_theory.training.resolve.resolve`).
+    search : bool
+        Search the variable (``False``: keep the job's).
 
     Returns
     -------
@@ -437,142 +381,34 @@ def best_plan_variable(
     >>> sc = Scenario(gpus=64 * 8, gpus_per_group=8, gpu_mtbf_hours=128.0,
     ...               restart_minutes=20, checkpoint_minutes=2, work_hours=40,
     ...               reconfigure_minutes=1)
-    >>> best, est = best_plan_variable(sc, "elastic", 0)
+    >>> from spare_theory.training.resolve import resolve
+    >>> best, est = best_plan_variable(resolve(sc, "elastic"))
     >>> best, round(est.hours, 1)
     ({'min_groups': 48}, 59.3)
-    >>> best_plan_variable(sc, "ckpt", 1)[0]
+    >>> best_plan_variable(resolve(sc, "ckpt"))[0]
     {}
     """
-    chosen = lookup(strategy)
-    r = chosen.check_r(scenario.groups, r)
-    search = chosen.plan_search(scenario.groups, r)
-    if search is None:
-        return {}, _best_interval(scenario, chosen, r)
-    name, grid = search
+    chosen, r = job.strategy, job.r
+    found = chosen.plan_search(job.scenario.groups, r) if search else None
+    if found is None:
+        return job.variables, _best_interval(job)
+    name, grid = found
     estimates: dict[int, Any] = {}
 
     def hours_at(value: int) -> float:
-        estimates[value] = _best_interval(scenario, chosen, r, **{name: value})
+        estimates[value] = _best_interval(job.with_plan(r=r, **{**job.variables, name: value}))
         return math.inf if estimates[value] is None else estimates[value].hours
 
     best, _ = minimize_integer(hours_at, grid.tolist(), exhaustive=_PLAN_EXHAUSTIVE)
     return {name: best}, estimates[best]
 
 
-def _best_interval(
-    scenario: Scenario | StepScenario, strategy: Strategy, r: int, **plan: Any
-) -> Any:
+def _best_interval(job: Resolved) -> Any:
     """The estimate at the best interval; ``None`` for a step-level plan that never progresses."""
-    if not isinstance(scenario, StepScenario):
-        return optimal_interval(scenario, strategy, r, **plan)
-    strategy.check_step_plan(scenario, r)  # a refusal says why, not "no progress"
+    if not isinstance(job.scenario, StepScenario):
+        return estimate_job(job)
+    job.strategy.check_step_plan(job.scenario, job.r)  # a refusal says why, not "no progress"
     try:
-        return optimal_checkpoint_steps(scenario, strategy, r, **plan)
+        return estimate_job(job)
     except ValueError:  # no checkpoint interval lets this plan progress
         return None
-
-
-def step_estimate(
-    scenario: StepScenario,
-    strategy: Strategy,
-    r: int,
-    k: int,
-    plan: dict[str, Any] | None = None,
-) -> StepEstimate:
-    """The step-level estimate of a checked plan ``(strategy, r)``, a checkpoint every ``k`` steps.
-
-    ``plan``: the strategy's checked plan variables (:meth:`Strategy.check_plan
-    <spare_theory.strategies.base.Strategy.check_plan>`; none by default).
-
-    Examples
-    --------
-    >>> from spare_theory import paper_scenario, strategy
-    >>> est = step_estimate(paper_scenario(200), strategy("rep"), 3, 6)
-    >>> round(est.total_over_T0, 2)
-    6.1
-    """
-    scenario = priced_step_scenario(scenario)
-    strategy.check_step_plan(scenario, r)
-    variables = plan or {}
-    return estimate_from_cycles(
-        scenario,
-        functools.partial(strategy.step_cycle, **variables),
-        functools.partial(strategy.step_repair_cycle, **variables),
-        strategy=strategy.name,
-        r=r,
-        checkpoint_every_steps=as_count(k, "checkpoint_every_steps"),
-    )
-
-
-def optimal_checkpoint_steps(
-    scenario: StepScenario, strategy: Any, r: int | None, **plan: Any
-) -> StepEstimate:
-    """The step-level estimate at the checkpoint interval ``k`` that minimises the expected time.
-
-    Minimises the expected time over integers ``1 <= k <= steps`` with
-    :func:`~spare_theory.planning.search.minimize_integer`: a geometric grid
-    ``k ~ 1.5^j`` brackets the minimum, then every integer between the best
-    grid point's neighbours is evaluated (a bracket wider than 64 is first
-    narrowed by an integer ternary search; exact when the time is unimodal in
-    ``k`` on that bracket).  Ties go to the smaller ``k``.  A ``k`` beyond the
-    model's horizon (no checkpoint survives a cycle) counts as infinitely
-    slow.
-
-    Parameters
-    ----------
-    scenario : StepScenario
-        The workload and failure law.
-    strategy : str or Strategy
-        A registered strategy.
-    r : int or None
-        Redundancy; ``None`` or 1 for ``"ckpt"``; required otherwise.
-    **plan
-        The strategy's plan variables (``min_groups`` for the elastic
-        strategies; their defaults when not given).
-
-    Returns
-    -------
-    StepEstimate
-        The estimate at the best ``k`` (``checkpoint_every_steps``).
-
-    Raises
-    ------
-    ValueError
-        Naming the argument (not a StepScenario, unknown strategy, ``r``
-        missing or out of range), or when no ``k`` lets the run progress.
-
-    Examples
-    --------
-    >>> from spare_theory import paper_scenario
-    >>> est = optimal_checkpoint_steps(paper_scenario(200), "rep", 3)
-    >>> est.checkpoint_every_steps, round(est.total_over_T0, 2)
-    (4, 6.05)
-    """
-    chosen = lookup(strategy)
-    if not isinstance(scenario, StepScenario):
-        raise ValueError(f"scenario must be a StepScenario, got {type(scenario).__name__}")
-    r = chosen.check_r(scenario.groups, r)
-    variables = chosen.check_plan(scenario.groups, r, plan)
-    # k = 1 first: it raises ValueError naming the argument for a plan the model refuses.
-    found: dict[int, StepEstimate | None] = {1: step_estimate(scenario, chosen, r, 1, variables)}
-
-    def seconds_at(k: int) -> float:
-        if k not in found:
-            try:
-                found[k] = step_estimate(scenario, chosen, r, k, variables)
-            except ValueError:
-                found[k] = None  # beyond the model's horizon: no progress
-        est = found[k]
-        return math.inf if est is None or not math.isfinite(est.seconds) else est.seconds
-
-    steps = scenario.steps
-    n_grid = math.ceil(math.log(steps) / math.log(_K_RATIO)) + 1 if steps > 1 else 1
-    grid = np.unique(np.clip(np.round(_K_RATIO ** np.arange(n_grid)), 1, steps).astype(int))
-    best, _ = minimize_integer(seconds_at, grid, exhaustive=_EXHAUSTIVE)
-    est = found[best]
-    if est is None or not math.isfinite(est.seconds):
-        raise ValueError(
-            f"no checkpoint interval lets strategy {chosen.name!r} at r={r} progress on this "
-            "scenario"
-        )
-    return chosen.with_caveats(est, scenario)

@@ -1,14 +1,15 @@
 """The event simulations' front door: any registered strategy, either kind of scenario.
 
-:func:`simulate_training` resolves the strategy, checks the plan exactly as
-the model does (:meth:`Strategy.check_r
-<spare_theory.strategies.base.Strategy.check_r>`), and plays the runs with the
-strategy's own simulation rules: the hour-level simulation
+:func:`simulate_training` resolves its inputs exactly as the model's front
+door does (:func:`spare_theory.training.resolve.resolve`: strategy, ``r``,
+plan variables, interval) and plays the runs with the strategy's own
+simulation rules: the hour-level simulation
 (:func:`spare_theory.hourly.simulation.simulate_runs`) for a
 :class:`~spare_theory.hourly.scenario.Scenario`, the step-level replay of the
 published simulator (:mod:`spare_theory.steps.runs`) for a
 :class:`~spare_theory.steps.scenario.StepScenario`.  The simulations import
-no model module: they are the independent checks of the closed forms.
+no model module of the training layer or the hour level (``tests/test_front_doors.py``
+checks): they are the independent checks of the closed forms.
 """
 
 from __future__ import annotations
@@ -18,9 +19,9 @@ from typing import Any, overload
 
 import numpy as np
 
-from .._validation import as_choice, as_count, as_seed_sequence, merge_microbatches
+from .._validation import as_choice, as_count, as_seed_sequence
 from ..hourly.repairs_sim import WipeoutTimes, simulate_wipeout_times
-from ..hourly.scenario import Scenario, check_checkpoint_interval
+from ..hourly.scenario import Scenario
 from ..hourly.simulation import (
     CONTROLLER_MAX_GROUPS,
     OVERHEAD_SOURCES,
@@ -28,31 +29,32 @@ from ..hourly.simulation import (
     simulate_runs,
 )
 from ..hourly.sources import Replay, needs_nodes
+from ..planning.resolved import Resolved
 from ..steps.rep_run import REP_RECOVERIES
 from ..steps.scenario import StepScenario
 from ..steps.trials import StepSimulation, simulate_step_trials
-from ..strategies.registry import strategy as lookup
-from .optimize import check_scenario
+from .resolve import resolve
 
-__all__ = ["simulate_hourly", "simulate_steps", "simulate_time_to_wipeout", "simulate_training"]
+__all__ = ["simulate_hourly", "simulate_steps_job", "simulate_time_to_wipeout", "simulate_training"]
 
 
 @overload
 def simulate_training(
     scenario: Scenario,
     strategy: Any,
-    r: int | None,
-    checkpoint_interval_minutes: float | None = None,
-    trials: int | None = None,
     *,
-    seed: int | np.random.SeedSequence,
-    overhead_source: str = "auto",
-    pool_size: int = 64,
+    r: int | None = None,
+    checkpoint_interval_minutes: float | None = None,
     checkpoint_every_steps: int | None = None,
     microbatches: int = 1,
+    min_groups: int | None = None,
+    trials: int,
+    seed: int | np.random.SeedSequence,
     executor: cf.Executor | None = None,
     progress: bool = False,
-    **plan: Any,
+    overhead_source: str = "auto",
+    pool_size: int = 64,
+    rep_recovery: str = "published",
 ) -> TrainingSamples: ...
 
 
@@ -60,36 +62,38 @@ def simulate_training(
 def simulate_training(
     scenario: StepScenario,
     strategy: Any,
-    r: int | None,
-    checkpoint_interval_minutes: float | None = None,
-    trials: int | None = None,
     *,
-    seed: int | np.random.SeedSequence,
-    overhead_source: str = "auto",
-    pool_size: int = 64,
+    r: int | None = None,
+    checkpoint_interval_minutes: float | None = None,
     checkpoint_every_steps: int | None = None,
     microbatches: int = 1,
+    min_groups: int | None = None,
+    trials: int,
+    seed: int | np.random.SeedSequence,
     executor: cf.Executor | None = None,
     progress: bool = False,
-    **plan: Any,
+    overhead_source: str = "auto",
+    pool_size: int = 64,
+    rep_recovery: str = "published",
 ) -> StepSimulation: ...
 
 
 def simulate_training(
     scenario: Scenario | StepScenario,
     strategy: Any,
-    r: int | None,
-    checkpoint_interval_minutes: float | None = None,
-    trials: int | None = None,
     *,
-    seed: int | np.random.SeedSequence,
-    overhead_source: str = "auto",
-    pool_size: int = 64,
+    r: int | None = None,
+    checkpoint_interval_minutes: float | None = None,
     checkpoint_every_steps: int | None = None,
     microbatches: int = 1,
+    min_groups: int | None = None,
+    trials: int,
+    seed: int | np.random.SeedSequence,
     executor: cf.Executor | None = None,
     progress: bool = False,
-    **plan: Any,
+    overhead_source: str = "auto",
+    pool_size: int = 64,
+    rep_recovery: str = "published",
 ) -> TrainingSamples | StepSimulation:
     """Simulate ``trials`` whole training runs event by event.
 
@@ -100,16 +104,36 @@ def simulate_training(
         (:mod:`spare_theory.hourly.simulation` for the events).  A
         :class:`~spare_theory.steps.scenario.StepScenario` is simulated step
         by step with the published simulator's semantics
-        (:func:`simulate_steps`; it needs
+        (:mod:`spare_theory.steps.runs`: jittered stacks, failure checks
+        before each stack, at the all-reduce and at checkpoints, partial
+        recoveries, retried steps with reordered stacks, rollback to the last
+        checkpoint after a global restart; each strategy plays its own rule,
+        :meth:`Strategy.step_rule
+        <spare_theory.strategies.base.Strategy.step_rule>`); it needs
         ``checkpoint_every_steps`` and takes no
-        ``checkpoint_interval_minutes``, ``overhead_source`` or ``pool_size``).
-    strategy : str or Strategy
-        A registered strategy (:func:`spare_theory.strategy`).
-    r : int or None
-        Redundancy, as for :func:`spare_theory.time_to_train`.
+        ``checkpoint_interval_minutes``, ``overhead_source`` or ``pool_size``.
+    strategy : str, Strategy or Plan
+        A registered strategy (:func:`spare_theory.strategy`), or a plan of
+        :func:`spare_theory.optimal_plan`: the runs then play exactly that
+        plan (its ``r``, interval, quorum, planned-restart trigger and
+        micro-batches), and no other plan keyword may be given.
+    r : int, optional
+        The strategy's ``r``, as for :func:`spare_theory.time_to_train`
+        (``None`` for ``"ckpt"`` and ``"elastic"``).
     checkpoint_interval_minutes : float
         Compute time between checkpoints, minutes, ``> 0`` (required for a
         Scenario).
+    checkpoint_every_steps : int, optional
+        StepScenario only (required there): a checkpoint every ``k >= 1``
+        steps.
+    microbatches : int, default 1
+        Folded into the scenario's ``microbatches`` field (SPARe only): the
+        throughput in each state is ``1 / load`` with the exact load kept by
+        the controller (recomputed after every failure and rejoin with
+        repairs).
+    min_groups : int, optional
+        The quorum of ``"elastic"`` and ``"hot_spares"``, as for
+        :func:`spare_theory.time_to_train`.
     trials : int
         Number of independent runs, ``>= 1`` (required).
     seed : int or numpy.random.SeedSequence
@@ -128,21 +152,21 @@ def simulate_training(
         controller trajectories once (about 4 s each at ``N = 75,000``,
         ``r = 17``); run-to-run spread under-represents the trajectory
         variance when it is small.
-    checkpoint_every_steps : int, optional
-        StepScenario only (required there): a checkpoint every ``k >= 1``
-        steps.
-    microbatches : int, default 1
-        Folded into the scenario's ``microbatches`` field (SPARe only): the
-        throughput in each state is ``1 / load`` with the exact load kept by
-        the controller (recomputed after every failure and rejoin with
-        repairs).
+    rep_recovery : {"published", "all"}
+        StepScenario only, Rep and CKPT-only.  ``"published"`` (default)
+        reproduces the published binary: after a failed step its controller
+        acts on the lowest failed id only (it stops reading failure flags at
+        the first set one), so the other workers that failed in the step stay
+        active, compute nothing, are flagged again in each later step until
+        removed (their clocks expiring meanwhile are renewed but not counted)
+        and count as survivors in the replica-set test; and the checkpoint
+        after a step is checked and written by the leader the step started
+        with.  ``"all"``: every worker that failed in the step is removed at
+        once and the current leader writes the checkpoint.
     executor : concurrent.futures.Executor, optional
         Runs blocks of trials in parallel (results identical); ``None``: here.
     progress : bool
         Show a progress bar.
-    **plan
-        The strategy's plan variables, as for :func:`spare_theory.time_to_train`
-        (``min_groups`` for ``"elastic"`` and ``"hot_spares"``).
 
     Returns
     -------
@@ -162,10 +186,12 @@ def simulate_training(
     >>> from spare_theory import Scenario
     >>> sc = Scenario(gpus=1024, gpus_per_group=8, gpu_mtbf_hours=2000.0,
     ...               restart_minutes=20, checkpoint_minutes=5, work_hours=10)
-    >>> runs = simulate_training(sc, "spare", 4, 60.0, 8, seed=0)
+    >>> runs = simulate_training(sc, "spare", r=4, checkpoint_interval_minutes=60.0,
+    ...                          trials=8, seed=0)
     >>> runs.hours.shape, round(runs.mean_hours, 1), round(runs.standard_error_hours, 1)
     ((8,), 19.4, 0.7)
-    >>> split = simulate_training(sc, "spare", 4, 60.0, 8, seed=0, microbatches=4)
+    >>> split = simulate_training(sc, "spare", r=4, checkpoint_interval_minutes=60.0,
+    ...                           trials=8, seed=0, microbatches=4)
     >>> bool(split.mean_hours < runs.mean_hours)
     True
 
@@ -176,51 +202,40 @@ def simulate_training(
     ...                         checkpoint_every_steps=5, trials=2, seed=0)
     >>> sim.hours.shape, sim.restarts.shape, bool((sim.uptime <= 1).all())
     ((2,), (2,), True)
+
+    Elastic DP (no ``r``) with a quorum of 32 of 128 groups:
+
+    >>> el = simulate_training(sc, "elastic", checkpoint_interval_minutes=30, min_groups=32,
+    ...                        trials=2, seed=7)
+    >>> el.hours.shape
+    (2,)
     """
-    chosen = lookup(strategy)
-    check_scenario(scenario)
-    scenario = merge_microbatches(scenario, microbatches)
-    if trials is None:
-        raise ValueError("trials is required")
-    if isinstance(scenario, StepScenario):
-        if checkpoint_interval_minutes is not None:
-            raise ValueError(
-                "checkpoint_interval_minutes is for a Scenario; a StepScenario takes "
-                "checkpoint_every_steps (checkpoints every k steps)"
-            )
+    job = resolve(
+        scenario,
+        strategy,
+        r=r,
+        checkpoint_interval_minutes=checkpoint_interval_minutes,
+        checkpoint_every_steps=checkpoint_every_steps,
+        microbatches=microbatches,
+        min_groups=min_groups,
+    )
+    rep_recovery = as_choice(rep_recovery, "rep_recovery", REP_RECOVERIES)
+    if isinstance(job.scenario, StepScenario):
         if overhead_source != "auto" or pool_size != 64:
             raise ValueError("overhead_source and pool_size are for a Scenario, not a StepScenario")
-        if checkpoint_every_steps is None:
-            raise ValueError("checkpoint_every_steps is required for a StepScenario")
-        return simulate_steps(
-            scenario,
-            chosen,
-            r=r,
-            checkpoint_every_steps=checkpoint_every_steps,
+        return simulate_steps_job(
+            job,
             trials=trials,
             seed=seed,
+            rep_recovery=rep_recovery,
             executor=executor,
             progress=progress,
-            **plan,
         )
-    if checkpoint_every_steps is not None:
-        raise ValueError(
-            "checkpoint_every_steps is for step-level scenarios; a Scenario takes "
-            "checkpoint_interval_minutes"
-        )
-    if checkpoint_interval_minutes is None:
-        raise ValueError("checkpoint_interval_minutes is required for a Scenario")
-    # The same checks as the model it is compared with (strategy, r, ruler at N).
-    N = scenario.groups
-    r = chosen.check_r(N, r)
-    variables = chosen.check_plan(N, r, plan)
-    chosen.check_scenario(scenario)
+    if rep_recovery != "published":
+        raise ValueError("rep_recovery is for a StepScenario, not a Scenario")
+    job.strategy.check_scenario(job.scenario)  # the model's refusals, the same here
     return simulate_hourly(
-        scenario,
-        chosen,
-        r,
-        variables,
-        checkpoint_interval_minutes=checkpoint_interval_minutes,
+        job,
         trials=trials,
         seed=seed,
         overhead_source=overhead_source,
@@ -231,12 +246,8 @@ def simulate_training(
 
 
 def simulate_hourly(
-    scenario: Scenario,
-    chosen: Any,
-    r: int,
-    variables: dict[str, Any],
+    job: Resolved,
     *,
-    checkpoint_interval_minutes: float,
     trials: int,
     seed: int | np.random.SeedSequence,
     overhead_source: str = "auto",
@@ -245,10 +256,11 @@ def simulate_hourly(
     progress: bool = False,
     replay: Replay | None = None,
 ) -> TrainingSamples:
-    """The hour-level simulation of a checked plan: :func:`simulate_training`'s core.
+    """The hour-level simulation of a resolved plan: :func:`simulate_training`'s core.
 
-    ``chosen`` is a strategy object, ``r`` and ``variables`` checked by it;
-    ``replay`` plays a log's faults (:func:`spare_theory.replay_training`).
+    ``job`` comes from :func:`~spare_theory.training.resolve.resolve` (its
+    interval required); ``replay`` plays a log's faults
+    (:func:`spare_theory.replay_training`).
     Any combination of the scenario's fields is simulated: lemons, domains,
     node clocks and a spare pool by the node-level source
     (:class:`~spare_theory.hourly.sources.NodeWorld`), which SPARe follows
@@ -258,23 +270,26 @@ def simulate_hourly(
     Raises
     ------
     ValueError
-        Naming the argument; ``overhead_source='pool'`` with repairs, a
-        non-exponential law or the node-level source.
+        Naming the argument; no interval; ``overhead_source='pool'`` with
+        repairs, a non-exponential law or the node-level source.
 
     Examples
     --------
-    >>> from spare_theory import Scenario, strategy
+    >>> from spare_theory import Scenario
     >>> sc = Scenario(gpus=1024, gpus_per_group=8, gpu_mtbf_hours=2000.0, restart_minutes=20,
     ...               checkpoint_minutes=5, work_hours=10, lemon_fraction=0.1,
     ...               lemon_rate_factor=5.0, repair_minutes=30.0)
-    >>> runs = simulate_hourly(sc, strategy("rep"), 2, {}, checkpoint_interval_minutes=60.0,
-    ...                        trials=2, seed=0)
+    >>> job = resolve(sc, "rep", r=2, checkpoint_interval_minutes=60.0)
+    >>> runs = simulate_hourly(job, trials=2, seed=0)
     >>> runs.hours.shape, bool((runs.repairs > 0).all())
     ((2,), True)
     """
+    scenario, chosen, r, variables = job.scenario, job.strategy, job.r, job.variables
+    tau = job.checkpoint_interval_minutes
+    if tau is None:
+        raise ValueError("checkpoint_interval_minutes is required for a Scenario")
     N = scenario.groups
-    m = chosen.check_microbatches(scenario.microbatches)
-    tau = check_checkpoint_interval(checkpoint_interval_minutes)
+    m = scenario.microbatches
     trials = as_count(trials, "trials")
     root = as_seed_sequence(seed)
     overhead_source = as_choice(overhead_source, "overhead_source", OVERHEAD_SOURCES)
@@ -329,9 +344,9 @@ def simulate_hourly(
 def simulate_time_to_wipeout(
     scenario: Scenario,
     strategy: Any,
-    r: int | None,
-    trials: int,
     *,
+    r: int | None = None,
+    trials: int,
     seed: int | np.random.SeedSequence,
     max_events: int = 10**6,
     executor: cf.Executor | None = None,
@@ -352,8 +367,8 @@ def simulate_time_to_wipeout(
         groups never come back).
     strategy : str or Strategy
         A registered strategy.
-    r : int or None
-        Redundancy (as for :func:`spare_theory.time_to_train`).
+    r : int, optional
+        The strategy's ``r`` (as for :func:`spare_theory.time_to_train`).
     trials : int
         Independent trials, ``>= 1``.
     seed : int or numpy.random.SeedSequence
@@ -380,16 +395,18 @@ def simulate_time_to_wipeout(
     >>> sc = Scenario(gpus=64 * 2048, gpus_per_group=2048, gpu_mtbf_hours=50_678.0,
     ...               restart_minutes=60, checkpoint_minutes=5, work_hours=100,
     ...               repair_minutes=60)
-    >>> times = simulate_time_to_wipeout(sc, "spare", 3, 200, seed=1)
+    >>> times = simulate_time_to_wipeout(sc, "spare", r=3, trials=200, seed=1)
     >>> round(times.mean_hours, -1), round(times.standard_error_hours, -1)
     (100.0, 10.0)
     """
-    chosen = lookup(strategy)
-    if not isinstance(scenario, Scenario):
+    job = resolve(scenario, strategy, r=r)
+    if not isinstance(job.scenario, Scenario):
         raise ValueError(f"scenario must be a Scenario, got {type(scenario).__name__}")
-    r = chosen.check_r(scenario.groups, r)
-    units, size = chosen.wipeout_units(
-        scenario.groups, r, placement=scenario.placement, domain_size=scenario.domain_size
+    units, size = job.strategy.wipeout_units(
+        job.scenario.groups,
+        job.r,
+        placement=job.scenario.placement,
+        domain_size=job.scenario.domain_size,
     )
     return simulate_wipeout_times(
         scenario,
@@ -403,70 +420,26 @@ def simulate_time_to_wipeout(
     )
 
 
-def simulate_steps(
-    scenario: StepScenario,
-    strategy: Any,
+def simulate_steps_job(
+    job: Resolved,
     *,
-    r: int | None = None,
-    checkpoint_every_steps: int,
     trials: int,
     seed: int | np.random.SeedSequence,
     rep_recovery: str = "published",
     executor: cf.Executor | None = None,
     progress: bool = False,
-    **plan: Any,
+    replay: Replay | None = None,
 ) -> StepSimulation:
-    """Simulate ``trials`` training runs of ``scenario`` step by step.
+    """The step-level simulation of a resolved plan: :func:`simulate_training`'s core.
 
-    The semantics are those of the SPARe authors' published discrete-event
-    simulator (:mod:`spare_theory.steps.runs`): jittered stacks, failure checks
-    before each stack, at the all-reduce and at checkpoints, partial
-    recoveries, retried steps with reordered stacks (SPARe), replica sets
-    (Rep), rollback to the last checkpoint after a global restart; each
-    strategy plays its own rule
-    (:meth:`Strategy.step_rule <spare_theory.strategies.base.Strategy.step_rule>`).
-    ``simulate_training(scenario, strategy, r, checkpoint_every_steps=k, ...)``
-    is the same.
-
-    Parameters
-    ----------
-    scenario : StepScenario
-        Workload, costs and lifetime law.
-    strategy : str or Strategy
-        A registered strategy: ``"spare"``, ``"rep"`` (``r`` replicas per set,
-        ``r`` times the compute per worker), ``"ckpt"`` (Rep with ``r = 1``),
-        or another.
-    r : int
-        Redundancy, as for :func:`spare_theory.time_to_train` (SPARe needs a
-        cyclic placement at ``N``); omitted or 1 for ``"ckpt"``.
-    checkpoint_every_steps, trials, seed
-        As in :func:`~spare_theory.steps.trials.simulate_step_trials` (trial
-        ``i`` uses the stream ``child_seed(seed, i)``).
-    rep_recovery : {"published", "all"}
-        Rep and ckpt only.  ``"published"`` (default) reproduces the published
-        binary: after a failed step its controller acts on the lowest failed
-        id only (it stops reading failure flags at the first set one), so the
-        other workers that failed in the step stay active, compute nothing,
-        are flagged again in each later step until removed (their clocks
-        expiring meanwhile are renewed but not counted) and count as
-        survivors in the replica-set test; and the checkpoint after a step is
-        checked and written by the leader the step started with.  ``"all"``:
-        every worker that failed in the step is removed at once and the
-        current leader writes the checkpoint.
-    executor, progress
-        As in :func:`~spare_theory.steps.trials.simulate_step_trials`.
-    **plan
-        The strategy's plan variables (``min_groups``, the quorum of the
-        elastic strategies), as for :func:`spare_theory.time_to_train`.
-
-    Returns
-    -------
-    StepSimulation
+    Trial ``i`` uses the stream ``child_seed(seed, i)``
+    (:func:`~spare_theory.steps.trials.simulate_step_trials`); ``replay``
+    plays a log's faults (:func:`spare_theory.replay_training`).
 
     Raises
     ------
     ValueError
-        Naming the argument (``N`` when SPARe has no cyclic placement).
+        Naming the argument; no ``checkpoint_every_steps``.
 
     Examples
     --------
@@ -477,25 +450,24 @@ def simulate_steps(
     >>> from spare_theory import StepScenario
     >>> sc = StepScenario(groups=8, steps=50, allreduce_seconds=1.0,
     ...                   failure_law=stats.expon(scale=1e15))
-    >>> sim = simulate_steps(sc, "spare", r=2, checkpoint_every_steps=10, trials=2, seed=1)
+    >>> job = resolve(sc, "spare", r=2, checkpoint_every_steps=10)
+    >>> sim = simulate_steps_job(job, trials=2, seed=1)
     >>> int(sim.failures.sum()), round(sim.mean("total_over_T0"), 2)
     (0, 1.16)
     """
-    chosen = lookup(strategy)
-    if not isinstance(scenario, StepScenario):
-        raise ValueError(f"scenario must be a StepScenario, got {type(scenario).__name__}")
-    rep_recovery = as_choice(rep_recovery, "rep_recovery", REP_RECOVERIES)
-    r = chosen.check_r(scenario.groups, r)
-    variables = chosen.check_plan(scenario.groups, r, plan)
+    if job.checkpoint_every_steps is None:
+        raise ValueError("checkpoint_every_steps is required for a StepScenario")
+    scenario, chosen, r, variables = job.scenario, job.strategy, job.r, job.variables
     return simulate_step_trials(
         scenario,
         chosen.step_rule(scenario, r, rep_recovery=rep_recovery, **variables),
         strategy=chosen.name,
         r=r,
-        checkpoint_every_steps=checkpoint_every_steps,
+        checkpoint_every_steps=job.checkpoint_every_steps,
         trials=trials,
         seed=seed,
         executor=executor,
         progress=progress,
         exact_batch=chosen.batch_is_exact(scenario.groups, r, variables),
+        replay=replay,
     )

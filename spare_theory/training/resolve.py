@@ -1,0 +1,181 @@
+"""What every front door does first: its inputs checked once, into one :class:`Resolved`.
+
+The four front doors (:func:`spare_theory.time_to_train`,
+:func:`spare_theory.optimal_plan`, :func:`spare_theory.simulate_training`,
+:func:`spare_theory.replay_training`) take the same keywords and call
+:func:`resolve` once; the models and simulations below trust what it
+returns.  A :class:`~spare_theory.planning.plan.Plan` stands for a strategy
+with its variables (``time_to_train(scenario, plan)``).  This module imports
+no model, so that the event simulations stay independent checks of the
+closed forms.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any
+
+from .._validation import merge_microbatches
+from ..hourly.scenario import Scenario, check_checkpoint_interval
+from ..planning.plan import Plan
+from ..planning.resolved import Resolved
+from ..steps.scenario import StepScenario
+from ..strategies.registry import strategy as lookup
+
+__all__ = ["check_scenario", "reported_r", "resolve", "resolved_r"]
+
+
+def check_scenario(scenario: Any) -> None:
+    """Raise ``ValueError`` unless ``scenario`` is a Scenario or a StepScenario.
+
+    Examples
+    --------
+    >>> check_scenario(3)
+    Traceback (most recent call last):
+    ...
+    ValueError: scenario must be a Scenario or a StepScenario, got int
+    """
+    if not isinstance(scenario, Scenario | StepScenario):
+        raise ValueError(
+            f"scenario must be a Scenario or a StepScenario, got {type(scenario).__name__}"
+        )
+
+
+def resolve(
+    scenario: Any,
+    strategy: Any,
+    *,
+    r: int | None = None,
+    checkpoint_interval_minutes: float | None = None,
+    checkpoint_every_steps: int | None = None,
+    microbatches: int = 1,
+    min_groups: int | None = None,
+    walk: bool = False,
+) -> Resolved:
+    """The front doors' shared checks: scenario, strategy, ``r``, plan variables, interval.
+
+    Parameters
+    ----------
+    scenario : Scenario or StepScenario
+        The run.
+    strategy : str, Strategy or Plan
+        A registered strategy, or a plan of :func:`spare_theory.optimal_plan`
+        (its strategy, ``r``, interval, quorum, planned-restart trigger and
+        micro-batches; then no other plan keyword may be given).
+    r, checkpoint_interval_minutes, checkpoint_every_steps, microbatches, min_groups
+        As for :func:`spare_theory.time_to_train`.
+    walk : bool
+        For the planner: ``r=None`` is left to its walk (``Resolved.r`` is
+        ``None``, the plan variables given are kept as they are, checked at
+        each ``r`` tried).
+
+    Returns
+    -------
+    Resolved
+
+    Raises
+    ------
+    ValueError
+        Naming the argument: not a scenario, unknown strategy, ``r`` or a
+        plan variable out of range, an interval of the other scenario kind,
+        a Plan together with plan keywords.
+
+    Examples
+    --------
+    >>> from spare_theory import Scenario
+    >>> sc = Scenario(gpus=512, gpus_per_group=8, restart_minutes=20,
+    ...               checkpoint_minutes=5, work_hours=48)
+    >>> job = resolve(sc, "elastic", min_groups=40, checkpoint_interval_minutes=30)
+    >>> job.strategy.name, job.r, job.variables, job.checkpoint_interval_minutes
+    ('elastic', 0, {'min_groups': 40}, 30.0)
+    """
+    check_scenario(scenario)
+    if isinstance(strategy, Plan):
+        fixed = (r, checkpoint_interval_minutes, checkpoint_every_steps, min_groups)
+        if any(value is not None for value in fixed) or microbatches != 1:
+            raise ValueError(
+                "strategy is a Plan, which fixes r, the interval, min_groups and "
+                "microbatches: give the Plan or those keywords, not both"
+            )
+        plan = strategy
+        strategy, r, min_groups = plan.strategy, plan.r, plan.min_groups
+        checkpoint_interval_minutes = plan.checkpoint_interval_minutes
+        checkpoint_every_steps = plan.checkpoint_every_steps
+        microbatches = plan.microbatches
+        if plan.planned_restart_failures is not None:
+            scenario = dataclasses.replace(
+                scenario, planned_restart_failures=plan.planned_restart_failures
+            )
+    chosen = lookup(strategy)
+    scenario = merge_microbatches(scenario, microbatches)
+    N = scenario.groups
+    given = {} if min_groups is None else {"min_groups": min_groups}
+    if walk and r is None:
+        variables = given
+    else:
+        r = chosen.check_r(N, r)
+        variables = chosen.check_plan(N, r, given)
+    tau: float | None = None
+    if isinstance(scenario, StepScenario):
+        if checkpoint_interval_minutes is not None:
+            raise ValueError(
+                "checkpoint_interval_minutes is for a Scenario; a StepScenario takes "
+                "checkpoint_every_steps (checkpoints every k steps)"
+            )
+    else:
+        if checkpoint_every_steps is not None:
+            raise ValueError(
+                "checkpoint_every_steps is for step-level scenarios; a Scenario takes "
+                "checkpoint_interval_minutes"
+            )
+        chosen.check_microbatches(scenario.microbatches)  # the step level ignores it
+        if checkpoint_interval_minutes is not None:
+            tau = check_checkpoint_interval(checkpoint_interval_minutes)
+    return Resolved(
+        scenario=scenario,
+        strategy=chosen,
+        r=r,
+        plan=tuple(variables.items()),
+        checkpoint_interval_minutes=tau,
+        checkpoint_every_steps=checkpoint_every_steps,
+    )
+
+
+def reported_r(job: Resolved) -> int | None:
+    """``r`` as a plan or estimate reports it: ``None`` for a strategy without one.
+
+    Examples
+    --------
+    >>> from spare_theory import strategy
+    >>> ckpt, rep = Resolved(None, strategy("ckpt"), 1), Resolved(None, strategy("rep"), 2)
+    >>> reported_r(ckpt), reported_r(rep)
+    (None, 2)
+    """
+    return job.r if job.strategy.r_variable is not None else None
+
+
+def resolved_r(strategy: Any, r: int | None) -> int:
+    """The ``r`` a strategy's methods take for a reported ``r`` (the inverse of :func:`reported_r`).
+
+    ``r`` itself when given; for a strategy without one (``r = None``) the
+    one its :meth:`~spare_theory.strategies.base.Strategy.check_r` returns:
+    1 for CKPT-only (the law that restarts at every failure), 0 for elastic
+    DP (no spare groups).  Tables that list ``r`` beside those of the other
+    strategies print it.
+
+    Raises
+    ------
+    ValueError
+        Naming ``r``: ``None`` for a strategy that has one.
+
+    Examples
+    --------
+    >>> resolved_r("ckpt", None), resolved_r("elastic", None), resolved_r("spare", 8)
+    (1, 0, 8)
+    """
+    chosen = lookup(strategy)
+    if r is not None:
+        return int(r)
+    if chosen.r_variable is not None:
+        raise ValueError(f"r is required for strategy {chosen.name!r}")
+    return chosen.check_r(1, None)
