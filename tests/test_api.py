@@ -45,20 +45,7 @@ def _modules_with_all():
     return [n for n in names if not n.endswith("__main__")]
 
 
-# spare_theory.training exports refuse_step_plan, which does not exist; the
-# frontdoors branch removes it (strict: this marker goes when that is merged).
-_BROKEN = {"spare_theory.training"}
-
-
-@pytest.mark.parametrize(
-    "module",
-    [
-        pytest.param(m, marks=pytest.mark.xfail(strict=True, reason="frontdoors removes it"))
-        if m in _BROKEN
-        else m
-        for m in _modules_with_all()
-    ],
-)
+@pytest.mark.parametrize("module", _modules_with_all())
 def test_every_name_in_every_all_resolves(module):
     found = importlib.import_module(module)
     missing = [name for name in getattr(found, "__all__", ()) if not hasattr(found, name)]
