@@ -59,7 +59,7 @@ def test_the_bill_of_hand_numbers():
 
 @pytest.mark.parametrize(("name", "r", "plan", "tau"), PLANS, ids=[p[0] for p in PLANS])
 def test_identities_and_energy_bounds(name, r, plan, tau):
-    est = st.time_to_train(BASE, name, r, tau, **plan)
+    est = st.time_to_train(BASE, name, r=r, checkpoint_interval_minutes=tau, **plan)
     bill = est.bill(COST)
     assert relative(bill.useful_hours + sum(bill.badput_hours.values()), bill.hours) <= 1e-9
     assert bill.hours == est.hours
@@ -73,13 +73,13 @@ def test_identities_and_energy_bounds(name, r, plan, tau):
 
 def test_the_causes_by_hand():
     W = BASE.work_hours
-    rep = st.time_to_train(BASE, "rep", 2, 20).badput_hours
+    rep = st.time_to_train(BASE, "rep", r=2, checkpoint_interval_minutes=20).badput_hours
     # Rep computes every shard twice: W (r - 1) hours of redundant compute, busy.
     assert relative(rep["redundant_compute"], W) <= 1e-12
-    hot = st.time_to_train(BASE, "hot_spares", 8, 20)
+    hot = st.time_to_train(BASE, "hot_spares", r=8, checkpoint_interval_minutes=20)
     # 8 of 64 groups wait as spares: the 56 others need W 64/56 hours for the work.
     assert relative(hot.badput_hours["idle_spares"], W * 8 / 56) <= 1e-12
-    ckpt = st.time_to_train(BASE, "ckpt", 1, 10)
+    ckpt = st.time_to_train(BASE, "ckpt", r=1, checkpoint_interval_minutes=10)
     lost = ckpt.badput_hours
     assert (lost["checkpoint_save"], lost["wasted_progress"], lost["restart"]) == (
         ckpt.checkpoint_hours,
@@ -93,7 +93,7 @@ def test_the_causes_by_hand():
 
 def test_spare_pool_gpus_are_reserved_and_idle():
     sc = dataclasses.replace(BASE, repair_minutes=60.0, spare_nodes=4, swap_minutes=5.0)
-    est = st.time_to_train(sc, "spare", 4, 20)
+    est = st.time_to_train(sc, "spare", r=4, checkpoint_interval_minutes=20)
     bill = est.bill(COST)
     assert bill.gpu_hours == pytest.approx((512 + 4 * 8) * est.hours, rel=1e-12)
     assert bill.busy_gpu_hours <= 512 * est.hours
@@ -102,7 +102,7 @@ def test_spare_pool_gpus_are_reserved_and_idle():
 def test_step_estimates_have_bills():
     sc = st.paper_scenario(200, steps=2000)
     for name, r in (("rep", 3), ("spare", 8)):
-        est = st.step_time_to_train(sc, name, r=r, checkpoint_every_steps=20)
+        est = st.time_to_train(sc, name, r=r, checkpoint_every_steps=20)
         bill = est.bill(COST, gpus_per_node=3000)
         assert relative(bill.useful_hours + sum(bill.badput_hours.values()), est.hours) <= 1e-9
         assert bill.gpu_hours == pytest.approx(600_000 * est.hours, rel=1e-12)
@@ -119,7 +119,7 @@ def test_an_infinite_run_has_no_bill():
         work_hours=720,
     )
     with pytest.raises(ValueError, match="hours"):
-        st.time_to_train(sc, "ckpt", 1, 1.0).bill(COST)
+        st.time_to_train(sc, "ckpt", r=1, checkpoint_interval_minutes=1.0).bill(COST)
 
 
 @pytest.mark.parametrize(
@@ -167,8 +167,10 @@ TRIALS = 100
 @pytest.mark.parametrize(("name", "r", "plan", "tau"), PLANS, ids=[p[0] for p in PLANS])
 def test_simulated_bills_match_the_model(name, r, plan, tau):
     sc = BASE if name != "ckpt" else dataclasses.replace(BASE, gpu_mtbf_hours=512.0)
-    est = st.time_to_train(sc, name, r, tau, **plan)
-    runs = st.simulate_training(sc, name, r, tau, TRIALS, seed=7, **plan)
+    est = st.time_to_train(sc, name, r=r, checkpoint_interval_minutes=tau, **plan)
+    runs = st.simulate_training(
+        sc, name, r=r, checkpoint_interval_minutes=tau, trials=TRIALS, seed=7, **plan
+    )
     bills = runs.bill(COST)
     model = est.bill(COST)
     parts = sum(getattr(bills, f"{cause}_hours") for cause in BADPUT_CAUSES)

@@ -71,13 +71,18 @@ def test_placement_is_a_checked_field_and_names_itself():
     # r = 5 hosts cannot lie in 4 distinct domains: model and simulation both refuse it.
     sc = racks("domain_aware", 16)
     with pytest.raises(ValueError, match="placement='ruler'"):
-        st.time_to_train(sc, "spare", 5, 60.0)
+        st.time_to_train(sc, "spare", r=5, checkpoint_interval_minutes=60.0)
     with pytest.raises(ValueError, match="placement='ruler'"):
-        st.simulate_training(sc, "spare", 5, 60.0, 1, seed=0)
+        st.simulate_training(sc, "spare", r=5, checkpoint_interval_minutes=60.0, trials=1, seed=0)
     # The ruler with hosts sharing a domain has a closed form up to 16 domains only.
     wide = st.Scenario(**{**CELL, "gpus": 256 * 8}, domain_size=8, domain_mtbf_hours=10.0)
     with pytest.raises(ValueError, match="placement='domain_aware'"):
-        st.time_to_train(dataclasses.replace(wide, placement="ruler"), "spare", 6, 60.0)
+        st.time_to_train(
+            dataclasses.replace(wide, placement="ruler"),
+            "spare",
+            r=6,
+            checkpoint_interval_minutes=60.0,
+        )
 
 
 def test_ruler_law_when_every_failure_is_a_domain_event():
@@ -149,8 +154,10 @@ def test_the_domain_simulation_plays_the_scenario_placement_by_default():
 @pytest.mark.parametrize(("placement", "m", "mtbf", "r"), GRID)
 def test_model_and_simulation_price_the_same_placement(placement, m, mtbf, r):
     sc = racks(placement, m, mtbf)
-    model = st.time_to_train(sc, "spare", r, 60.0).hours
-    sim = st.simulate_training(sc, "spare", r, 60.0, TRIALS, seed=SEED)
+    model = st.time_to_train(sc, "spare", r=r, checkpoint_interval_minutes=60.0).hours
+    sim = st.simulate_training(
+        sc, "spare", r=r, checkpoint_interval_minutes=60.0, trials=TRIALS, seed=SEED
+    )
     gap = model - sim.mean_hours
     assert abs(gap) <= max(K * sim.standard_error_hours, 0.03 * sim.mean_hours), (
         f"model {model:.2f} h, simulation {sim.mean_hours:.2f} +- "
@@ -162,7 +169,9 @@ def test_with_repairs_the_caveat_says_both_placements_are_priced_alike():
     spare = st.strategy("spare")
     ruler = dataclasses.replace(racks("ruler"), repair_minutes=30.0)
     aware = dataclasses.replace(ruler, placement="domain_aware")
-    assert st.time_to_train(ruler, "spare", 4, 60.0) == st.time_to_train(aware, "spare", 4, 60.0)
+    assert st.time_to_train(
+        ruler, "spare", r=4, checkpoint_interval_minutes=60.0
+    ) == st.time_to_train(aware, "spare", r=4, checkpoint_interval_minutes=60.0)
     (text,) = spare.caveats(ruler)
     assert "whatever the placement" in text and "-30.5 % (ruler)" in text
     assert "whatever the placement" not in spare.caveats(racks("ruler"))[0]

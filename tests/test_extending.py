@@ -113,17 +113,27 @@ def test_at_r_1_it_is_ckpt_only(standby):
     law = standby.STANDBY.cycle_law(64, 1)
     u = np.array([0.0, 0.01, 0.5])
     np.testing.assert_allclose(law.logq(u), -64 * u, atol=1e-12)
-    ours, ckpt = time_to_train(SC, "standby", 1, 60.0), time_to_train(SC, "ckpt", None, 60.0)
+    ours, ckpt = (
+        time_to_train(SC, "standby", r=1, checkpoint_interval_minutes=60.0),
+        time_to_train(SC, "ckpt", r=None, checkpoint_interval_minutes=60.0),
+    )
     assert ours.hours == pytest.approx(ckpt.hours, rel=1e-9)
 
 
 @pytest.mark.parametrize("r", [2, 4])
 def test_model_matches_its_simulation(standby, r):
     # About 30 restarts per run, so that the boundary terms stay near 1 %.
-    probe = time_to_train(dataclasses.replace(SC, work_hours=1.0), "standby", r)
+    probe = time_to_train(dataclasses.replace(SC, work_hours=1.0), "standby", r=r)
     sc = dataclasses.replace(SC, work_hours=30 / probe.restarts)
-    est = time_to_train(sc, "standby", r)
-    sim = simulate_training(sc, "standby", r, est.checkpoint_interval_minutes, 60, seed=7)
+    est = time_to_train(sc, "standby", r=r)
+    sim = simulate_training(
+        sc,
+        "standby",
+        r=r,
+        checkpoint_interval_minutes=est.checkpoint_interval_minutes,
+        trials=60,
+        seed=7,
+    )
     assert abs(est.hours - sim.mean_hours) <= max(K * sim.standard_error_hours, 0.01 * est.hours)
     se_restarts = sim.restarts.std(ddof=1) / np.sqrt(sim.trials)
     assert abs(est.restarts - sim.restarts.mean()) <= max(K * se_restarts, 0.05 * est.restarts)
@@ -144,7 +154,7 @@ def test_a_failure_log_replays_it(standby):
 
 def test_optimal_plan_is_the_best_of_every_r(standby):
     plan = optimal_plan(SC, "standby")
-    scan = {r: time_to_train(SC, "standby", r).hours for r in range(1, 13)}
+    scan = {r: time_to_train(SC, "standby", r=r).hours for r in range(1, 13)}
     best = min(scan, key=scan.get)
     assert (plan.r, plan.hours) == (best, pytest.approx(scan[best], rel=1e-9))
     assert plan.caveats == () and "Best plan" in plan.summary()
@@ -154,16 +164,16 @@ def test_what_it_does_not_model_is_refused_with_a_reason(standby):
     step = paper_scenario(50, steps=200)
     refusal = "has no step-level model"
     with pytest.raises(ValueError, match=refusal):
-        time_to_train(step, "standby", 2, checkpoint_every_steps=5)
+        time_to_train(step, "standby", r=2, checkpoint_every_steps=5)
     with pytest.raises(ValueError, match=refusal):
-        time_to_train(step, "standby", 2)
+        time_to_train(step, "standby", r=2)
     with pytest.raises(ValueError, match=refusal):
         optimal_plan(step, "standby")
     with pytest.raises(ValueError, match=refusal):
-        simulate_training(step, "standby", 2, checkpoint_every_steps=5, trials=2, seed=0)
+        simulate_training(step, "standby", r=2, checkpoint_every_steps=5, trials=2, seed=0)
     repaired = dataclasses.replace(SC, repair_minutes=30.0)
     with pytest.raises(ValueError, match="'standby' cycle law has no model with repairs"):
-        time_to_train(repaired, "standby", 2, 60.0)
+        time_to_train(repaired, "standby", r=2, checkpoint_interval_minutes=60.0)
 
 
 @pytest.mark.slow

@@ -65,8 +65,12 @@ def test_a_jobs_scenario_is_the_hand_written_one_and_gives_its_numbers_exactly()
     )
     sc = job.scenario()
     assert sc == hand
-    assert st.time_to_train(sc, "ckpt", 1, 20.0) == st.time_to_train(hand, "ckpt", 1, 20.0)
-    assert st.time_to_train(sc, "spare", 3, 60.0) == st.time_to_train(hand, "spare", 3, 60.0)
+    assert st.time_to_train(sc, "ckpt", r=1, checkpoint_interval_minutes=20.0) == st.time_to_train(
+        hand, "ckpt", r=1, checkpoint_interval_minutes=20.0
+    )
+    assert st.time_to_train(sc, "spare", r=3, checkpoint_interval_minutes=60.0) == st.time_to_train(
+        hand, "spare", r=3, checkpoint_interval_minutes=60.0
+    )
     notes = dict(sc.provenance)
     assert set(notes) == {"restart_minutes", "checkpoint_minutes", "gpu_mtbf_hours"}
     assert "Kokolis" in notes["gpu_mtbf_hours"]
