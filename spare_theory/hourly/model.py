@@ -540,5 +540,5 @@ def estimate_plan(job: Resolved) -> TrainingEstimate:
     >>> round(estimate_plan(job).hours, 2)
     107.14
     """
-    priced, law = priced_law(job.scenario, job.strategy, job.r, job.variables)
+    priced, law = priced_law(job.scenario, job.strategy, job.chosen_r, job.variables)
     return evaluate_law(priced, law, job.checkpoint_interval_minutes, job.strategy.name)
