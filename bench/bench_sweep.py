@@ -61,7 +61,7 @@ _HOTSPOTS = {
         "strategies.py",
         "cycle_law",
     ),
-    "optimize.py:optimal_interval (interval search per r)": ("optimize.py", "optimal_interval"),
+    "estimate.py:estimate_job (interval search per r)": ("estimate.py", "estimate_job"),
     "optimize.py:optimal_plan (all of the optimiser)": ("optimize.py", "optimal_plan"),
 }
 

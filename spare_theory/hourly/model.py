@@ -541,7 +541,7 @@ def estimate_plan(job: Resolved) -> TrainingEstimate:
     >>> round(estimate_plan(job).hours, 2)
     107.14
     """
-    priced, law = priced_law(job.scenario, job.strategy, job.r, job.variables)
+    priced, law = priced_law(job.scenario, job.strategy, job.chosen_r, job.variables)
     estimate = evaluate_law(priced, law, job.checkpoint_interval_minutes, job.strategy.name)
     # The priced scenario turns a spare pool into repair times; its GPUs stay reserved.
     sc = job.scenario

@@ -83,9 +83,9 @@ class Plan(Generic[EstimateT]):
     >>> sc = Scenario(gpus=1024, gpus_per_group=8, gpu_mtbf_hours=2000.0,
     ...               restart_minutes=20, checkpoint_minutes=5, work_hours=48)
     >>> from spare_theory import optimal_plan
-    >>> plan = optimal_plan(sc, "ckpt")
+    >>> plan = optimal_plan(sc, "ckpt")  # CKPT-only has no r
     >>> plan.r, round(plan.checkpoint_interval_minutes, 2), round(plan.hours, 2)
-    (1, 30.98, 77.4)
+    (None, 30.98, 77.4)
     """
 
     estimate: EstimateT

@@ -73,16 +73,29 @@ class Resolved:
     Examples
     --------
     >>> job = Resolved(scenario=None, strategy=None, r=0, plan=(("min_groups", 32),))
-    >>> job.variables, job.with_plan(r=1, min_groups=40).variables
-    ({'min_groups': 32}, {'min_groups': 40})
+    >>> job.variables, job.with_plan(r=1, min_groups=40).variables, job.chosen_r
+    ({'min_groups': 32}, {'min_groups': 40}, 0)
     """
 
     scenario: Any
     strategy: Any
-    r: Any
+    r: int | None
     plan: tuple[tuple[str, Any], ...] = ()
     checkpoint_interval_minutes: float | None = None
     checkpoint_every_steps: int | None = None
+
+    @property
+    def chosen_r(self) -> int:
+        """:attr:`r` once chosen: what every estimate and simulation takes.
+
+        Raises
+        ------
+        ValueError
+            Before the planner's walk has chosen it.
+        """
+        if self.r is None:
+            raise ValueError("r is not chosen yet (optimal_plan walks it)")
+        return self.r
 
     @property
     def variables(self) -> dict[str, Any]:

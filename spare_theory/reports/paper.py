@@ -91,7 +91,7 @@ def paper_table(
     Parameters
     ----------
     simulate : iterable of (N, strategy)
-        Cells of the paper's plans to simulate (:func:`spare_theory.simulate_steps`).
+        Cells of the paper's plans to simulate (:func:`spare_theory.simulate_training`).
     trials : int
         Simulated runs per cell, ``>= 2``.
     optimise : bool
@@ -199,7 +199,7 @@ def paper_split_table(
     microbatches : sequence of int
         Pieces per shard ``m >= 2`` of the split plans (default :data:`PAPER_SPLITS`).
     simulate : iterable of (N, m)
-        Split plans to check with :func:`spare_theory.simulate_steps` (``m =
+        Split plans to check with :func:`spare_theory.simulate_training` (``m =
         1``: published SPARe's plan).
     trials : int
         Simulated runs per checked plan, ``>= 2``.

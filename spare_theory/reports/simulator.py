@@ -9,8 +9,8 @@ averaged over the 3 published runs of every cell, are the package data
 interval ``k`` the authors ran).
 
 * :func:`simulator_table`: every published cell beside our event simulation
-  (:func:`spare_theory.training.simulate.simulate_steps`) and our closed form
-  (:func:`spare_theory.training.estimate.step_time_to_train`), their errors and
+  (:func:`spare_theory.simulate_training` on a StepScenario) and our closed form
+  (:func:`spare_theory.time_to_train` on a StepScenario), their errors and
   pass/fail.
 * :func:`write` also writes the paper's headline table and its
   micro-batch plans (:func:`spare_theory.reports.paper.paper_table`,

@@ -32,7 +32,7 @@ from .scenario import StepScenario
 __all__ = ["REP_RECOVERIES", "run_rep"]
 
 
-#: Rep recovery semantics of the step-level simulation (``simulate_steps(rep_recovery=...)``).
+#: Rep recovery semantics of the step-level simulation (``simulate_training(rep_recovery=...)``).
 REP_RECOVERIES = ("published", "all")
 
 

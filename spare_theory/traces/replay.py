@@ -163,7 +163,7 @@ def replay_training(
         )
     if job.checkpoint_interval_minutes is None:
         tau = time_to_train(
-            played, job.strategy, r=job.r, **job.variables
+            played, job.strategy, r=job.chosen_r, **job.variables
         ).checkpoint_interval_minutes
         job = dataclasses.replace(job, checkpoint_interval_minutes=float(tau))
     played = _law_free(dataclasses.replace(played, gpus_per_node=per_node), repairs)

@@ -230,7 +230,7 @@ def estimate_job(job: Resolved) -> Any:
             estimate: Any = best_steps(job)
         else:
             estimate = step_estimate(
-                job.scenario, job.strategy, job.r, job.checkpoint_every_steps, job.variables
+                job.scenario, job.strategy, job.chosen_r, job.checkpoint_every_steps, job.variables
             )
     else:
         estimate = estimate_plan(job)
@@ -295,7 +295,7 @@ def mean_time_to_wipeout(
     job = resolve(scenario, strategy, r=r, min_groups=min_groups)
     if not isinstance(job.scenario, Scenario):
         raise ValueError(f"scenario must be a Scenario, got {type(scenario).__name__}")
-    chosen, r = job.strategy, job.r
+    chosen, r = job.strategy, job.chosen_r
     scenario = priced_scenario(job.scenario)
     own = chosen.hourly_law(scenario, r, **job.variables)
     if own is not None:
@@ -411,7 +411,7 @@ def best_steps(job: Resolved) -> StepEstimate:
     >>> best.checkpoint_every_steps
     4
     """
-    scenario, chosen, r, variables = job.scenario, job.strategy, job.r, job.variables
+    scenario, chosen, r, variables = job.scenario, job.strategy, job.chosen_r, job.variables
     # k = 1 first: it raises ValueError naming the argument for a plan the model refuses.
     found: dict[int, StepEstimate | None] = {1: step_estimate(scenario, chosen, r, 1, variables)}
 

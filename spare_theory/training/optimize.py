@@ -314,7 +314,7 @@ def best_trigger(job: Resolved) -> tuple[int | None, TrainingEstimate]:
     >>> k, round(est.hours, 1), round(est.planned_restarts / est.restarts, 2)
     (74, 1668.7, 0.78)
     """
-    r, scenario = job.r, job.scenario
+    r, scenario = job.chosen_r, job.scenario
     plain = estimate_job(_with_trigger(job, None))
     if r == 1 or (scenario.repair_minutes is not None and plain.restarts < _FEW_WIPEOUTS):
         return None, plain
@@ -388,7 +388,7 @@ def best_plan_variable(job: Resolved, *, search: bool = True) -> tuple[dict[str,
     >>> best_plan_variable(resolve(sc, "ckpt"))[0]
     {}
     """
-    chosen, r = job.strategy, job.r
+    chosen, r = job.strategy, job.chosen_r
     found = chosen.plan_search(job.scenario.groups, r) if search else None
     if found is None:
         return job.variables, _best_interval(job)

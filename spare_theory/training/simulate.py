@@ -284,7 +284,7 @@ def simulate_hourly(
     >>> runs.hours.shape, bool((runs.repairs > 0).all())
     ((2,), True)
     """
-    scenario, chosen, r, variables = job.scenario, job.strategy, job.r, job.variables
+    scenario, chosen, r, variables = job.scenario, job.strategy, job.chosen_r, job.variables
     tau = job.checkpoint_interval_minutes
     if tau is None:
         raise ValueError("checkpoint_interval_minutes is required for a Scenario")
@@ -404,7 +404,7 @@ def simulate_time_to_wipeout(
         raise ValueError(f"scenario must be a Scenario, got {type(scenario).__name__}")
     units, size = job.strategy.wipeout_units(
         job.scenario.groups,
-        job.r,
+        job.chosen_r,
         placement=job.scenario.placement,
         domain_size=job.scenario.domain_size,
     )
@@ -457,7 +457,7 @@ def simulate_steps_job(
     """
     if job.checkpoint_every_steps is None:
         raise ValueError("checkpoint_every_steps is required for a StepScenario")
-    scenario, chosen, r, variables = job.scenario, job.strategy, job.r, job.variables
+    scenario, chosen, r, variables = job.scenario, job.strategy, job.chosen_r, job.variables
     return simulate_step_trials(
         scenario,
         chosen.step_rule(scenario, r, rep_recovery=rep_recovery, **variables),
