@@ -37,6 +37,7 @@ _COMMAND_MODULES = (
     "compare",
     "trace",
     "simulator",
+    "published",
     "reproduce",
     "plan",
 )

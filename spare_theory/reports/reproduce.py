@@ -73,6 +73,7 @@ REPORTS = (
     "repairs",
     "alternatives",
     "trace",
+    "published",
 )
 
 
@@ -90,6 +91,7 @@ REPORT_COST = {
     "repairs": 60.0,
     "alternatives": 140.0,
     "trace": 40.0,
+    "published": 3.0,
 }
 
 
