@@ -350,7 +350,7 @@ def published_table(runs: tuple[PublishedRun, ...] | None = None) -> pd.DataFram
     of up to 15.3 minutes at those checkpoints:
 
     >>> row = published_table(published_runs()[:1]).iloc[0]
-    >>> round(row.ett_predicted, 3), round(row.restart_minutes_at_report, 1)
+    >>> round(float(row.ett_predicted), 3), round(float(row.restart_minutes_at_report), 1)
     (0.964, 15.3)
     """
     runs = published_runs() if runs is None else runs

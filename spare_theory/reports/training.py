@@ -35,9 +35,12 @@ from ..training.estimate import time_to_train
 from ..training.optimize import optimal_plan
 from ..training.simulate import simulate_training
 from ._io import save_figure, write_table
+from .economics import ECONOMICS_COST, ECONOMICS_NOTES, ranking_changes
 from .headline import (
+    HEADLINE_COLUMNS,
     HEADLINE_GPUS_PER_GROUP,
     HEADLINE_NOTES,
+    headline_economics,
     headline_figure,
     headline_table,
     headline_verdict,
@@ -331,8 +334,9 @@ def reproduce(
 ) -> list[Path]:
     """Write the training, r*, headline and sensitivity tables and both figures.
 
-    Tables ``training_error``, ``r_star``, ``headline`` and (not with
-    ``quick``) ``training_sensitivity`` as CSV and Markdown under
+    Tables ``training_error``, ``r_star``, ``headline``, ``headline_economics``
+    (the headline's plans billed, :mod:`spare_theory.reports.economics`) and (not
+    with ``quick``) ``training_sensitivity`` as CSV and Markdown under
     ``outdir/tables``; figures ``time_to_train_vs_r`` and ``headline`` under
     ``outdir/figures``.
 
@@ -360,7 +364,8 @@ def reproduce(
 
     >>> [p.name for p in reproduce("out", quick=True, progress=False)]  # doctest: +SKIP
     ['training_error.csv', 'training_error.md', 'r_star.csv', 'r_star.md', 'headline.csv',
-     'headline.md', 'time_to_train_vs_r.png', 'headline.png']
+     'headline.md', 'headline_economics.csv', 'headline_economics.md',
+     'time_to_train_vs_r.png', 'headline.png']
     """
     outdir = Path(outdir)
     tables, figures = outdir / "tables", outdir / "figures"
@@ -387,14 +392,28 @@ def reproduce(
         "rule_loss = hours_rule / hours_optimal - 1, a fraction.",
     )
     head = headline_table(
-        gpus_per_group=HEADLINE_GPUS_PER_GROUP[2:] if quick else HEADLINE_GPUS_PER_GROUP
+        gpus_per_group=HEADLINE_GPUS_PER_GROUP[2:] if quick else HEADLINE_GPUS_PER_GROUP,
+        cost=ECONOMICS_COST,
     )
+    economics = headline_economics(head)
+    head = head[list(HEADLINE_COLUMNS)]
     paths += write_table(
         head,
         tables,
         "headline",
         title="600k GPUs, Llama-3 GPU MTBF, R = 60 min, delta = 5 min, 720 h",
         notes=HEADLINE_NOTES + headline_verdict(head),
+    )
+    paths += write_table(
+        economics,
+        tables,
+        "headline_economics",
+        title="The headline's plans in hours, dollars and MWh",
+        notes="The plans of tables/headline (same scenarios, same best plans: CKPT-only, "
+        "Rep, SPARe and SPARe split into m micro-batches), billed. "
+        + ECONOMICS_NOTES
+        + "\n\n"
+        + "\n\n".join(ranking_changes(economics, "scenario", lambda row: row.plan).values()),
     )
     if not quick:
         paths += write_table(
