@@ -153,6 +153,7 @@ def test_megascale_s_run_length_root_meets_its_reported_figure(table):
     assert _ett(run, 2 * days) > 0.90 > _ett(run, days / 2)
 
 
+@pytest.mark.slow
 def test_the_prediction_is_the_job_s_at_the_reported_failure_rate(table):
     llama = _run("Llama 3 405B")
     row = table.loc[table["run"] == llama.name].iloc[0]
