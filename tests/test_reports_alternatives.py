@@ -207,6 +207,8 @@ def test_table_alternatives_quick_writes_its_files(tmp_path, capsys):
         "alternatives.png",
         "alternatives_crossover.csv",
         "alternatives_crossover.md",
+        "alternatives_economics.csv",
+        "alternatives_economics.md",
         "alternatives_paper.csv",
         "alternatives_paper.md",
     ]

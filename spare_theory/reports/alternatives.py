@@ -22,6 +22,11 @@ Writes
 * ``tables/alternatives_paper.csv|md``: the same plans on the SPARe paper's
   step-level scenario (:func:`~spare_theory.steps.scenario.paper_scenario`,
   ``N`` in :data:`PAPER_GROUPS`; no presets, they are ``Scenario``'s);
+* ``tables/alternatives_economics.csv|md``: the same plans in hours, dollars
+  and MWh (:mod:`spare_theory.reports.economics`: each plan billed where it
+  is computed, under :data:`~spare_theory.reports.economics.ECONOMICS_COST`),
+  their ranks by each, and where the energy ranking differs from the time
+  ranking;
 * ``figures/alternatives.png``: best hours against group size at 600k GPUs,
   one line per strategy, exact-batch plans solid, elastic (batch not exact)
   dashed.
@@ -50,8 +55,15 @@ from ..strategies.registry import registered_strategies
 from ..training.optimize import optimal_plan
 from ..training.resolve import resolved_r
 from ._io import save_figure, write_table
-from .alternatives_text import FASTEST_PRESET, REFERENCE, alternatives_figure, verdicts
+from .alternatives_text import (
+    FASTEST_PRESET,
+    REFERENCE,
+    alternatives_figure,
+    plan_name,
+    verdicts,
+)
 from .catalogue import ReportOptions
+from .economics import BILL_COLUMNS, ECONOMICS_NOTES, bill_fields, rank_columns, ranking_changes
 from .trace import trace_scenario
 
 __all__ = [
@@ -151,6 +163,8 @@ def _plan_row(task: tuple[str, Scenario, str, str | None, int]) -> dict[str, Any
         "uptime": est.uptime,
         "samples_skipped": est.samples_skipped,
         "exact_batch": bool(est.exact_batch),
+        # Billed here, where the plan is: the economics table re-plans nothing.
+        **bill_fields(plan),
     }
 
 
@@ -433,9 +447,10 @@ def write(options: ReportOptions) -> list[Path]:
         "scenario; best_exact: fewest hours among exact-batch plans. Hours above 1e6 mean "
         "the plan does not finish (CKPT-only at 60 min restarts against a 5 min cluster MTBF)."
     )
+    economics = rank_columns(table[list(_ECONOMICS_COLUMNS)], "scenario")
     return [
         *write_table(
-            table,
+            table.drop(columns=list(BILL_COLUMNS)),
             options.outdir / "tables",
             "alternatives",
             title="What planners would pick instead of SPARe: best plan of every strategy",
@@ -474,5 +489,28 @@ def write(options: ReportOptions) -> list[Path]:
             "are Scenario's). winner and best_exact as in tables/alternatives."
             "\n\n" + "\n\n".join(paper_said.values()),
         ),
+        *write_table(
+            economics,
+            options.outdir / "tables",
+            "alternatives_economics",
+            title="The alternatives in hours, dollars and MWh",
+            notes="The plans of tables/alternatives (same scenarios, same best plans), billed. "
+            + ECONOMICS_NOTES
+            + "\n\n"
+            + "\n\n".join(ranking_changes(economics, "scenario", plan_name).values()),
+        ),
         save_figure(alternatives_figure(table, work), options.outdir / "figures", "alternatives"),
     ]
+
+
+#: Columns of ``tables/alternatives_economics`` (then the ranks).
+_ECONOMICS_COLUMNS = (
+    "scenario",
+    "strategy",
+    "preset",
+    "microbatches",
+    "r",
+    "hours",
+    "samples_skipped",
+    *BILL_COLUMNS,
+)

@@ -166,11 +166,18 @@ REPORTS: dict[str, Report] = {
         Report(
             name="training",
             compute="training.write",
-            tables=("training_error", "r_star", "headline", "training_sensitivity"),
+            tables=(
+                "training_error",
+                "r_star",
+                "headline",
+                "headline_economics",
+                "training_sensitivity",
+            ),
             figures=("time_to_train_vs_r", "headline"),
             cost_seconds=45.0,
-            help="time to train: model vs simulation, r*, headline",
-            description="Writes OUTDIR/tables/training_error, r_star, headline and "
+            help="time to train: model vs simulation, r*, headline (also in dollars and MWh)",
+            description="Writes OUTDIR/tables/training_error, r_star, headline, "
+            "headline_economics (the headline's plans in hours, dollars and MWh) and "
             "training_sensitivity (.csv, .md) and the figures time_to_train_vs_r "
             "and headline.",
         ),
@@ -245,7 +252,12 @@ REPORTS: dict[str, Report] = {
         Report(
             name="alternatives",
             compute="alternatives.write",
-            tables=("alternatives", "alternatives_crossover", "alternatives_paper"),
+            tables=(
+                "alternatives",
+                "alternatives_crossover",
+                "alternatives_paper",
+                "alternatives_economics",
+            ),
             figures=("alternatives",),
             cost_seconds=140.0,
             help="SPARe beside elastic DP, hot spares and fast restarts at 600k and 100k GPUs",
@@ -253,7 +265,23 @@ REPORTS: dict[str, Report] = {
             "GPUs in groups of 8 to 4096 and at 100k GPUs, the fast-restart "
             "presets, verdicts), alternatives_crossover (where each alternative "
             "overtakes SPARe), alternatives_paper (the paper's step-level "
-            "scenario, N = 200) and the figure alternatives.",
+            "scenario, N = 200), alternatives_economics (the plans in hours, dollars "
+            "and MWh, and where energy ranks them otherwise than time) and the figure "
+            "alternatives.",
+        ),
+        Report(
+            name="published",
+            compute="published.write",
+            tables=("published",),
+            figures=(),
+            cost_seconds=3.0,
+            help="Llama 3, OPT, BLOOM, GLM-130B, MegaScale: reported failures and ETT beside "
+            "the toolkit's prediction",
+            description="Writes OUTDIR/tables/published (.csv, .md): each published run's "
+            "GPUs, days, interruptions, checkpoint interval and costs where reported, and "
+            "effective training time, beside the CKPT-only prediction at the reported failure "
+            "rate (a Job per run), and the restart or checkpoint cost (MegaScale: the run "
+            "length) at which the prediction equals the reported figure.",
         ),
         Report(
             name="trace",

@@ -27,14 +27,17 @@ import pandas as pd
 
 from .._validation import as_count
 from ..hourly.scenario import Scenario
+from ..planning.bill import CostModel
 from ..training.optimize import optimal_plan
 from ._io import save_figure
+from .economics import BILL_COLUMNS, bill_fields, rank_columns
 
 __all__ = [
     "HEADLINE_COLUMNS",
     "HEADLINE_GPUS_PER_GROUP",
     "HEADLINE_MICROBATCHES",
     "HEADLINE_NOTES",
+    "headline_economics",
     "headline_figure",
     "headline_table",
     "headline_verdict",
@@ -73,18 +76,31 @@ HEADLINE_COLUMNS = (
 )
 
 
-def _best(sc: Scenario, microbatches: Iterable[int] = ()) -> dict[str, Any]:
+def _best(
+    sc: Scenario, microbatches: Iterable[int] = (), cost: CostModel | None = None
+) -> dict[str, Any]:
     ckpt, rep, spare = (optimal_plan(sc, s) for s in ("ckpt", "rep", "spare"))
     est = spare.estimate
+    plans = {"ckpt": ckpt, "rep": rep, "spare": spare}
     splits: dict[str, Any] = {}
     for m in microbatches:
-        split = optimal_plan(sc, "spare", microbatches=m)
+        split = plans[f"spare_m{m}"] = optimal_plan(sc, "spare", microbatches=m)
         splits |= {
             f"r_spare_m{m}": split.r,
             f"hours_spare_m{m}": split.hours,
             f"reduction_vs_spare_spare_m{m}": 1 - split.hours / spare.hours,
             f"reduction_vs_best_rep_spare_m{m}": 1 - split.hours / rep.hours,
         }
+    # Billed here, where the plans are (the economics table re-plans nothing).
+    bills = (
+        {}
+        if cost is None
+        else {
+            f"{column}_{name}": value
+            for name, plan in plans.items()
+            for column, value in {"r": plan.r, **bill_fields(plan, cost)}.items()
+        }
+    )
     return {
         "N": sc.groups,
         "hours_ckpt": ckpt.hours,
@@ -98,6 +114,7 @@ def _best(sc: Scenario, microbatches: Iterable[int] = ()) -> dict[str, Any]:
         "kept_compute_share_spare": (est.useful_hours + est.redundancy_hours) / est.hours,
         "reduction_vs_best_rep_spare": 1 - spare.hours / rep.hours,
         **splits,
+        **bills,
     }
 
 
@@ -108,6 +125,7 @@ def headline_table(
     work_hours: float = 720.0,
     restart_minutes: float = 60.0,
     microbatches: Iterable[int] = HEADLINE_MICROBATCHES,
+    cost: CostModel | None = None,
 ) -> pd.DataFrame:
     """The published comparison at 600,000 GPUs, one row per group size.
 
@@ -127,6 +145,11 @@ def headline_table(
     microbatches : sequence of int
         Pieces per shard ``m >= 2`` of the split SPARe plans (default
         :data:`HEADLINE_MICROBATCHES`; empty: published SPARe only).
+    cost : CostModel, optional
+        Also bill every plan (:func:`~spare_theory.reports.economics.bill_fields`):
+        columns ``r_ckpt`` and ``<bill column>_<plan>`` after the others, for
+        the plans ``ckpt``, ``rep``, ``spare`` and ``spare_m<m>``
+        (:func:`headline_economics` reads them).
 
     Returns
     -------
@@ -161,6 +184,9 @@ def headline_table(
     splits = [as_count(m, "microbatches", minimum=2) for m in microbatches]
     columns = [c for c in HEADLINE_COLUMNS if c not in _split_columns(HEADLINE_MICROBATCHES)]
     columns += _split_columns(splits)
+    if cost is not None:
+        names = ["ckpt", "rep", "spare", *(f"spare_m{m}" for m in splits)]
+        columns += ["r_ckpt", *(f"{c}_{name}" for name in names for c in BILL_COLUMNS)]
     return pd.DataFrame(
         [
             {
@@ -173,12 +199,46 @@ def headline_table(
                         restart_minutes=restart_minutes,
                     ),
                     splits,
+                    cost,
                 ),
             }
             for g in gpus_per_group
         ],
         columns=columns,
     )
+
+
+def headline_economics(head: pd.DataFrame) -> pd.DataFrame:
+    """The headline's plans in hours, dollars and MWh: one row per group size and plan.
+
+    ``head`` is a :func:`headline_table` with ``cost`` given; the rows are its
+    plans (``ckpt``, ``rep``, ``spare``, ``spare_m<m>``) with ``r``, hours and
+    the bill columns, ranked by hours, dollars and energy within each group
+    size (:func:`~spare_theory.reports.economics.rank_columns`).
+
+    Examples
+    --------
+    >>> from spare_theory import CostModel
+    >>> head = headline_table(gpus_per_group=[4096], microbatches=[16], cost=CostModel())
+    >>> econ = headline_economics(head)
+    >>> econ[["plan", "rank_hours", "rank_energy"]].values.tolist()
+    [['ckpt', 4, 4], ['rep', 3, 3], ['spare', 2, 2], ['spare_m16', 1, 1]]
+    """
+    names = [c.removeprefix("usd_") for c in head.columns if c.startswith("usd_")]
+    rows = [
+        {
+            "scenario": f"600k GPUs, groups of {int(row['gpus_per_group'])}",
+            "gpus_per_group": row["gpus_per_group"],
+            "N": row["N"],
+            "plan": name,
+            "r": row[f"r_{name}"],
+            "hours": row[f"hours_{name}"],
+            **{c: row[f"{c}_{name}"] for c in BILL_COLUMNS},
+        }
+        for _, row in head.iterrows()
+        for name in names
+    ]
+    return rank_columns(pd.DataFrame(rows), "scenario")
 
 
 def sensitivity_table(*, gpus_per_group: int = 2048) -> pd.DataFrame:

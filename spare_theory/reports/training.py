@@ -36,9 +36,12 @@ from ..training.resolve import resolved_r
 from ..training.simulate import simulate_training
 from ._io import save_figure, write_table
 from .catalogue import ReportOptions
+from .economics import ECONOMICS_COST, ECONOMICS_NOTES, ranking_changes
 from .headline import (
+    HEADLINE_COLUMNS,
     HEADLINE_GPUS_PER_GROUP,
     HEADLINE_NOTES,
+    headline_economics,
     headline_figure,
     headline_table,
     headline_verdict,
@@ -335,7 +338,9 @@ def _figures(outdir: Path) -> list[Path]:
 def write(options: ReportOptions) -> list[Path]:
     """Write the training, r*, headline and sensitivity tables and both figures.
 
-    ``training_sensitivity`` is left out with ``quick`` (smaller grids and
+    Tables ``training_error``, ``r_star``, ``headline``, ``headline_economics``
+    (the headline's plans billed, :mod:`spare_theory.reports.economics`) and
+    ``training_sensitivity`` (left out with ``quick``: smaller grids and
     samples, seconds); ``seed`` seeds the simulation table, the others are
     deterministic.
 
@@ -367,14 +372,28 @@ def write(options: ReportOptions) -> list[Path]:
         "rule_loss = hours_rule / hours_optimal - 1, a fraction.",
     )
     head = headline_table(
-        gpus_per_group=HEADLINE_GPUS_PER_GROUP[2:] if options.quick else HEADLINE_GPUS_PER_GROUP
+        gpus_per_group=HEADLINE_GPUS_PER_GROUP[2:] if options.quick else HEADLINE_GPUS_PER_GROUP,
+        cost=ECONOMICS_COST,
     )
+    economics = headline_economics(head)
+    head = head[list(HEADLINE_COLUMNS)]
     paths += write_table(
         head,
         tables,
         "headline",
         title="600k GPUs, Llama-3 GPU MTBF, R = 60 min, delta = 5 min, 720 h",
         notes=HEADLINE_NOTES + headline_verdict(head),
+    )
+    paths += write_table(
+        economics,
+        tables,
+        "headline_economics",
+        title="The headline's plans in hours, dollars and MWh",
+        notes="The plans of tables/headline (same scenarios, same best plans: CKPT-only, "
+        "Rep, SPARe and SPARe split into m micro-batches), billed. "
+        + ECONOMICS_NOTES
+        + "\n\n"
+        + "\n\n".join(ranking_changes(economics, "scenario", lambda row: row.plan).values()),
     )
     if not options.quick:
         paths += write_table(
