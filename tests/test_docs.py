@@ -30,8 +30,8 @@ _FOREIGN = {
     "WorldSizeMode",  # torchft's, cited beside the hot spares' quorum
 }  # fmt: skip
 # Variables the docs name after the value they hold (a FailureLog is `log` in the README,
-# a Job is `job` in docs/jobs.md).
-_VARIABLES = {"log": "FailureLog", "job": "Job"}
+# a Job is `job` in docs/jobs.md, a Plan is `plan`).
+_VARIABLES = {"log": "FailureLog", "job": "Job", "plan": "Plan"}
 
 
 def _modules() -> dict[str, list[str]]:

@@ -172,6 +172,6 @@ def test_with_repairs_the_caveat_says_both_placements_are_priced_alike():
     assert st.time_to_train(
         ruler, "spare", r=4, checkpoint_interval_minutes=60.0
     ) == st.time_to_train(aware, "spare", r=4, checkpoint_interval_minutes=60.0)
-    (text,) = spare.caveats(ruler)
+    (text,) = spare.caveats(ruler, 4)
     assert "whatever the placement" in text and "-30.5 % (ruler)" in text
-    assert "whatever the placement" not in spare.caveats(racks("ruler"))[0]
+    assert "whatever the placement" not in spare.caveats(racks("ruler"), 4)[0]

@@ -10,13 +10,13 @@ import pandas as pd
 import pytest
 
 from spare_theory.reports import published
+from spare_theory.reports.catalogue import REPORTS, ReportOptions
 from spare_theory.reports.published import (
     PublishedRun,
     predicted_ett,
     published_runs,
     published_table,
 )
-from spare_theory.reports.catalogue import REPORTS, ReportOptions
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -33,7 +33,6 @@ seconds).
 from __future__ import annotations
 
 import dataclasses
-import functools
 import math
 import tomllib
 from collections.abc import Callable, Iterable
@@ -44,6 +43,7 @@ from typing import Any
 import pandas as pd
 from scipy.optimize import brentq
 
+from .._caching import cached
 from ..hourly.scenario import Scenario
 from ..jobs.job import Job
 from ..training.estimate import time_to_train
@@ -212,7 +212,7 @@ def _run(entry: dict[str, Any]) -> PublishedRun:
     )
 
 
-@functools.cache
+@cached(maxsize=1)
 def published_runs() -> tuple[PublishedRun, ...]:
     """The published runs of ``spare_theory/data/published_runs.toml``, in file order.
 
@@ -343,13 +343,13 @@ def published_table(runs: tuple[PublishedRun, ...] | None = None) -> pd.DataFram
 
     Examples
     --------
-    Llama 3 405B: the job's derived costs (a 2.6 min restart, 2.8 s checkpoints)
+    Llama 3 405B: the job's derived costs (a 2.7 min restart, 2.8 s checkpoints)
     predict 96 % against the reported "more than 90 %", which holds for restarts
     of up to 15.3 minutes at those checkpoints:
 
     >>> row = published_table(published_runs()[:1]).iloc[0]
     >>> round(float(row.ett_predicted), 3), round(float(row.restart_minutes_at_report), 1)
-    (0.964, 15.3)
+    (0.963, 15.3)
     """
     runs = published_runs() if runs is None else runs
     return pd.DataFrame([_row(run) for run in runs])
