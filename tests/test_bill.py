@@ -234,6 +234,9 @@ def test_step_simulation_bill_identities_per_trial(name, r, k, sc, plan):
     # Partial recoveries are charged one by one; down time takes the per-worker maximum.
     down = sim.down_seconds / 3600.0
     assert np.all(bills.reconfiguration_hours >= down - bills.restart_hours - 1e-9 * hours)
+    # Each trial's breakdown is its own stream's: the same however many trials run.
+    two = st.simulate_steps(sc, name, r=r, checkpoint_every_steps=k, trials=2, seed=2, **plan)
+    assert np.array_equal(two.breakdown_seconds, sim.breakdown_seconds[:2])
     if sc.restart_semantics == "fixed":  # every restart lasts R exactly
         assert np.allclose(bills.restart_hours, sim.global_restarts * 600.0 / 3600.0, rtol=1e-12)
 
