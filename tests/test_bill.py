@@ -5,6 +5,7 @@ import dataclasses
 
 import numpy as np
 import pytest
+from scipy import stats
 
 import spare_theory as st
 from spare_theory.planning.bill import BADPUT_CAUSES, make_bill
@@ -185,3 +186,195 @@ def test_simulated_bills_match_the_model(name, r, plan, tau):
             bills.mean(quantity),
             bills.standard_error(quantity),
         )
+
+
+# -- the step-level simulation's bill (issue 27, item 2) ------------------------------
+
+
+def _small_step(N, **fields):
+    """The SPARe paper's step scenario at ``N`` groups, 300 steps, 10 min restarts and ten
+    times its group lifetimes (3000 N s): a handful of failures per run."""
+    sc = st.paper_scenario(
+        N, steps=300, restart_seconds=600.0, failure_law=stats.expon(scale=3000.0 * N)
+    )
+    return dataclasses.replace(sc, **fields)
+
+
+# (strategy, r, k, scenario, plan variables): every step rule, with and without repairs.
+STEP_RUNS = [
+    ("ckpt", 1, 10, _small_step(8), {}),
+    ("rep", 2, 10, _small_step(12, restart_semantics="fixed"), {}),
+    ("rep", 2, 10, _small_step(12, repair_seconds=600.0, rejoin_seconds=5.0), {}),
+    ("spare", 3, 10, _small_step(7), {}),
+    ("spare", 4, 10, _small_step(13, microbatches=4), {}),
+    ("spare", 4, 10, _small_step(13, repair_seconds=600.0, rejoin_seconds=5.0), {}),
+    ("elastic", None, 10, _small_step(8, reconfigure_seconds=30.0), {"min_groups": 4}),
+    ("hot_spares", 2, 10, _small_step(8, reconfigure_seconds=30.0, repair_seconds=900.0), {}),
+]
+
+
+@pytest.mark.parametrize(
+    ("name", "r", "k", "sc", "plan"),
+    STEP_RUNS,
+    ids=[f"{p[0]}-{i}" for i, p in enumerate(STEP_RUNS)],
+)
+def test_step_simulation_bill_identities_per_trial(name, r, k, sc, plan):
+    sim = st.simulate_steps(sc, name, r=r, checkpoint_every_steps=k, trials=4, seed=2, **plan)
+    bills = sim.bill(COST, gpus_per_node=8)
+    hours = sim.total_seconds / 3600.0
+    assert np.array_equal(bills.hours, hours)
+    parts = sum(getattr(bills, f"{cause}_hours") for cause in BADPUT_CAUSES)
+    assert np.allclose(bills.useful_hours + parts, hours, rtol=1e-9, atol=0)
+    assert np.allclose(bills.useful_hours, sc.failure_free_seconds / 3600.0, rtol=1e-12, atol=0)
+    for cause in BADPUT_CAUSES:
+        assert np.all(getattr(bills, f"{cause}_hours") >= -1e-9 * hours), cause
+    gpus = sc.groups * sc.nodes_per_group * 8
+    assert np.allclose(bills.gpu_hours, gpus * hours, rtol=1e-12, atol=0)
+    watts = COST.pue * bills.gpu_hours / 1e6
+    assert np.all(bills.energy_mwh >= watts * COST.idle_watts_per_gpu * (1 - 1e-12))
+    assert np.all(bills.energy_mwh <= watts * COST.busy_watts_per_gpu * (1 + 1e-12))
+    # Partial recoveries are charged one by one; down time takes the per-worker maximum.
+    down = sim.down_seconds / 3600.0
+    assert np.all(bills.reconfiguration_hours >= down - bills.restart_hours - 1e-9 * hours)
+    # Each trial's breakdown is its own stream's: the same however many trials run.
+    two = st.simulate_steps(sc, name, r=r, checkpoint_every_steps=k, trials=2, seed=2, **plan)
+    assert np.array_equal(two.breakdown_seconds, sim.breakdown_seconds[:2])
+    if sc.restart_semantics == "fixed":  # every restart lasts R exactly
+        assert np.allclose(bills.restart_hours, sim.global_restarts * 600.0 / 3600.0, rtol=1e-12)
+
+
+def test_step_simulation_bill_of_a_failure_free_run_by_hand():
+    # No failure, no jitter: 20 steps of a 64 s stack and a 1 s all-reduce (T0 = 1300 s),
+    # checkpoints after steps 10 and 20.  Rep's r = 2 copies compute 128 s a step, and
+    # the first write (58.8 s) delays the next step by all of it (no jitter to hide it).
+    # SPARe at r = 3 computes one stack a step.  One hot spare (A = 3 of 4) needs 27 steps,
+    # 81 of the 80 shards, and idles through a quarter of each.
+    sc = st.StepScenario(
+        groups=7,
+        steps=20,
+        allreduce_seconds=1.0,
+        stack_jitter_cv=0.0,
+        failure_law=stats.expon(scale=1e15),
+    )
+    hand = {
+        "rep": (2, {"checkpoint_save": 2 * 58.8, "redundant_compute": 20 * 64.0}),
+        "spare": (3, {"checkpoint_save": 2 * 58.8}),
+    }
+    for name, (r, lost) in hand.items():
+        bill = st.simulate_steps(sc, name, r=r, checkpoint_every_steps=10, trials=1, seed=0)
+        bill = bill.bill(COST).trial(0)
+        assert bill.useful_hours == pytest.approx(1300.0 / 3600.0, rel=1e-12)
+        for cause in BADPUT_CAUSES:
+            assert bill.badput_hours[cause] == pytest.approx(
+                lost.get(cause, 0.0) / 3600.0, abs=1e-12
+            ), (name, cause)
+    spare4 = dataclasses.replace(sc, groups=4)
+    bill = st.simulate_steps(spare4, "hot_spares", r=1, checkpoint_every_steps=10, trials=1, seed=0)
+    lost = bill.bill(COST).trial(0).badput_hours
+    assert lost["idle_spares"] == pytest.approx(27 * 65.0 / 4 / 3600.0, rel=1e-12)
+    assert lost["redundant_compute"] == pytest.approx(65.0 / 4 / 3600.0, rel=1e-9)
+    assert lost["checkpoint_save"] == pytest.approx(3 * 58.8 / 3600.0, rel=1e-12)
+
+
+def _six_fields(scenario, r, k, rng, **kwargs):
+    from spare_theory.steps.rep_run import run_rep
+
+    return run_rep(scenario, r, k, rng, **kwargs)[:6]
+
+
+def test_a_rule_without_breakdown_has_no_step_bill():
+    from spare_theory.steps.trials import simulate_step_trials
+
+    sim = simulate_step_trials(
+        _small_step(8),
+        _six_fields,
+        strategy="rep",
+        r=2,
+        checkpoint_every_steps=10,
+        trials=2,
+        seed=0,
+    )
+    assert sim.breakdown_seconds is None
+    with pytest.raises(ValueError, match="no breakdown"):
+        sim.bill(COST)
+    with pytest.raises(ValueError, match="gpus_per_node"):
+        st.simulate_steps(
+            _small_step(8), "ckpt", r=1, checkpoint_every_steps=10, trials=1, seed=0
+        ).bill(COST, gpus_per_node=0)
+
+
+# The step model's bill against the simulation's mean bill, K_SE = 3 standard errors of
+# the simulated mean (the model is a number: the gap's spread is the mean's alone, and a
+# correct model fails one quantity with probability about 0.3 % under normality).  The
+# cells are those where the step model's time is validated: small runs for CKPT-only and
+# Rep; for SPARe test_step_model's r = 6, k = 14 on 60 groups (2,000 steps: at 300 steps
+# the model's ignored boundary terms put it 6 to 9 % high) with the tolerance of
+# tests/test_step_repairs.py (3 SE or 2 %); for elastic DP and hot spares a cell of
+# tests/test_elastic_steps.py and its tolerance (3 SE or 2 %: its documented biases).
+# Busy time is measured far more precisely than wall time (no restart in it), and two
+# cells miss on it (MISSED, strict xfails below, measured at seed 7).
+STEP_CELLS = {
+    "ckpt": ("ckpt", 1, 10, _small_step(8), {}, 60, False),
+    "rep": ("rep", 2, 10, _small_step(12), {}, 60, False),
+    "spare": ("spare", 6, 14, st.paper_scenario(60, steps=2000), {}, 8, True),
+    "elastic": (
+        "elastic",
+        None,
+        25,
+        st.paper_scenario(200, steps=5000),
+        {"min_groups": 91},
+        8,
+        True,
+    ),
+    "hot_spares": ("hot_spares", 88, 19, st.paper_scenario(200, steps=5000), {}, 8, True),
+}
+BUSY = ("busy_gpu_hours", "energy_mwh", "co2_tonnes")
+MISSED = {
+    "spare": "the step model's SPARe compute is high here: busy GPU-hours +2.4 % (z = +6.3), "
+    "redundant compute +5.7 % (z = +10); its hours +5.6 % are within 3 SE (z = +2.9)",
+    "hot_spares": "the step model's hot-spares wasted progress (busy) is 10 % low here (40.0 "
+    "against 44.5 h): busy GPU-hours -2.7 % (z = -8.7), beyond the 2 % of "
+    "tests/test_elastic_steps.py; its hours are within 0.2 % (z = +0.3)",
+}
+
+
+def _step_bills(cell):
+    name, r, k, sc, plan, trials, loose = STEP_CELLS[cell]
+    model = st.time_to_train(sc, name, r, checkpoint_every_steps=k, **plan).bill(COST)
+    sim = st.simulate_steps(sc, name, r=r, checkpoint_every_steps=k, trials=trials, seed=7, **plan)
+    return model, sim.bill(COST), loose
+
+
+def _agrees(model, bills, quantity, loose):
+    gap = abs(bills.mean(quantity) - getattr(model, quantity))
+    return gap <= K_SE * bills.standard_error(quantity) or (
+        loose and gap <= REL_TOL * getattr(model, quantity)
+    )
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("cell", list(STEP_CELLS))
+def test_simulated_step_bills_match_the_model(cell):
+    model, bills, loose = _step_bills(cell)
+    assert bills.mean("useful_hours") == pytest.approx(model.useful_hours, rel=1e-12)
+    quantities = ("hours", "usd") + (() if cell in MISSED else BUSY)
+    for quantity in quantities:
+        assert _agrees(model, bills, quantity, loose), (
+            quantity,
+            getattr(model, quantity),
+            bills.mean(quantity),
+            bills.standard_error(quantity),
+        )
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    "cell",
+    [
+        pytest.param(c, marks=pytest.mark.xfail(strict=True, reason=why))
+        for c, why in MISSED.items()
+    ],
+)
+def test_step_busy_time_known_misses(cell):
+    model, bills, loose = _step_bills(cell)
+    assert _agrees(model, bills, "busy_gpu_hours", loose)

@@ -12,6 +12,7 @@ __getattr__, __dir__, __all__ = attach(
         "PoolRepairTimes": "sources",
         "REP_RECOVERIES": "rep_run",
         "RESTART_SEMANTICS": "scenario",
+        "BREAKDOWN_FIELDS": "runs",
         "RUN_FIELDS": "runs",
         "RepairTimes": "runs",
         "RestartWindows": "restarts",

@@ -145,7 +145,7 @@ def run_elastic(
     quorum: int,
     repairs: RepairTimes | None = None,
     clocks: Any = None,
-) -> tuple[float, float, int, int, int, float]:
+) -> tuple[float, ...]:
     """One simulated run of an elastic job with ``r`` hot spares and quorum ``quorum``.
 
     Parameters
@@ -171,7 +171,8 @@ def run_elastic(
     -------
     tuple
         ``(total seconds, up seconds, failures, global restarts, 0, samples
-        skipped)`` (:data:`spare_theory.steps.runs.RUN_FIELDS`).
+        skipped)`` (:data:`spare_theory.steps.runs.RUN_FIELDS`), then the wall
+        time by cause (:data:`~spare_theory.steps.runs.BREAKDOWN_FIELDS`).
 
     Examples
     --------
@@ -181,8 +182,17 @@ def run_elastic(
     >>> from scipy import stats
     >>> sc = StepScenario(groups=4, steps=20, allreduce_seconds=1.0, stack_jitter_cv=0.0,
     ...                   failure_law=stats.expon(scale=1e15))
-    >>> run_elastic(sc, 1, 10, np.random.default_rng(0), quorum=3)
-    (1931.4, 1931.4, 0, 0, 0, 0.0)
+    >>> out = run_elastic(sc, 1, 10, np.random.default_rng(0), quorum=3)
+    >>> [round(x, 6) for x in out[:6]]
+    [1931.4, 1931.4, 0, 0, 0, 0.0]
+
+    The spare idles through a quarter of each of the 27 steps (65 s); the
+    last step trains a quarter step more than needed:
+
+    >>> from spare_theory.steps.runs import BREAKDOWN_FIELDS
+    >>> parts = {name: round(x, 6) for name, x in zip(BREAKDOWN_FIELDS, out[6:]) if round(x, 6)}
+    >>> parts["idle_spares_seconds"] == 27 * 65 / 4, parts["redundant_compute_seconds"]
+    (True, 16.25)
     """
     sc = scenario
     run = StepRun(sc, rng, repairs, clocks)
@@ -201,10 +211,12 @@ def run_elastic(
             continue  # look again at the stall's end
         if not outcome:
             m = min(A, int(job.up.sum()))
+            begin = run.t
             T1 = run.t + c * float(run.jitter((m,)).max())
             failed = job.expired(T1)
             if not failed.size:
                 run.t = T1 + a
+                run.keep_step(done, run.t - begin)
                 done, shards = done + 1, shards + m
                 finished = shards >= sc.steps * N
                 if done % k and not finished:
@@ -212,6 +224,7 @@ def run_elastic(
                 run.t += sc.checkpoint_seconds
                 if int(job.up.sum()) - job.expired(run.t).size < quorum:
                     continue  # a wipe-out during the write: it is lost, the boundary sees it
+                run.checkpoint_save_seconds += sc.checkpoint_seconds  # a lost write is wasted
                 saved = (done - 1, shards - m)
                 if finished:
                     break
@@ -226,4 +239,8 @@ def run_elastic(
         done, shards = saved
         resume = True
     run.samples_skipped = 1.0 - shards / (done * A)
+    # The kept steps' share of the down groups and of the spares (module docstring of runs).
+    step = (c + a) / N
+    run.skipped_seconds = step * (done * A - shards)
+    run.idle_spares_seconds = step * done * r
     return run.result()

@@ -42,18 +42,47 @@ job's reconfiguration stalls (:mod:`spare_theory.steps.elastic_run`);
 ``up = total - down`` (rework and checkpoint writes count as up).  The share
 of the global batch an elastic job skipped is its rule's to set (0 for the
 exact-batch strategies).
+
+The bill's breakdown
+--------------------
+Beside the totals a run reports its wall time by cause
+(:data:`BREAKDOWN_FIELDS`, the causes of :data:`spare_theory.planning.bill.BADPUT_CAUSES`
+with :attr:`spare_theory.steps.estimate.StepEstimate.badput_hours`'s meaning),
+accumulated on the run's own clock so that they add up to ``total``:
+
+- ``useful``: ``T0 = steps (stack_seconds + allreduce_seconds)``;
+- ``checkpoint_save``: the checkpoint writes every worker waits for; where only
+  the leader writes (Rep, CKPT-only) what the write adds to the step it
+  overlaps, ``T1 - T1'`` with ``T1'`` the attempt's end had the writer
+  started at once;
+- ``restart``: the global restarts;
+- ``reconfiguration``: the wall time in partial recoveries
+  (``partial_recovery_seconds`` per recovery, not the per-worker maximum of
+  ``down``), an elastic job's stalls and the rejoin stalls of repaired workers;
+- the *kept* steps (the last execution of each step the run finishes with) last
+  their first attempt's compute and all-reduce (the shortened one after a
+  failure); beyond ``T0`` that is ``redundant_compute`` (stacks beyond one,
+  Rep's copies, the slowest worker's jitter), less an elastic job's
+  ``skipped_samples`` (``(A - m) / N`` of a step's ``stack + all-reduce`` for
+  each kept step trained by ``m`` of ``A`` workers) and ``idle_spares``
+  (``(N - A) / N`` of it per kept step); the rule sets the last two;
+- ``wasted_progress``: the rest, ``total`` less all the above: attempts retried
+  or lost at a wipe-out, the step redone after each resume, checkpoint writes
+  lost to a wipe-out.
 """
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
 
 from ..lifetimes.clocks import RenewalClocks
+from ..planning.bill import BADPUT_CAUSES
 from .scenario import StepScenario
 
-__all__ = ["RUN_FIELDS", "RepairTimes", "StepRun"]
+__all__ = ["BREAKDOWN_FIELDS", "RUN_FIELDS", "RepairTimes", "StepRun"]
 
 #: What a run reports, in the order of :meth:`StepRun.result`.
 RUN_FIELDS = (
@@ -64,6 +93,10 @@ RUN_FIELDS = (
     "recomputed_stacks",
     "samples_skipped",
 )
+
+#: The wall time by cause a run reports after :data:`RUN_FIELDS` (module docstring),
+#: seconds: the useful work, then :data:`spare_theory.planning.bill.BADPUT_CAUSES`.
+BREAKDOWN_FIELDS = tuple(f"{cause}_seconds" for cause in ("useful", *BADPUT_CAUSES))
 
 # Lifetimes drawn at once by the failure clocks.
 _LIFETIME_BATCH = 4096
@@ -159,8 +192,10 @@ class StepRun:
     >>> from spare_theory.steps.scenario import paper_scenario
     >>> run = StepRun(paper_scenario(20), np.random.default_rng(0))
     >>> run.global_restart()
-    >>> run.restarts, run.t >= 3600.0, len(run.result()) == len(RUN_FIELDS)
+    >>> run.restarts, run.t >= 3600.0, len(run.result()) == len(RUN_FIELDS + BREAKDOWN_FIELDS)
     (1, True, True)
+    >>> dict(zip(BREAKDOWN_FIELDS, run.breakdown()))["restart_seconds"] == run.t
+    True
     """
 
     def __init__(
@@ -185,9 +220,17 @@ class StepRun:
         self.recomputed = 0
         self.restart_seconds = 0.0
         self.partial_count = np.zeros(self.N, dtype=np.int64)
-        # Set by an elastic rule: time stalled in reconfigurations, batch share skipped.
+        # Set by an elastic rule: time stalled in reconfigurations, batch share skipped,
+        # and the kept steps' time charged to skipped samples and idle spares.
         self.stalled_seconds = 0.0
         self.samples_skipped = 0.0
+        self.skipped_seconds = 0.0
+        self.idle_spares_seconds = 0.0
+        # The bill's breakdown (module docstring): checkpoint writes, partial
+        # recoveries and rejoin stalls, and each kept step's time by its index.
+        self.checkpoint_save_seconds = 0.0
+        self.reconfiguration_seconds = 0.0
+        self.kept: list[float] = []
 
     def jitter(self, shape: tuple[int, ...]) -> np.ndarray:
         """``max(0.1, Normal(1, cv))`` factors."""
@@ -226,9 +269,23 @@ class StepRun:
             return np.zeros(0, dtype=np.int64)
         back = self.repairs.due(self.t)
         if back.size:
-            self.t += self.sc.rejoin_seconds * back.size
+            stall = self.sc.rejoin_seconds * back.size
+            self.t += stall
+            self.reconfiguration_seconds += stall
             self.clocks.renew(back, self.t)
         return back
+
+    def keep_step(self, index: int, seconds: float) -> None:
+        """Step ``index`` (0-based) is done in ``seconds``: it replaces any earlier execution."""
+        del self.kept[index:]
+        self.kept.append(seconds)
+
+    def partial_recovery(self, workers: np.ndarray, at: float) -> None:
+        """A partial recovery of ``workers`` from ``at``: ``self.t`` moves past it."""
+        pr = self.sc.partial_recovery_seconds
+        self.partial_count[workers] += 1
+        self.reconfiguration_seconds += pr
+        self.t = at + pr
 
     def start_repairs(self, idx: np.ndarray, at: float) -> None:
         """Removed workers ``idx`` start their repairs at ``at`` (nothing without repairs)."""
@@ -263,8 +320,32 @@ class StepRun:
         if self.repairs is not None:
             self.repairs.clear()
 
-    def result(self) -> tuple[float, float, int, int, int, float]:
-        """``(total, up, failures, restarts, recomputed, skipped)``: :data:`RUN_FIELDS`."""
+    def breakdown(self) -> tuple[float, ...]:
+        """The wall time so far by cause, seconds: :data:`BREAKDOWN_FIELDS` (module docstring).
+
+        The parts add up to ``self.t`` (``wasted_progress`` is the rest).
+        """
+        useful = self.sc.failure_free_seconds
+        kept = math.fsum(self.kept)
+        reconfiguration = self.reconfiguration_seconds + self.stalled_seconds
+        parts = {
+            "checkpoint_save": self.checkpoint_save_seconds,
+            "wasted_progress": self.t
+            - kept
+            - self.checkpoint_save_seconds
+            - self.restart_seconds
+            - reconfiguration,
+            "restart": self.restart_seconds,
+            "redundant_compute": kept - useful - self.skipped_seconds - self.idle_spares_seconds,
+            "reconfiguration": reconfiguration,
+            "skipped_samples": self.skipped_seconds,
+            "idle_spares": self.idle_spares_seconds,
+        }
+        return (useful, *(parts[cause] for cause in BADPUT_CAUSES))
+
+    def result(self) -> tuple[float, ...]:
+        """``(total, up, failures, restarts, recomputed, skipped)`` (:data:`RUN_FIELDS`), then
+        :meth:`breakdown` (:data:`BREAKDOWN_FIELDS`)."""
         down = (
             self.restart_seconds
             + self.sc.partial_recovery_seconds * int(self.partial_count.max())
@@ -277,4 +358,5 @@ class StepRun:
             self.restarts,
             self.recomputed,
             self.samples_skipped,
+            *self.breakdown(),
         )

@@ -305,7 +305,7 @@ def run_spare(
     *,
     repairs: RepairTimes | None = None,
     clocks: Any = None,
-) -> tuple[float, float, int, int, int, float]:
+) -> tuple[float, ...]:
     """One simulated run of SPARe at redundancy ``r``, a checkpoint every ``k`` steps.
 
     Whole shards when ``scenario.microbatches == 1``, micro-batches
@@ -331,7 +331,9 @@ def run_spare(
     -------
     tuple
         ``(total seconds, up seconds, failures, global restarts, recomputed
-        stacks or pieces, 0.0)`` (:data:`spare_theory.steps.runs.RUN_FIELDS`).
+        stacks or pieces, 0.0)`` (:data:`spare_theory.steps.runs.RUN_FIELDS`),
+        then the wall time by cause
+        (:data:`~spare_theory.steps.runs.BREAKDOWN_FIELDS`).
 
     Raises
     ------
@@ -344,8 +346,12 @@ def run_spare(
     >>> from spare_theory.steps.scenario import StepScenario
     >>> sc = StepScenario(groups=7, steps=20, allreduce_seconds=1.0, stack_jitter_cv=0.0,
     ...                   failure_law=stats.expon(scale=1e15))
-    >>> run_spare(sc, 3, 10, np.random.default_rng(0))
+    >>> out = run_spare(sc, 3, 10, np.random.default_rng(0))
+    >>> out[:6]
     (1417.6, 1417.6, 0, 0, 0, 0.0)
+    >>> from spare_theory.steps.runs import BREAKDOWN_FIELDS
+    >>> {name: round(x, 6) for name, x in zip(BREAKDOWN_FIELDS, out[6:]) if round(x, 6)}
+    {'useful_seconds': 1300.0, 'checkpoint_save_seconds': 117.6}
     """
     check_spare_run(scenario, r)
     sc = scenario
@@ -359,6 +365,7 @@ def run_spare(
             leader = int(work.active[0])
         retry = False
         restarted = False
+        begin, first = run.t, math.nan  # the step's first attempt: its start and its end
         while True:
             t = run.t
             pending = np.zeros(N, dtype=bool)
@@ -386,6 +393,8 @@ def run_spare(
             pending[run.check(act[~pending[act]], T1)] = True
             if not pending.any():
                 run.t = T1 + sc.allreduce_seconds
+                if not retry:
+                    first = run.t
                 break
             T2 = T1 + sc.allreduce_seconds * sc.allreduce_failure_scale
             outcome = work.recover(pending, T2)
@@ -394,9 +403,10 @@ def run_spare(
                 run.global_restart()
                 restarted = True
                 break
-            run.partial_count[work.active] += 1
+            if not retry:
+                first = T2
+            run.partial_recovery(work.active, T2)
             leader = int(work.active[0])
-            run.t = T2 + sc.partial_recovery_seconds
             if outcome == "done":
                 break
             retry = True
@@ -405,11 +415,13 @@ def run_spare(
             leader, pending_leader = 0, False
             step = last_ckpt
             continue
+        run.keep_step(step, first - begin)  # retries are wasted progress
         if run.checkpoint_due(step, k):
             if run.fails(leader, run.t):
                 pending_leader = True
             else:
                 last_ckpt = step
                 run.t += sc.checkpoint_seconds  # every worker waits for the write
+                run.checkpoint_save_seconds += sc.checkpoint_seconds
         step += 1
     return run.result()

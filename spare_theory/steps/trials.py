@@ -20,13 +20,15 @@ from .._parallel import map_tasks
 from .._samples import TrialSamples
 from .._validation import as_count, as_seed_sequence, child_seed
 from ..hourly.sources import Replay
-from .runs import RUN_FIELDS, RepairTimes
+from ..planning.bill import BADPUT_CAUSES, BillSamples, CostModel, make_bill
+from .runs import BREAKDOWN_FIELDS, RUN_FIELDS, RepairTimes
 from .scenario import StepScenario
 from .sources import LogClocks, PoolRepairTimes
 
 __all__ = ["StepSimulation", "StepTrial", "simulate_step_trials"]
 
-#: A strategy's rule for one run: ``trial(scenario, r, k, rng, *, repairs) -> RUN_FIELDS tuple``.
+#: A strategy's rule for one run: ``trial(scenario, r, k, rng, *, repairs) -> tuple``: the
+#: values of ``RUN_FIELDS``, optionally followed by those of ``BREAKDOWN_FIELDS``.
 StepTrial = Callable[..., tuple]
 
 _COUNTS = {"failures", "global_restarts", "recomputed_stacks"}
@@ -64,6 +66,11 @@ class StepSimulation(TrialSamples):
     exact_batch : bool
         Whether the plan keeps the global batch exact (every step trains all
         ``A`` shards), so that no table compares unlike things silently.
+    breakdown_seconds : numpy.ndarray or None
+        Each run's wall time by cause, one row per trial, columns
+        :data:`~spare_theory.steps.runs.BREAKDOWN_FIELDS` (the useful work,
+        then the badput causes; they add up to ``total_seconds``), for
+        :meth:`bill`; ``None`` when the rule reports no breakdown.
 
     Examples
     --------
@@ -99,6 +106,7 @@ class StepSimulation(TrialSamples):
     recomputed_stacks: np.ndarray
     samples_skipped: np.ndarray
     exact_batch: bool = True
+    breakdown_seconds: np.ndarray | None = None
 
     @property
     def restarts(self) -> np.ndarray:
@@ -124,6 +132,69 @@ class StepSimulation(TrialSamples):
     def total_over_T0(self) -> np.ndarray:
         """``total / T0`` per trial, ``T0 = scenario.failure_free_seconds``."""
         return self.total_seconds / self.scenario.failure_free_seconds
+
+    def bill(self, cost: CostModel, *, gpus_per_node: int = 8) -> BillSamples:
+        """Each run's bill under ``cost``, from its own measured breakdown.
+
+        The causes as :attr:`StepEstimate.badput_hours
+        <spare_theory.steps.estimate.StepEstimate.badput_hours>` means them,
+        measured on each run's clock (:mod:`spare_theory.steps.runs`, "The
+        bill's breakdown"), with ``gpus_per_node`` as for
+        :meth:`StepEstimate.bill <spare_theory.steps.estimate.StepEstimate.bill>`:
+        ``G_r = (groups x nodes_per_group + spare_nodes) x gpus_per_node``
+        reserved, ``G_c = groups x nodes_per_group x gpus_per_node`` in groups.
+        Three parts are split differently from the model (``docs/jobs.md``
+        gives their measured sizes): the all-reduce shortened by a failure
+        shortens the kept step (redundant compute; the model: wasted
+        progress); rejoin stalls are reconfiguration (the model: wasted
+        progress); partial recoveries are their wall time, one
+        ``partial_recovery_seconds`` each (``down_seconds`` takes the
+        per-worker maximum).
+
+        Parameters
+        ----------
+        cost : CostModel
+        gpus_per_node : int
+            GPUs per node, ``>= 1`` (default 8).
+
+        Returns
+        -------
+        BillSamples
+            One bill per trial.
+
+        Raises
+        ------
+        ValueError
+            When the rule reported no breakdown; naming ``gpus_per_node``.
+
+        Examples
+        --------
+        >>> from spare_theory import CostModel
+        >>> from spare_theory.steps.rep_run import run_rep
+        >>> from spare_theory.steps.scenario import paper_scenario
+        >>> sim = simulate_step_trials(paper_scenario(50, steps=200), run_rep, strategy="rep",
+        ...                            r=3, checkpoint_every_steps=5, trials=3, seed=0)
+        >>> bills = sim.bill(CostModel(), gpus_per_node=8)
+        >>> bool(np.allclose(bills.gpu_hours, 50 * 8 * sim.hours, rtol=1e-12))
+        True
+        >>> lost = sum(bills.mean(f"{cause}_hours") for cause in BADPUT_CAUSES)
+        >>> round((bills.mean("useful_hours") + lost) / sim.mean("hours"), 12)
+        1.0
+        """
+        if self.breakdown_seconds is None:
+            raise ValueError("this simulation's rule reports no breakdown: no bill")
+        per_node = as_count(gpus_per_node, "gpus_per_node")
+        sc = self.scenario
+        nodes = sc.groups * sc.nodes_per_group
+        parts = self.breakdown_seconds.T / 3600.0
+        return make_bill(
+            cost,
+            hours=self.hours,
+            useful_hours=parts[0],
+            badput_hours=dict(zip(BADPUT_CAUSES, parts[1:])),
+            reserved_gpus=(nodes + (sc.spare_nodes or 0)) * per_node,
+            grouped_gpus=nodes * per_node,
+        )
 
 
 def _run_trial(task: tuple) -> tuple:
@@ -239,16 +310,23 @@ def simulate_step_trials(
     root = as_seed_sequence(seed)
     tasks = [(scenario, trial, r, k, child_seed(root, i), replay) for i in range(n)]
     rows = map_tasks(_run_trial, tasks, executor=executor, desc="trials", progress=progress)
-    columns = np.array(rows, dtype=np.float64).reshape(n, len(RUN_FIELDS)).T
+    table = np.array(rows, dtype=np.float64).reshape(n, -1)
+    if table.shape[1] not in (len(RUN_FIELDS), len(RUN_FIELDS) + len(BREAKDOWN_FIELDS)):
+        raise ValueError(
+            f"trial returned {table.shape[1]} values; expected RUN_FIELDS "
+            f"({len(RUN_FIELDS)}), optionally followed by BREAKDOWN_FIELDS"
+        )
     values = {
         name: (col.astype(np.int64) if name in _COUNTS else col)
-        for name, col in zip(RUN_FIELDS, columns)
+        for name, col in zip(RUN_FIELDS, table.T)
     }
+    breakdown = table[:, len(RUN_FIELDS) :] if table.shape[1] > len(RUN_FIELDS) else None
     return StepSimulation(
         scenario=scenario,
         strategy=strategy,
         r=r,
         checkpoint_every_steps=k,
         exact_batch=exact_batch,
+        breakdown_seconds=breakdown,
         **values,
     )
