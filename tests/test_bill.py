@@ -219,7 +219,7 @@ STEP_RUNS = [
     ids=[f"{p[0]}-{i}" for i, p in enumerate(STEP_RUNS)],
 )
 def test_step_simulation_bill_identities_per_trial(name, r, k, sc, plan):
-    sim = st.simulate_steps(sc, name, r=r, checkpoint_every_steps=k, trials=4, seed=2, **plan)
+    sim = st.simulate_training(sc, name, r=r, checkpoint_every_steps=k, trials=4, seed=2, **plan)
     bills = sim.bill(COST, gpus_per_node=8)
     hours = sim.total_seconds / 3600.0
     assert np.array_equal(bills.hours, hours)
@@ -237,7 +237,7 @@ def test_step_simulation_bill_identities_per_trial(name, r, k, sc, plan):
     down = sim.down_seconds / 3600.0
     assert np.all(bills.reconfiguration_hours >= down - bills.restart_hours - 1e-9 * hours)
     # Each trial's breakdown is its own stream's: the same however many trials run.
-    two = st.simulate_steps(sc, name, r=r, checkpoint_every_steps=k, trials=2, seed=2, **plan)
+    two = st.simulate_training(sc, name, r=r, checkpoint_every_steps=k, trials=2, seed=2, **plan)
     assert np.array_equal(two.breakdown_seconds, sim.breakdown_seconds[:2])
     if sc.restart_semantics == "fixed":  # every restart lasts R exactly
         assert np.allclose(bills.restart_hours, sim.global_restarts * 600.0 / 3600.0, rtol=1e-12)
@@ -261,7 +261,7 @@ def test_step_simulation_bill_of_a_failure_free_run_by_hand():
         "spare": (3, {"checkpoint_save": 2 * 58.8}),
     }
     for name, (r, lost) in hand.items():
-        bill = st.simulate_steps(sc, name, r=r, checkpoint_every_steps=10, trials=1, seed=0)
+        bill = st.simulate_training(sc, name, r=r, checkpoint_every_steps=10, trials=1, seed=0)
         bill = bill.bill(COST).trial(0)
         assert bill.useful_hours == pytest.approx(1300.0 / 3600.0, rel=1e-12)
         for cause in BADPUT_CAUSES:
@@ -269,7 +269,9 @@ def test_step_simulation_bill_of_a_failure_free_run_by_hand():
                 lost.get(cause, 0.0) / 3600.0, abs=1e-12
             ), (name, cause)
     spare4 = dataclasses.replace(sc, groups=4)
-    bill = st.simulate_steps(spare4, "hot_spares", r=1, checkpoint_every_steps=10, trials=1, seed=0)
+    bill = st.simulate_training(
+        spare4, "hot_spares", r=1, checkpoint_every_steps=10, trials=1, seed=0
+    )
     lost = bill.bill(COST).trial(0).badput_hours
     assert lost["idle_spares"] == pytest.approx(27 * 65.0 / 4 / 3600.0, rel=1e-12)
     assert lost["redundant_compute"] == pytest.approx(65.0 / 4 / 3600.0, rel=1e-9)
@@ -298,7 +300,7 @@ def test_a_rule_without_breakdown_has_no_step_bill():
     with pytest.raises(ValueError, match="no breakdown"):
         sim.bill(COST)
     with pytest.raises(ValueError, match="gpus_per_node"):
-        st.simulate_steps(
+        st.simulate_training(
             _small_step(8), "ckpt", r=1, checkpoint_every_steps=10, trials=1, seed=0
         ).bill(COST, gpus_per_node=0)
 
@@ -341,7 +343,9 @@ MISSED = {
 def _step_bills(cell):
     name, r, k, sc, plan, trials, loose = STEP_CELLS[cell]
     model = st.time_to_train(sc, name, r, checkpoint_every_steps=k, **plan).bill(COST)
-    sim = st.simulate_steps(sc, name, r=r, checkpoint_every_steps=k, trials=trials, seed=7, **plan)
+    sim = st.simulate_training(
+        sc, name, r=r, checkpoint_every_steps=k, trials=trials, seed=7, **plan
+    )
     return model, sim.bill(COST), loose
 
 
