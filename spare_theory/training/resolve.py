@@ -15,7 +15,7 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
-from .._validation import merge_microbatches
+from .._validation import as_count, merge_microbatches
 from ..hourly.scenario import Scenario, check_checkpoint_interval
 from ..planning.plan import Plan
 from ..planning.resolved import Resolved
@@ -122,6 +122,8 @@ def resolve(
                 "checkpoint_interval_minutes is for a Scenario; a StepScenario takes "
                 "checkpoint_every_steps (checkpoints every k steps)"
             )
+        if checkpoint_every_steps is not None:
+            checkpoint_every_steps = as_count(checkpoint_every_steps, "checkpoint_every_steps")
     else:
         if checkpoint_every_steps is not None:
             raise ValueError(
