@@ -342,7 +342,7 @@ MISSED = {
 
 def _step_bills(cell):
     name, r, k, sc, plan, trials, loose = STEP_CELLS[cell]
-    model = st.time_to_train(sc, name, r, checkpoint_every_steps=k, **plan).bill(COST)
+    model = st.time_to_train(sc, name, r=r, checkpoint_every_steps=k, **plan).bill(COST)
     sim = st.simulate_training(
         sc, name, r=r, checkpoint_every_steps=k, trials=trials, seed=7, **plan
     )

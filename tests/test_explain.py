@@ -66,7 +66,7 @@ def test_every_front_door_attaches_them():
 def test_the_step_level_front_doors_attach_them():
     step = dataclasses.replace(paper_scenario(200, steps=500), microbatches=4)
     assert time_to_train(step, "spare", r=9, checkpoint_every_steps=10).caveats
-    best = optimal_checkpoint_steps(step, "spare", 9)
+    best = optimal_checkpoint_steps(step, "spare", r=9)
     assert len(best.caveats) == 1 and "docs/step_model.md section 10" in best.caveats[0]
     assert time_to_train(step, "spare", r=1, checkpoint_every_steps=10).caveats == ()
 

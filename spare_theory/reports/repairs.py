@@ -165,8 +165,11 @@ def plans_table(
     Examples
     --------
     >>> t = plans_table((2048,), (10.0,), planned=(), progress=False)
-    >>> t[["strategy", "r", "r_within_1pct", "winner"]].values.tolist()
-    [['ckpt', 1, 1, False], ['rep', 2, 2, False], ['spare', 13, 4, True]]
+    >>> t[["strategy", "r_within_1pct", "winner"]].values.tolist()
+    [['ckpt', 1, False], ['rep', 2, False], ['spare', 4, True]]
+
+    (SPARe's best ``r`` itself is not shown: on this plateau of hours it is
+    decided by differences of 1e-16 and moves between machines.)
     """
     tasks = [
         (g, m, s, m in planned)

@@ -39,9 +39,8 @@ import numpy as np
 from numpy.typing import ArrayLike
 from scipy import stats
 
-from ..cycles.base import EXPONENTIAL
 from ..hourly.scenario import Scenario
-from ..planning.search import Bracket, Leg
+from ..lifetimes.laws import EXPONENTIAL
 from ..steps.scenario import StepScenario
 
 __all__ = [
@@ -329,6 +328,9 @@ def _strs(result: Any) -> str | None:
 
 
 def _legs(result: Any) -> str | None:
+    # The planner's legs are loaded by the check only: importing a strategy loads no planner.
+    from ..planning.search import Bracket, Leg
+
     if isinstance(result, Sequence) and all(isinstance(leg, Leg | Bracket) for leg in result):
         return None
     return "returned something other than a sequence of Leg or Bracket"

@@ -381,9 +381,8 @@ def optimal_checkpoint_steps(
     """
     if not isinstance(scenario, StepScenario):
         raise ValueError(f"scenario must be a StepScenario, got {type(scenario).__name__}")
-    return estimate_job(
-        resolve(scenario, strategy, r=r, microbatches=microbatches, min_groups=min_groups)
-    )
+    job = resolve(scenario, strategy, r=r, microbatches=microbatches, min_groups=min_groups)
+    return job.strategy.with_caveats(estimate_job(job), job.scenario)
 
 
 def best_steps(job: Resolved) -> StepEstimate:
