@@ -15,6 +15,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
+import spare_theory as st
 from spare_theory.lifetimes.clocks import RenewalClocks
 from spare_theory.lifetimes.laws import equilibrium_law
 
@@ -105,3 +106,25 @@ def test_bad_arguments_name_themselves(kwargs, name):
     groups = args.pop("groups")
     with pytest.raises(ValueError, match=name):
         RenewalClocks(WEIBULL, groups, np.random.default_rng(0), **args)
+
+
+@pytest.mark.slow
+def test_renewal_clocks_lose_no_failure_at_a_wipe_out():
+    # CKPT-only with free restarts and checkpoints: every failure is a restart and wall time
+    # runs on, so restarts over hours is the cluster's failure rate N lambda (16 groups of
+    # 8 GPUs at 128 h each: 1 an hour), whatever path the clocks take.  Given the hours the
+    # count is Poisson, so the tolerance is 4 of its standard deviations.  The clocks used to
+    # renew the just-failed group's clock unfired at a wipe-out: 1 failure in 16 lost, 8 SD.
+    sc = st.Scenario(
+        gpus=16 * 8,
+        gpus_per_group=8,
+        gpu_mtbf_hours=128.0,
+        restart_minutes=0,
+        checkpoint_minutes=0,
+        work_hours=100,
+        failure_law=stats.weibull_min(1.0, scale=128.0),
+    )
+    runs = st.simulate_training(sc, "ckpt", checkpoint_interval_minutes=30.0, trials=40, seed=3)
+    failures, hours = runs.restarts.sum(), runs.hours.sum()
+    rate = 16 * 8 / 128.0
+    assert abs(failures - rate * hours) <= 4 * np.sqrt(rate * hours)

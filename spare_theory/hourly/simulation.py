@@ -189,7 +189,8 @@ class TrainingSamples(HourSamples):
 class _ExponentialFailures:
     """Failures ``Exp(healthy lambda)`` apart, each hitting a uniformly random healthy group."""
 
-    owns_repairs = False
+    # Groups are exchangeable: a rule that needs no group identity draws none.
+    owns_repairs, needs_pick, draws_ahead = False, False, True
 
     def __init__(self, N: int, lam: float, rng: np.random.Generator) -> None:
         self.alive = np.arange(N)
@@ -211,7 +212,11 @@ class _ExponentialFailures:
 class _RenewalFailures:
     """The earliest expiring renewal clock of a healthy group fails next."""
 
-    owns_repairs = False
+    # The clock that expired must be fired (and its group marked down) at every failure,
+    # whether or not the rule asks which group it was: asking for the next failure renews
+    # the down groups' clocks silently, and at a wipe-out, after which every group is up,
+    # the just-failed group's clock would be renewed unfired (one failure in N lost).
+    owns_repairs, needs_pick, draws_ahead = False, True, False
 
     def __init__(self, clocks: RenewalClocks, N: int) -> None:
         self.clocks = clocks
@@ -251,7 +256,7 @@ class _Cycle:
         self.reconfigures, self.holding, self.held = rule.reconfigures, False, False
         # (repair done, group), a heap; a node-level source keeps its own returns there.
         self.due: list[tuple[float, int]] = failures.due if failures.owns_repairs else []
-        self.picks = failures.owns_repairs or rule.needs_group
+        self.picks = failures.owns_repairs or failures.needs_pick or rule.needs_group
         self.repairs = 0
         #: Planned restart (no rollback) once this many groups are down at once,
         #: or once a growing step cost ``1 / throughput`` reaches ``cost_trigger``.
@@ -294,9 +299,10 @@ class _Cycle:
             if self.repair_hours is not None:
                 heappush(due, (t + self.repair_hours(self.rng.random()), g))
             if rule.fail(g):
-                if self.repair_hours is None:
+                if self.repair_hours is None and failures.draws_ahead:
                     # Without repairs the next failure is drawn before the cycle ends:
-                    # the stream order every seeded result without repairs rests on.
+                    # the stream order every seeded exponential result without repairs
+                    # rests on (renewal clocks draw none: that would renew them unfired).
                     self.next_fail = failures.next_time(t, self.healthy)
                 return True
             if self.reconfigures:

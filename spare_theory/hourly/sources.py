@@ -430,7 +430,7 @@ class NodeWorld:
     (8, True)
     """
 
-    owns_repairs = True
+    owns_repairs, needs_pick, draws_ahead = True, True, True
 
     def __init__(self, scenario: Scenario, rng: np.random.Generator, replay: Replay | None = None):
         self.rng = rng
