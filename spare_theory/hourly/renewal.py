@@ -30,9 +30,11 @@ vectorised core, which the interval search
 :func:`~spare_theory.planning.search.minimize_log_interval`) evaluates on
 whole grids of intervals.
 
-This module is long (about 570 lines, half of them docstrings and Examples)
+This module is long (about 780 lines, half of them docstrings and Examples)
 because the estimate type and the sums that fill it are one model: every field
-of :class:`TrainingEstimate` is defined by a term of :func:`renewal_terms`.
+of :class:`TrainingEstimate` is defined by a term of :func:`renewal_terms`, and
+the estimate explains itself (its summary, its lost time by cause, its bill)
+from those fields alone.
 """
 
 from __future__ import annotations
