@@ -220,13 +220,8 @@ def test_published_strategies_report_exact_batches():
             "failure_law",
         ),
         (
-            lambda: st.simulate_training(
-                dataclasses.replace(BASE, repair_minutes=30, repair_law="fixed"),
-                "elastic",
-                r=None,
-                checkpoint_interval_minutes=60,
-                trials=2,
-                seed=0,
+            lambda: st.time_to_train(
+                dataclasses.replace(BASE, repair_minutes=30, repair_law="fixed"), "elastic"
             ),
             "repair_law",
         ),

@@ -167,7 +167,6 @@ def replay_training(
         ).checkpoint_interval_minutes
         job = dataclasses.replace(job, checkpoint_interval_minutes=float(tau))
     played = _law_free(dataclasses.replace(played, gpus_per_node=per_node), repairs)
-    job.strategy.check_scenario(played)
     return simulate_hourly(
         dataclasses.replace(job, scenario=played),
         trials=trials,

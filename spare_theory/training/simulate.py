@@ -233,7 +233,6 @@ def simulate_training(
         )
     if rep_recovery != "published":
         raise ValueError("rep_recovery is for a StepScenario, not a Scenario")
-    job.strategy.check_scenario(job.scenario)  # the model's refusals, the same here
     return simulate_hourly(
         job,
         trials=trials,
