@@ -99,6 +99,30 @@ class TrialSamples:
             raise ValueError(f"standard_error needs trials >= 2, got trials={values.size}")
         return float(values.std(ddof=1) / math.sqrt(values.size))
 
+    def joined(self, other: Any) -> Any:
+        """These trials followed by ``other``'s: every per-trial array concatenated.
+
+        ``other`` holds later trials of the same plan (the simulations'
+        ``first_trial``), so a sample grows without replaying its first runs.
+
+        Examples
+        --------
+        >>> from dataclasses import dataclass
+        >>> @dataclass(frozen=True)
+        ... class Runs(TrialSamples):
+        ...     hours: np.ndarray
+        >>> Runs(np.array([1.0])).joined(Runs(np.array([2.0, 3.0]))).hours.tolist()
+        [1.0, 2.0, 3.0]
+        """
+        n = self.trials
+        grown = {
+            field.name: np.concatenate([getattr(self, field.name), getattr(other, field.name)])
+            for field in dataclasses.fields(self)  # type: ignore[arg-type]
+            if isinstance(getattr(self, field.name), np.ndarray)
+            and getattr(self, field.name).shape[:1] == (n,)
+        }
+        return dataclasses.replace(self, **grown)  # type: ignore[type-var]
+
     def to_frame(self) -> Any:
         """One row per trial: ``trial`` and every quantity, a ``pandas.DataFrame``."""
         import pandas as pd  # only when asked: pandas is slow to import

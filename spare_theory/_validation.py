@@ -19,6 +19,7 @@ import numpy as np
 import numpy.typing as npt
 
 __all__ = [
+    "NoClosedFormError",
     "as_choice",
     "as_count",
     "as_count_array",
@@ -29,6 +30,20 @@ __all__ = [
     "child_seed",
     "merge_microbatches",
 ]
+
+
+class NoClosedFormError(ValueError):
+    """No closed form covers this scenario or plan, though the event simulation plays it.
+
+    A :class:`ValueError` (every caller that catches those still does);
+    :func:`spare_theory.optimal_plan` catches it to plan by the simulation
+    search instead.
+
+    Examples
+    --------
+    >>> issubclass(NoClosedFormError, ValueError)
+    True
+    """
 
 
 # Largest count accepted: well inside int64, so sums and products of a few stay exact.

@@ -151,7 +151,7 @@ def test_bad_microbatches():
         lambda: time_to_train(
             racks, "spare", r=5, checkpoint_interval_minutes=30.0, microbatches=2
         ),
-        lambda: optimal_plan(racks, "spare", microbatches=2),
+        lambda: optimal_plan(racks, "spare", microbatches=2, method="model"),
         lambda: time_to_train(step, "spare", r=5, checkpoint_every_steps=5, microbatches=2),
         lambda: optimal_plan(step, "spare", microbatches=2),
         lambda: simulate_training(

@@ -4,6 +4,7 @@ import numpy as np
 import pytest
 
 from spare_theory import strategy as lookup
+from spare_theory._validation import NoClosedFormError
 from spare_theory.cycles.base import cycle_law_of
 from spare_theory.hourly.renewal import hours_grid
 from spare_theory.hourly.scenario import Scenario
@@ -249,6 +250,11 @@ def test_plan_does_not_repeat_its_estimate():
         "planned_restart_cost",  # the step-cost threshold realising that trigger
         "min_groups",  # an elastic plan's quorum
         "microbatches",  # the pieces per shard it was planned with
+        "method",  # model or simulation
+        "verified_hours",  # what verification measured, not part of the estimate
+        "verified_standard_error",
+        "verified_trials",
+        "moved_by_verification",
     ]
     est = plan.estimate
     assert (plan.strategy, plan.r, plan.checkpoint_interval_minutes, plan.hours) == (
@@ -303,5 +309,5 @@ def test_walk_skips_the_r_a_model_refuses_and_says_when_it_refuses_all():
         domain_size=64,
         domain_mtbf_hours=20000.0,
     )
-    with pytest.raises(ValueError, match="must divide"):
-        optimal_plan(odd, "spare")
+    with pytest.raises(NoClosedFormError, match="must divide"):
+        optimal_plan(odd, "spare", method="model")

@@ -38,6 +38,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from .._caching import cached, value_key
+from .._validation import NoClosedFormError
 from ..lifetimes.laws import EXPONENTIAL
 
 __all__ = [
@@ -177,8 +178,8 @@ class CycleLaw(ABC):
         """The values that define the law (caches of laws built on it are keyed on them)."""
         return (type(self).__qualname__, self.N, self.r, value_key(self.lifetimes))
 
-    def _refuse(self, mechanism: str) -> ValueError:
-        return ValueError(f"the {self.name!r} cycle law has no model {mechanism}")
+    def _refuse(self, mechanism: str) -> NoClosedFormError:
+        return NoClosedFormError(f"the {self.name!r} cycle law has no model {mechanism}")
 
     def repair_wipeout_rate(self, mu: float) -> float:
         """Wipe-outs per unit ``u`` with repairs at rate ``mu`` once the down share settles.

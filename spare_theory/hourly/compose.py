@@ -54,6 +54,7 @@ from __future__ import annotations
 import dataclasses
 
 from .._caching import cached
+from .._validation import NoClosedFormError
 from ..lifetimes.laws import renewal_function
 from ..lifetimes.spares import group_down_hours
 from ..planning.resolved import ModelStrategy
@@ -243,7 +244,7 @@ def priced_scenario(scenario: Scenario, *, repairs: bool = True) -> Scenario:
     if not repairs:
         return sc  # CKPT-only: the law, lemons and domain events together, exactly
     if domains and not sc.exponential:
-        raise ValueError(
+        raise NoClosedFormError(
             "failure domains (domain_size) with a non-exponential failure_law have no model "
             "without repairs: drop domain_size or use failure_law='exponential' "
             "(simulate_training runs the combination)"
@@ -295,7 +296,7 @@ def check_split(scenario: Scenario, strategy: ModelStrategy) -> int:
     """
     m = strategy.check_microbatches(scenario.microbatches)
     if m != 1 and priced_scenario(scenario).domain_size is not None:
-        raise ValueError(
+        raise NoClosedFormError(
             "microbatches must be 1 with domain_size set (no split model under failure "
             "domains without repairs): drop domain_size or microbatches "
             "(simulate_training runs the combination)"

@@ -43,6 +43,7 @@ from typing import Any
 from scipy.special import lambertw
 
 from .._caching import cached
+from .._validation import NoClosedFormError
 from ..cycles.base import CycleLaw
 from ..cycles.domains import LemonLifetimes, PooledLemons, ScaledExponential
 from ..cycles.planned import cost_trigger_failures, planned_cycle
@@ -304,7 +305,7 @@ def _extended_law(scenario: Scenario, strategy: ModelStrategy, r: int, m: int) -
         return base if k is None else planned_cycle(base, k)
     planned = k is not None or scenario.planned_restart_cost is not None
     if not plain and planned:
-        raise ValueError(
+        raise NoClosedFormError(
             "planned_restart_failures and planned_restart_cost are modelled with "
             "failure_law='exponential', no failure domains and no lemons: drop them, or the "
             "planned restart (simulate_training runs the combination)"

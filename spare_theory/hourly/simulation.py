@@ -396,8 +396,12 @@ def _one_run(
     tau: float,
     rng: Any,
     replay: Replay | None = None,
+    max_hours: float = math.inf,
 ) -> tuple[float, int, int, int, float, tuple[float, ...]]:
     """Hours, restarts, repairs, planned restarts, samples skipped and breakdown of one run.
+
+    A run still unfinished when a restart begins after ``max_hours`` stops
+    there with ``hours = inf`` (a hopeless plan costs a bounded time to rule out).
 
     A planned restart keeps the work of the current segment, then restarts
     as a wipe-out does.  The breakdown (hours, :data:`BREAKDOWN` order): the
@@ -493,12 +497,17 @@ def _one_run(
         restarts += 1
         planned += cycle.planned
         repairs += cycle.repairs
+        if t > max_hours:
+            parts = (saved, checkpoint_h, lost_h, restart_h, kept_h - saved, stalled_h, 0.0, 0.0)
+            return math.inf, restarts, repairs, planned, 0.0, parts
 
 
 def _runs(task: tuple) -> list[tuple[float, int, int, int, float, tuple[float, ...]]]:
-    scenario, rules, tau, seed, first, count, replay = task
+    scenario, rules, tau, seed, first, count, replay, max_hours = task
     return [
-        _one_run(scenario, rules, tau, np.random.default_rng(child_seed(seed, i)), replay)
+        _one_run(
+            scenario, rules, tau, np.random.default_rng(child_seed(seed, i)), replay, max_hours
+        )
         for i in range(first, first + count)
     ]
 
@@ -514,6 +523,8 @@ def simulate_runs(
     progress: bool = False,
     exact_batch: bool = True,
     replay: Replay | None = None,
+    first_trial: int = 0,
+    max_hours: float = math.inf,
 ) -> TrainingSamples:
     """Simulate ``trials`` runs of ``scenario`` under a strategy's failure rules.
 
@@ -544,6 +555,13 @@ def simulate_runs(
     replay : Replay, optional
         Fault times from a failure log instead of the scenario's law
         (:class:`~spare_theory.hourly.sources.NodeWorld`).
+    first_trial : int
+        Index of the first run, ``>= 0``: runs ``first_trial, ...,
+        first_trial + trials - 1`` are played, so that more runs can be
+        added to a sample (common random numbers across plans).
+    max_hours : float
+        Stop a run still unfinished when a restart begins after this many
+        hours; its ``hours`` are then ``inf`` (default: never).
 
     Returns
     -------
@@ -560,11 +578,13 @@ def simulate_runs(
     ((4,), True)
     """
     trials = as_count(trials, "trials")
+    first_trial = as_count(first_trial, "first_trial", minimum=0)
     root = as_seed_sequence(seed)
     tau = checkpoint_interval_minutes / 60
+    end = first_trial + trials
     tasks = [
-        (scenario, rules, tau, root, first, min(_TRIALS_PER_TASK, trials - first), replay)
-        for first in range(0, trials, _TRIALS_PER_TASK)
+        (scenario, rules, tau, root, first, min(_TRIALS_PER_TASK, end - first), replay, max_hours)
+        for first in range(first_trial, end, _TRIALS_PER_TASK)
     ]
     rows = [
         row

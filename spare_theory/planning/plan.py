@@ -106,6 +106,28 @@ class Plan(Generic[EstimateT]):
     #: Pieces per shard ``m`` the plan was made with (the scenario's field, or the
     #: ``microbatches`` keyword folded into it); 1: whole shards.
     microbatches: int = 1
+    #: How the plan was searched: ``"model"`` (the closed forms) or ``"simulation"``
+    #: (the event simulation, where no closed form covers the scenario).
+    method: str = "model"
+    #: Mean hours of the plan in the verifying simulation (``optimal_plan(..., verify=...)``),
+    #: and their standard error; ``None`` when not verified.
+    verified_hours: float | None = None
+    verified_standard_error: float | None = None
+    #: Runs behind :attr:`verified_hours` (trials ``0, ..., n - 1`` of the seed's streams).
+    verified_trials: int | None = None
+    #: Whether verification replaced the searched plan by a neighbour that simulated
+    #: better by more than two standard errors of the paired difference.
+    moved_by_verification: bool = False
+
+    @property
+    def model_error(self) -> float | None:
+        """``hours / verified_hours - 1``: the model's measured error at this plan.
+
+        ``None`` for a plan not verified or not from the model (``method="simulation"``).
+        """
+        if self.verified_hours is None or self.method != "model":
+            return None
+        return self.hours / self.verified_hours - 1.0
 
     @property
     def strategy(self) -> str:

@@ -234,6 +234,7 @@ def simulate_step_trials(
     progress: bool = False,
     exact_batch: bool = True,
     replay: Replay | None = None,
+    first_trial: int = 0,
 ) -> StepSimulation:
     """Run ``trials`` simulated training runs of ``scenario`` under a strategy's rule ``trial``.
 
@@ -277,6 +278,9 @@ def simulate_step_trials(
         (``replay.repairs == "log"``) or the scenario's; ``trial`` then takes
         ``clocks=``.  A spare pool (``scenario.spare_nodes``) is played by
         :class:`~spare_theory.steps.sources.PoolRepairTimes`.
+    first_trial : int
+        Index of the first trial, ``>= 0``: trials ``first_trial, ...,
+        first_trial + trials - 1`` are run (more trials added to a sample).
 
     Returns
     -------
@@ -307,8 +311,9 @@ def simulate_step_trials(
     r = as_count(r, "r", minimum=0)
     k = as_count(checkpoint_every_steps, "checkpoint_every_steps")
     n = as_count(trials, "trials")
+    first = as_count(first_trial, "first_trial", minimum=0)
     root = as_seed_sequence(seed)
-    tasks = [(scenario, trial, r, k, child_seed(root, i), replay) for i in range(n)]
+    tasks = [(scenario, trial, r, k, child_seed(root, i), replay) for i in range(first, first + n)]
     rows = map_tasks(_run_trial, tasks, executor=executor, desc="trials", progress=progress)
     table = np.array(rows, dtype=np.float64).reshape(n, -1)
     if table.shape[1] not in (len(RUN_FIELDS), len(RUN_FIELDS) + len(BREAKDOWN_FIELDS)):

@@ -43,7 +43,8 @@ from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 
 import numpy as np
 
-from .._validation import as_count
+from .._validation import NoClosedFormError, as_count
+from ..hourly.scenario import Scenario
 from ..lifetimes.laws import EXPONENTIAL
 from ..steps.scenario import StepScenario
 from .protocols import FailureRuleFactory, StepTrialRule, TrajectoryPool
@@ -226,12 +227,37 @@ class Strategy(ABC):
     # -- hour-level model ------------------------------------------------------
 
     def check_scenario(self, scenario: Any) -> None:
-        """Raise ``ValueError`` naming the scenario fields the strategy does not model.
+        """Raise ``ValueError`` naming the fields the strategy's closed form does not model.
 
-        Asked by the hour-level model and simulation alike, so that both
-        refuse the same scenarios.  The default refuses none (the published
-        strategies' refusals live in the model and the simulation).
+        Asked by the hour-level model only: the event simulations play every
+        field.  The default refuses none (the published strategies' other
+        refusals live in the model).
         """
+        return None
+
+    def model_refusal(self, scenario: Any) -> str | None:
+        """Why no closed form of the strategy covers ``scenario`` (``None``: one may).
+
+        :func:`spare_theory.optimal_plan` then plans by the event simulation
+        (``Plan.method == "simulation"``) and says this reason.  The default
+        is the message of :meth:`check_scenario`'s refusal at the hour level;
+        a strategy may also name a region where its closed form is measured
+        to be off.
+
+        Examples
+        --------
+        >>> from spare_theory import Scenario, strategy
+        >>> sc = Scenario(gpus=512, gpus_per_group=8, restart_minutes=20, checkpoint_minutes=5,
+        ...               work_hours=10, failure_law="weibull")
+        >>> strategy("rep").model_refusal(sc) is None, strategy("elastic").model_refusal(sc)[:30]
+        (True, "strategy 'elastic' is not mode")
+        """
+        if not isinstance(scenario, Scenario):
+            return None
+        try:
+            self.check_scenario(scenario)
+        except ValueError as exc:
+            return str(exc)
         return None
 
     def hourly_law(self, scenario: Any, r: int, **plan: Any) -> CycleLaw | None:
@@ -277,7 +303,7 @@ class Strategy(ABC):
         ValueError
             For a strategy with no such model.
         """
-        raise ValueError(
+        raise NoClosedFormError(
             f"strategy {self.name!r} is not modelled under failure domains or lemons "
             "(domain_size, lemon_fraction): drop them, or use 'spare' or 'ckpt' "
             "(simulate_training runs the combination)"
@@ -294,7 +320,7 @@ class Strategy(ABC):
 
     def step_repair_cycle(self, scenario: StepScenario, r: int, **plan: Any) -> StepCycle:
         """The step-level cycle table when failed workers are repaired and rejoin."""
-        raise ValueError(f"strategy {self.name!r} has no step-level model with repairs")
+        raise NoClosedFormError(f"strategy {self.name!r} has no step-level model with repairs")
 
     def check_step_plan(self, scenario: StepScenario, r: int) -> None:
         """Refuse step-level plans the strategy's model and simulation do not cover (none here)."""

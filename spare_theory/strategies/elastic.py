@@ -46,7 +46,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 
-from .._validation import as_count
+from .._validation import NoClosedFormError, as_count
 from ..hourly.rules import QuorumRules
 from ..lifetimes.laws import EXPONENTIAL
 from ..steps.elastic_run import run_elastic
@@ -192,7 +192,7 @@ class ElasticStrategy(Strategy):
     def cycle_law(self, N: int, r: int, lifetimes: Any = EXPONENTIAL) -> CycleLaw:
         """The law at the default quorum, without stalls or repairs (exponential lifetimes)."""
         if lifetimes is not EXPONENTIAL:
-            raise ValueError(
+            raise NoClosedFormError(
                 f"strategy {self.name!r} is modelled with exponential lifetimes only "
                 "(failure_law='exponential')"
             )
@@ -226,7 +226,7 @@ class ElasticStrategy(Strategy):
         }
         clashes = [name for name, on in fields.items() if on]
         if clashes:
-            raise ValueError(
+            raise NoClosedFormError(
                 f"strategy {self.name!r} is not modelled with {', '.join(clashes)} set "
                 "(an elastic job stalls reconfigure_minutes per membership change and "
                 "heals a rejoining group in heal_minutes; exponential lifetimes and "
@@ -323,7 +323,7 @@ class ElasticStrategy(Strategy):
         }
         clashes = [name for name, on in fields.items() if on]
         if clashes:
-            raise ValueError(
+            raise NoClosedFormError(
                 f"strategy {self.name!r} is not modelled at the step level with "
                 f"{', '.join(clashes)} set (whole shards; a rejoin stalls reconfigure_seconds "
                 "after heal_seconds; exponential repairs)"

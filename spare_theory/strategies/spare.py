@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from .._validation import as_count
+from .._validation import NoClosedFormError, as_count
 from ..hourly.rules import (
     AnyFailureRules,
     ControllerRules,
@@ -183,7 +183,7 @@ class SpareStrategy(Strategy):
 
     def check_step_plan(self, scenario: StepScenario, r: int) -> None:
         if scenario.microbatches > 1 and scenario.repairs:
-            raise ValueError(
+            raise NoClosedFormError(
                 "microbatches > 1 with repairs is not modelled; set microbatches=1 or "
                 "repair_seconds=None"
             )

@@ -17,20 +17,23 @@ from __future__ import annotations
 
 import concurrent.futures as cf
 import dataclasses
+import math
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 
-from .._validation import as_count
+from .._validation import NoClosedFormError, as_count
 from ..hourly.scenario import Scenario
 from ..hourly.sources import Replay
+from ..planning.resolved import Resolved
 from ..steps.scenario import StepScenario
 from ..training.estimate import time_to_train
 from ..training.resolve import resolve
 from ..training.simulate import simulate_hourly, simulate_steps_job
 from .pools import fault_table
 
-__all__ = ["replay_training"]
+__all__ = ["log_player", "replay_training"]
 
 
 def _law_free(scenario: Scenario, repairs: str) -> Scenario:
@@ -141,7 +144,6 @@ def replay_training(
     >>> runs.hours.shape, bool((runs.hours > 200).all())
     ((3,), True)
     """
-    replay = Replay(fault_table(log), mapping, repairs)
     job = resolve(
         scenario,
         strategy,
@@ -151,27 +153,87 @@ def replay_training(
         microbatches=microbatches,
         min_groups=min_groups,
     )
-    if isinstance(job.scenario, StepScenario):
-        return simulate_steps_job(
-            job, trials=trials, seed=seed, executor=executor, progress=progress, replay=replay
-        )
-    played = job.scenario
-    per_node = as_count(gpus_per_node, "gpus_per_node", maximum=played.gpus_per_group)
-    if played.gpus_per_group % per_node:
-        raise ValueError(
-            f"gpus_per_node={per_node} must divide gpus_per_group={played.gpus_per_group}"
-        )
-    if job.checkpoint_interval_minutes is None:
-        tau = time_to_train(
-            played, job.strategy, r=job.chosen_r, **job.variables
-        ).checkpoint_interval_minutes
+    if isinstance(job.scenario, Scenario) and job.checkpoint_interval_minutes is None:
+        try:
+            tau = time_to_train(
+                job.scenario, job.strategy, r=job.chosen_r, **job.variables
+            ).checkpoint_interval_minutes
+        except NoClosedFormError as exc:
+            raise ValueError(
+                f"checkpoint_interval_minutes is required here: no closed form gives one ({exc}); "
+                "or replay a plan of optimal_plan, which the simulation searches"
+            ) from exc
         job = dataclasses.replace(job, checkpoint_interval_minutes=float(tau))
-    played = _law_free(dataclasses.replace(played, gpus_per_node=per_node), repairs)
-    return simulate_hourly(
-        dataclasses.replace(job, scenario=played),
-        trials=trials,
+    play = log_player(
+        log,
         seed=seed,
         executor=executor,
         progress=progress,
-        replay=replay,
+        gpus_per_node=gpus_per_node,
+        mapping=mapping,
+        repairs=repairs,
     )
+    return play(job, 0, trials, math.inf)
+
+
+def log_player(
+    log: Any,
+    *,
+    seed: int | np.random.SeedSequence,
+    executor: cf.Executor | None = None,
+    progress: bool = False,
+    gpus_per_node: int = 8,
+    mapping: str = "bootstrap",
+    repairs: str = "log",
+) -> Callable[[Resolved, int, int, float], Any]:
+    """The replay of ``log`` as a player of resolved plans (:func:`replay_training`'s core).
+
+    ``play(job, first_trial, trials, max_hours)`` replays trials
+    ``first_trial, ...`` of ``job`` (its interval given), trial ``i`` on the
+    stream ``child_seed(seed, i)`` as :func:`replay_training`'s: what
+    ``optimal_plan(..., verify=log)`` measures plans with.  Arguments as for
+    :func:`replay_training`.
+
+    Examples
+    --------
+    >>> from spare_theory import Scenario, infinitehbd_failure_log
+    >>> from spare_theory.training.resolve import resolve
+    >>> sc = Scenario(gpus=400 * 8, gpus_per_group=64, restart_minutes=20,
+    ...               checkpoint_minutes=5, work_hours=100)
+    >>> play = log_player(infinitehbd_failure_log(), seed=0, mapping="identity")
+    >>> job = resolve(sc, "rep", r=2, checkpoint_interval_minutes=120)
+    >>> bool((play(job, 1, 1, math.inf).hours == play(job, 0, 2, math.inf).hours[1:]).all())
+    True
+    """
+    replay = Replay(fault_table(log), mapping, repairs)
+
+    def play(job: Resolved, first_trial: int, trials: int, max_hours: float) -> Any:
+        if isinstance(job.scenario, StepScenario):
+            return simulate_steps_job(
+                job,
+                trials=trials,
+                seed=seed,
+                executor=executor,
+                progress=progress,
+                replay=replay,
+                first_trial=first_trial,
+            )
+        played = job.scenario
+        per_node = as_count(gpus_per_node, "gpus_per_node", maximum=played.gpus_per_group)
+        if played.gpus_per_group % per_node:
+            raise ValueError(
+                f"gpus_per_node={per_node} must divide gpus_per_group={played.gpus_per_group}"
+            )
+        played = _law_free(dataclasses.replace(played, gpus_per_node=per_node), repairs)
+        return simulate_hourly(
+            dataclasses.replace(job, scenario=played),
+            trials=trials,
+            seed=seed,
+            executor=executor,
+            progress=progress,
+            replay=replay,
+            first_trial=first_trial,
+            max_hours=max_hours,
+        )
+
+    return play

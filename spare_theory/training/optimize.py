@@ -27,6 +27,7 @@ trust them.  Everything returns one :class:`~spare_theory.planning.plan.Plan`.
 
 from __future__ import annotations
 
+import concurrent.futures as cf
 import dataclasses
 import functools
 import math
@@ -36,6 +37,7 @@ from typing import Any
 import numpy as np
 
 from .._caching import cached
+from .._validation import NoClosedFormError, as_choice, as_seed_sequence, child_seed
 from ..cycles.planned import cost_trigger_failures
 from ..hourly.compose import check_split
 from ..hourly.renewal import TrainingEstimate
@@ -49,11 +51,18 @@ from ..strategies.base import PATIENCE
 from .estimate import estimate_job
 from .objective import check_objective, energy_interval, objective_value
 from .resolve import resolve
+from .simsearch import DEFAULT_MAX_TRIALS, DEFAULT_REL_SE, simulated_plan, simulation_player
+from .verify import verify_plan
 
-__all__ = ["best_plan_variable", "best_trigger", "optimal_plan"]
+__all__ = ["PLAN_METHODS", "best_plan_variable", "best_trigger", "optimal_plan"]
+
+#: How :func:`optimal_plan` values candidate plans (``method=``).
+PLAN_METHODS = ("auto", "model", "simulation")
 
 # best_trigger: with repairs and fewer expected restarts per run, no search.
 _FEW_WIPEOUTS = 0.01
+# The stream key of the fresh runs a simulated plan's figures come from (not the search's).
+_CONFIRM_STREAM = 2**62
 # Widest bracket of a strategy's plan variable searched integer by integer.
 _PLAN_EXHAUSTIVE = 8
 
@@ -71,6 +80,13 @@ def optimal_plan(
     r_values: Any = None,
     objective: str = "hours",
     cost: CostModel | None = None,
+    method: str = "auto",
+    verify: Any = False,
+    seed: int | np.random.SeedSequence = 0,
+    rel_se: float = DEFAULT_REL_SE,
+    max_trials: int = DEFAULT_MAX_TRIALS,
+    executor: cf.Executor | None = None,
+    progress: bool = False,
 ) -> Plan:
     """Minimise the expected time to train over ``r`` (integer) and the checkpoint interval.
 
@@ -117,6 +133,42 @@ def optimal_plan(
         (hour-level scenarios, without planned restarts).
     cost : CostModel, optional
         Prices and powers of the objective (default ``CostModel()``).
+    method : {"auto", "model", "simulation"}, default "auto"
+        How candidate plans are valued: ``"model"``, the closed forms (a
+        scenario none covers raises
+        :class:`~spare_theory._validation.NoClosedFormError`, a
+        ``ValueError``); ``"simulation"``, the event simulation
+        (:func:`~spare_theory.training.simsearch.simulated_plan`: common
+        random numbers, each candidate's mean to ``rel_se``, the same walk
+        over ``r`` and plan variables, a log-interval search); ``"auto"``,
+        the model where a closed form covers the scenario
+        (:meth:`Strategy.model_refusal
+        <spare_theory.strategies.base.Strategy.model_refusal>` and the
+        model's own refusals), else the simulation.  :attr:`Plan.method`
+        says which answered.  The simulation plans for ``objective="hours"``
+        without planned restarts.
+    verify : bool or FailureLog, default False
+        Simulate the plan and its neighbours (``r +- 1``, the interval ``x
+        0.7`` and ``x 1.4``, the quorum one step either way) on common random
+        numbers (:func:`~spare_theory.training.verify.verify_plan`): the plan
+        then carries ``verified_hours``, ``verified_standard_error`` and
+        ``model_error``, moves to a neighbour that simulates better by more
+        than two paired standard errors (``moved_by_verification``), and its
+        caveats are its measured error.  A
+        :class:`~spare_theory.traces.failure_log.FailureLog` verifies against
+        the replay of that log (an hour-level scenario) instead of the law.
+    seed : int or numpy.random.SeedSequence, default 0
+        Root of the simulations' streams (search and verification): trial
+        ``i`` of every candidate plays ``child_seed(seed, i)``.
+    rel_se : float, default 0.005
+        Relative standard error of each simulated candidate's mean hours.
+    max_trials : int, default 512
+        Most trials per simulated candidate.
+    executor : concurrent.futures.Executor, optional
+        Spreads the simulated trials (a Dask client's executor included);
+        results do not depend on it.
+    progress : bool
+        Progress bars over the simulated trials.
 
     Returns
     -------
@@ -160,11 +212,24 @@ def optimal_plan(
     Elastic DP has no ``r`` (``None``); its quorum is chosen:
 
     >>> elastic = optimal_plan(Scenario.published_600k(4096), "elastic")
-    >>> elastic.r, elastic.min_groups
-    (None, 62)
+    >>> elastic.r, elastic.min_groups, elastic.method
+    (None, 62, 'model')
+
+    Hot spares under Weibull lifetimes have no closed form: the event
+    simulation plans them, and verification measures the model's error:
+
+    >>> sc = Scenario(gpus=512, gpus_per_group=8, gpu_mtbf_hours=2000.0, restart_minutes=20,
+    ...               checkpoint_minutes=5, work_hours=10, failure_law="weibull")
+    >>> spares = optimal_plan(sc, "hot_spares", rel_se=0.01)
+    >>> spares.method, bool(spares.estimate.standard_error_hours < 0.01 * spares.hours)
+    ('simulation', True)
+    >>> checked = optimal_plan(sc, "rep", verify=True, rel_se=0.01)
+    >>> checked.method, abs(checked.model_error) < 0.1, len(checked.caveats)
+    ('model', True, 1)
     """
     if r is not None and r_values is not None:
         raise ValueError("give r (one redundancy) or r_values (several), not both")
+    method = as_choice(method, "method", PLAN_METHODS)
     objective, prices = check_objective(objective, cost)
     if objective == "energy" and (planned_restarts or not isinstance(scenario, Scenario)):
         raise ValueError("objective='energy' plans hour-level scenarios without planned restarts")
@@ -178,12 +243,83 @@ def optimal_plan(
         min_groups=min_groups,
         walk=True,
     )
+    if job.r is not None:
+        r_values = [job.r]
+    elif r_values is not None:
+        r_values = sorted(
+            {job.strategy.check_r(job.scenario.groups, v) for v in np.atleast_1d(r_values).tolist()}
+        )
+    root = as_seed_sequence(seed)
+    play = simulation_player(seed=root, executor=executor, progress=progress)
+    reason = (
+        "method='simulation'"
+        if method == "simulation"
+        else job.strategy.model_refusal(job.scenario)
+    )
+    plan = None
+    if reason is None:
+        try:
+            plan = _model_plan(job, r_values, planned_restarts, objective, prices)
+        except NoClosedFormError as exc:
+            if method == "model":
+                raise
+            reason = str(exc)
+    elif method == "model":
+        raise NoClosedFormError(reason)
+    if plan is None:
+        if planned_restarts or objective == "energy":
+            raise ValueError(
+                "planned_restarts and objective='energy' are planned by the model, which does "
+                f"not cover this scenario ({reason})"
+            )
+        plan = simulated_plan(
+            job,
+            r_values=r_values,
+            search_variables=not job.variables,
+            play=play,
+            confirm=simulation_player(
+                seed=child_seed(root, _CONFIRM_STREAM), executor=executor, progress=progress
+            ),
+            rel_se=rel_se,
+            max_trials=max_trials,
+            reason=reason,
+        )
+    if verify is False or verify is None:
+        return plan
+    fixed = frozenset(
+        [*job.variables, *(["r"] if job.r is not None else [])]
+        + (["interval"] if checkpoint_interval_minutes or checkpoint_every_steps else [])
+    )
+    if verify is True:
+        source = "the event simulation of the scenario's law"
+    else:
+        from ..traces.replay import log_player
+
+        play = log_player(verify, seed=root, executor=executor, progress=progress)
+        source = "the replay of the failure log"
+    return verify_plan(
+        plan,
+        job.scenario,
+        play=play,
+        rel_se=rel_se,
+        max_trials=max_trials,
+        source=source,
+        fixed=fixed,
+    )
+
+
+def _model_plan(
+    job: Resolved,
+    r_values: list[int] | None,
+    planned_restarts: bool,
+    objective: str,
+    prices: CostModel,
+) -> Plan:
+    """The plan searched with the closed forms (:func:`optimal_plan`'s model method)."""
     chosen, N = job.strategy, job.scenario.groups
     if isinstance(job.scenario, Scenario):
         check_split(job.scenario, chosen)  # the split model's limits
     fixed = job.variables  # the plan variables the caller fixed
-    if job.r is not None:
-        r_values = [job.r]
     # Dollars are proportional to hours (training.objective): only energy has its own key.
     key = (
         functools.partial(objective_value, objective=objective, cost=prices)
@@ -197,8 +333,7 @@ def optimal_plan(
     def walk(evaluate: Any, legs: Sequence[Leg | Bracket]) -> dict[int, Any]:
         if r_values is None:
             return walk_redundancy(evaluate, key, legs, accepts)
-        given = sorted({chosen.check_r(N, r) for r in np.atleast_1d(r_values).tolist()})
-        plans = {r: evaluate(r) for r in given}
+        plans = {r: evaluate(r) for r in r_values}
         return {r: plan for r, plan in plans.items() if plan is not None and plan is not REFUSED}
 
     def at(r: int) -> Resolved:
@@ -257,6 +392,7 @@ def optimal_plan(
         planned_restart_failures=k,
         planned_restart_cost=threshold,
         microbatches=job.scenario.microbatches,
+        method="model",
         **variables.get(best_r, {}),
     )
 

@@ -15,6 +15,7 @@ checks): they are the independent checks of the closed forms.
 from __future__ import annotations
 
 import concurrent.futures as cf
+import math
 from typing import Any, overload
 
 import numpy as np
@@ -254,12 +255,16 @@ def simulate_hourly(
     executor: cf.Executor | None = None,
     progress: bool = False,
     replay: Replay | None = None,
+    first_trial: int = 0,
+    max_hours: float = math.inf,
 ) -> TrainingSamples:
     """The hour-level simulation of a resolved plan: :func:`simulate_training`'s core.
 
     ``job`` comes from :func:`~spare_theory.training.resolve.resolve` (its
     interval required); ``replay`` plays a log's faults
-    (:func:`spare_theory.replay_training`).
+    (:func:`spare_theory.replay_training`); ``first_trial`` and ``max_hours``
+    as for :func:`~spare_theory.hourly.simulation.simulate_runs` (the
+    simulation search adds runs to a sample and stops hopeless ones).
     Any combination of the scenario's fields is simulated: lemons, domains,
     node clocks and a spare pool by the node-level source
     (:class:`~spare_theory.hourly.sources.NodeWorld`), which SPARe follows
@@ -337,6 +342,8 @@ def simulate_hourly(
         progress=progress,
         exact_batch=chosen.batch_is_exact(N, r, variables),
         replay=replay,
+        first_trial=first_trial,
+        max_hours=max_hours,
     )
 
 
@@ -428,12 +435,14 @@ def simulate_steps_job(
     executor: cf.Executor | None = None,
     progress: bool = False,
     replay: Replay | None = None,
+    first_trial: int = 0,
 ) -> StepSimulation:
     """The step-level simulation of a resolved plan: :func:`simulate_training`'s core.
 
     Trial ``i`` uses the stream ``child_seed(seed, i)``
-    (:func:`~spare_theory.steps.trials.simulate_step_trials`); ``replay``
-    plays a log's faults (:func:`spare_theory.replay_training`).
+    (:func:`~spare_theory.steps.trials.simulate_step_trials`; trials from
+    ``first_trial`` on); ``replay`` plays a log's faults
+    (:func:`spare_theory.replay_training`).
 
     Raises
     ------
@@ -469,4 +478,5 @@ def simulate_steps_job(
         progress=progress,
         exact_batch=chosen.batch_is_exact(scenario.groups, r, variables),
         replay=replay,
+        first_trial=first_trial,
     )

@@ -44,7 +44,7 @@ import numpy as np
 import numpy.typing as npt
 from scipy.special import gammaln, logsumexp
 
-from .._validation import as_choice, as_count, as_real, as_real_array
+from .._validation import NoClosedFormError, as_choice, as_count, as_real, as_real_array
 from ..placement.domains import (
     domain_pair_counts,
     failure_domains,
@@ -430,14 +430,14 @@ def domain_wipeout_law(
     r = as_count(r, "r", maximum=N)
     m = as_count(domain_size, "domain_size", maximum=N)
     if N % m:
-        raise ValueError(f"domain_size={m} must divide N={N} for the closed form")
+        raise NoClosedFormError(f"domain_size={m} must divide N={N} for the closed form")
     s = as_real(domain_failure_share, "domain_failure_share", minimum=0.0, maximum=1.0)
     if s >= 1.0:
         raise ValueError(f"domain_failure_share must be < 1, got {s}")
     placement = as_choice(placement, "placement", ("domain_aware", "ruler"))
     hosts = placement_hosts(placement, N, r, m)
     if N // m > ENUMERATE_MAX_DOMAINS and s > 0 and max_hosts_per_domain(hosts, m) > 1:
-        raise ValueError(
+        raise NoClosedFormError(
             f"placement='ruler' puts two hosts of a type in one domain at N={N}, r={r}, "
             f"domain_size={m}: the closed form covers that up to {ENUMERATE_MAX_DOMAINS} "
             f"domains, not {N // m}; use placement='domain_aware' (simulate_training runs "

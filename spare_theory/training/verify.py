@@ -1,0 +1,228 @@
+"""Verification of a plan: simulate it and its neighbours, and move when a neighbour is better.
+
+``optimal_plan(..., verify=True)`` (or ``verify=log``, a
+:class:`~spare_theory.traces.failure_log.FailureLog`) hands its plan to
+:func:`verify_plan`, which plays the plan and its neighbours on common
+random numbers (the same trials for every candidate), each to the relative
+standard error ``rel_se`` (:class:`~spare_theory.training.simsearch.Sampler`):
+
+- ``r - 1`` and ``r + 1`` (where the strategy has an ``r`` and takes them);
+- the checkpoint interval ``x 0.7`` and ``x 1.4`` (steps rounded, at least 1);
+- the strategy's own plan variable one step either way (elastic DP's quorum:
+  ``max(1, round(N / 32))`` groups; :data:`QUORUM_STEP_SHARE`).
+
+A neighbour whose hours are lower by more than two standard errors of the
+paired per-trial difference becomes the plan (the best such one), and
+``Plan.moved_by_verification`` is true.  The plan then carries
+``verified_hours`` and ``verified_standard_error`` (the simulated mean of the
+plan returned and its standard error) and, for a model plan,
+``model_error = hours / verified_hours - 1``; its caveats are that measured
+error in place of the fixed list of documented biases.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from collections.abc import Iterator
+from typing import Any
+
+import numpy as np
+
+from ..hourly.scenario import Scenario
+from ..planning.plan import Plan
+from ..planning.resolved import Resolved
+from .estimate import estimate_job
+from .resolve import reported_r, resolve
+from .simsearch import Player, Sampler
+
+__all__ = ["INTERVAL_FACTORS", "QUORUM_STEP_SHARE", "neighbours", "verify_plan"]
+
+#: The checkpoint intervals tried beside the plan's, as factors of it.
+INTERVAL_FACTORS = (0.7, 1.4)
+#: One step of a strategy's own plan variable (a quorum), as a share of the groups.
+QUORUM_STEP_SHARE = 1 / 32
+# A neighbour replaces the plan when better by more than this many paired standard errors.
+_MOVE_STANDARD_ERRORS = 2.0
+
+
+def neighbours(job: Resolved, fixed: frozenset[str] = frozenset()) -> Iterator[Resolved]:
+    """The plans beside ``job``: ``r +- 1``, the interval ``x 0.7, x 1.4``, the variable +- a step.
+
+    Parameters
+    ----------
+    job : Resolved
+        A resolved plan with its interval.
+    fixed : frozenset of str
+        What the caller fixed, which no neighbour changes: ``"r"``,
+        ``"interval"``, or a plan variable's name.
+
+    Yields
+    ------
+    Resolved
+        Each neighbour the strategy accepts.
+
+    Examples
+    --------
+    >>> from spare_theory import Scenario
+    >>> sc = Scenario(gpus=512, gpus_per_group=8, restart_minutes=20, checkpoint_minutes=5,
+    ...               work_hours=10)
+    >>> job = resolve(sc, "rep", r=2, checkpoint_interval_minutes=60)
+    >>> [(n.r, n.checkpoint_interval_minutes) for n in neighbours(job)]
+    [(1, 60.0), (3, 60.0), (2, 42.0), (2, 84.0)]
+    >>> el = resolve(sc, "elastic", min_groups=32, checkpoint_interval_minutes=60)
+    >>> [n.variables["min_groups"] for n in neighbours(el) if n.checkpoint_interval_minutes == 60]
+    [30, 34]
+    """
+    chosen, N, r = job.strategy, job.scenario.groups, job.chosen_r
+    searched = chosen.plan_search(N, r)
+    if chosen.r_variable is not None and "r" not in fixed:
+        for other in (r - 1, r + 1):
+            if other >= 1 and chosen.accepts(N, other):
+                kept = job.variables if searched is not None else {}
+                try:
+                    yield job.with_plan(r=other, **chosen.check_plan(N, other, kept))
+                except ValueError:  # the plan's variables do not fit that r
+                    continue
+    for factor in () if "interval" in fixed else INTERVAL_FACTORS:
+        if job.checkpoint_interval_minutes is not None:
+            yield dataclasses.replace(
+                job, checkpoint_interval_minutes=factor * job.checkpoint_interval_minutes
+            )
+        elif job.checkpoint_every_steps is not None:
+            k = max(1, round(factor * job.checkpoint_every_steps))
+            if k != job.checkpoint_every_steps:
+                yield dataclasses.replace(job, checkpoint_every_steps=k)
+    if searched is not None and searched[0] not in fixed:
+        name = searched[0]
+        step = max(1, round(N * QUORUM_STEP_SHARE))
+        for value in (job.variables[name] - step, job.variables[name] + step):
+            try:
+                yield job.with_plan(r=r, **chosen.check_plan(N, r, {name: value}))
+            except ValueError:  # outside the variable's range
+                continue
+
+
+def verify_plan(
+    plan: Plan,
+    scenario: Any,
+    *,
+    play: Player,
+    rel_se: float,
+    max_trials: int,
+    source: str,
+    fixed: frozenset[str] = frozenset(),
+) -> Plan:
+    """Simulate ``plan`` and its :func:`neighbours`; the better neighbour, if any, becomes the plan.
+
+    Parameters
+    ----------
+    plan : Plan
+        A plan of :func:`spare_theory.optimal_plan`.
+    scenario : Scenario or StepScenario
+        The scenario it was planned for (micro-batches folded in).
+    play : callable
+        The simulation (:func:`~spare_theory.training.simsearch.simulation_player`)
+        or a log's replay.
+    rel_se : float
+        Relative standard error each candidate's mean is played to.
+    max_trials : int
+        Most trials per candidate.
+    source : str
+        What was simulated, in words (said in the plan's caveat).
+    fixed : frozenset of str
+        What the caller fixed (:func:`neighbours`).
+
+    Returns
+    -------
+    Plan
+        With ``verified_hours``, ``verified_standard_error`` and
+        ``moved_by_verification``; its caveats the measured error.
+
+    Examples
+    --------
+    >>> from spare_theory import Scenario, optimal_plan
+    >>> from spare_theory.training.simsearch import simulation_player
+    >>> sc = Scenario(gpus=512, gpus_per_group=8, gpu_mtbf_hours=2000.0, restart_minutes=20,
+    ...               checkpoint_minutes=5, work_hours=10)
+    >>> plan = verify_plan(optimal_plan(sc, "rep"), sc, play=simulation_player(seed=0),
+    ...                    rel_se=0.01, max_trials=256, source="the scenario's law")
+    >>> plan.verified_hours is not None, abs(plan.model_error) < 0.05
+    (True, True)
+    """
+    center = resolve(scenario, plan)
+    hourly = isinstance(center.scenario, Scenario)
+    work = center.scenario.work_hours if hourly else center.scenario.failure_free_hours
+    sampler = Sampler(play, rel_se=rel_se, max_trials=max_trials, work_hours=work)
+    candidates = [center, *neighbours(center, fixed)]
+    runs = [sampler.measure(candidate) for candidate in candidates]
+    best, best_gain = 0, 0.0
+    base = np.asarray(runs[0].hours, dtype=np.float64)
+    for i, other in enumerate(runs[1:], start=1):
+        n = min(base.size, other.trials)
+        gap = base[:n] - np.asarray(other.hours[:n], dtype=np.float64)
+        if not np.isfinite(gap).all() or n < 2:
+            continue
+        mean, se = float(gap.mean()), float(gap.std(ddof=1) / math.sqrt(n))
+        if mean > _MOVE_STANDARD_ERRORS * se and mean > best_gain:
+            best, best_gain = i, mean
+    job, samples = candidates[best], runs[best]
+    hours = np.asarray(samples.hours, dtype=np.float64)
+    finite = bool(np.isfinite(hours).all())
+    verified = float(hours.mean()) if finite else math.inf
+    verified_se = float(hours.std(ddof=1) / math.sqrt(hours.size)) if finite else math.inf
+    estimate: Any = plan.estimate
+    if best != 0:
+        estimate = (
+            estimate_job(job)
+            if plan.method == "model"
+            else dataclasses.replace(
+                plan.estimate,
+                r=reported_r(job),
+                samples=samples,
+                checkpoint_interval_minutes=job.checkpoint_interval_minutes,
+                checkpoint_every_steps=job.checkpoint_every_steps,
+                interval_limit=None,
+            )
+        )
+    line = _measured(estimate, plan.method, verified, verified_se, samples.trials, source)
+    if best != 0:
+        line += f"; moved from the searched plan ({_variables_text(center)}), which simulated "
+        line += f"{best_gain:.3g} h worse"
+    own = {name: dict(job.plan).get(name) for name in job.strategy.plan_variables}
+    return dataclasses.replace(
+        plan,
+        estimate=dataclasses.replace(estimate, caveats=(line,)),
+        verified_hours=verified,
+        verified_standard_error=verified_se,
+        verified_trials=int(samples.trials),
+        moved_by_verification=best != 0,
+        **own,
+    )
+
+
+def _measured(
+    estimate: Any, method: str, verified: float, se: float, trials: int, source: str
+) -> str:
+    """The caveat of a verified plan: its measured error (or its simulated precision)."""
+    if method != "model":
+        return (
+            f"verified against {source}: {verified:,.5g} +- {se:.3g} h over {trials} runs "
+            "(the plan's own figures are simulated)"
+        )
+    error = estimate.hours / verified - 1.0
+    return (
+        f"verified against {source}: the model's {estimate.hours:,.5g} h are "
+        f"{100 * error:+.2f} % +- {100 * se * estimate.hours / verified**2:.2f} % of the simulated "
+        f"{verified:,.5g} +- {se:.3g} h over {trials} runs"
+    )
+
+
+def _variables_text(job: Resolved) -> str:
+    parts = [] if reported_r(job) is None else [f"r = {job.r}"]
+    parts += [f"{name} = {value}" for name, value in job.plan]
+    if job.checkpoint_interval_minutes is not None:
+        parts.append(f"{job.checkpoint_interval_minutes:.4g} min")
+    else:
+        parts.append(f"every {job.checkpoint_every_steps} steps")
+    return ", ".join(parts)
