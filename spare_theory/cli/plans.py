@@ -96,7 +96,9 @@ def left_out_warning(scenario: Any) -> str | None:
     ).replace("\n", " ")
 
 
-def plan_record(scenario: Any, name: str, *, planned_restarts: bool = False) -> dict[str, Any]:
+def plan_record(
+    scenario: Any, name: str, *, planned_restarts: bool = False, **search: Any
+) -> dict[str, Any]:
     """The best plan of strategy ``name`` on ``scenario``, as a JSON-able record.
 
     Parameters
@@ -107,6 +109,9 @@ def plan_record(scenario: Any, name: str, *, planned_restarts: bool = False) -> 
         A registered strategy.
     planned_restarts : bool
         Also choose a planned-restart trigger (hour level).
+    **search
+        ``method``, ``verify``, ``seed``, ``rel_se``, ``max_trials``,
+        ``executor``, ``progress`` of :func:`spare_theory.optimal_plan`.
 
     Returns
     -------
@@ -124,7 +129,12 @@ def plan_record(scenario: Any, name: str, *, planned_restarts: bool = False) -> 
         the plan's variables as the strategy names them, each also a key of
         its own: ``min_groups``, ``spare_groups``), ``exact_batch`` and
         ``samples_skipped`` (the share of the global batch not trained),
-        ``caveats`` (the documented biases that apply to the plan) and, at
+        ``caveats`` (the documented biases that apply to the plan, or a
+        verified plan's measured error), ``method`` (``"model"`` or
+        ``"simulation"``: what searched the plan), ``standard_error_hours``
+        (a simulated plan's; ``None`` for a model plan), ``verified_hours``,
+        ``verified_standard_error``, ``verified_trials``, ``model_error`` and
+        ``moved_by_verification`` (``None``/``False`` unless verified) and, at
         hour level, ``breakdown_hours``.  ``r`` is ``None`` (null in JSON)
         for a plan without one.
 
@@ -149,7 +159,7 @@ def plan_record(scenario: Any, name: str, *, planned_restarts: bool = False) -> 
     except ValueError:  # a strategy that does not split: the split changes nothing for it
         scenario = dataclasses.replace(scenario, microbatches=1)
     try:
-        plan = optimal_plan(scenario, chosen, planned_restarts=planned_restarts)
+        plan = optimal_plan(scenario, chosen, planned_restarts=planned_restarts, **search)
     except ValueError as exc:
         return record | {"modelled": False, "reason": str(exc)}
     est = plan.estimate
@@ -178,6 +188,13 @@ def plan_record(scenario: Any, name: str, *, planned_restarts: bool = False) -> 
         "variables": variables,
         **variables,
         "caveats": list(plan.caveats),
+        "method": plan.method,
+        "standard_error_hours": getattr(est, "standard_error_hours", None),
+        "verified_hours": plan.verified_hours,
+        "verified_standard_error": plan.verified_standard_error,
+        "verified_trials": plan.verified_trials,
+        "model_error": plan.model_error,
+        "moved_by_verification": plan.moved_by_verification,
         # Whether every step trains the whole global batch; if not, the share skipped.
         "exact_batch": bool(getattr(est, "exact_batch", True)),
         "samples_skipped": float(getattr(est, "samples_skipped", 0.0)),
@@ -393,11 +410,11 @@ def plans_text(plans: dict[str, dict[str, Any]], scenario: Any) -> list[str]:
         "restarts",
     )
     lines = _table(headers, [_row(p, redundancy, own) for p in plans.values()])
-    notes = []
+    notes = [_method_note(plans)]
     for p in plans.values():
         label = p["label"]
         if not p["modelled"]:
-            notes.append(f"{label}: no plan from the model on this scenario: {p['reason']}")
+            notes.append(f"{label}: no plan on this scenario: {p['reason']}")
         elif not p["feasible"]:
             notes.append(f"{label}: does not finish: {p['reason']}")
         elif p["no_periodic_checkpoint"]:
@@ -430,6 +447,20 @@ def plans_text(plans: dict[str, dict[str, Any]], scenario: Any) -> list[str]:
     for note in notes:
         lines += textwrap.wrap(note, _WIDTH, initial_indent="  ", subsequent_indent="    ")
     return lines
+
+
+def _method_note(plans: dict[str, dict[str, Any]]) -> str:
+    """Which method answered each plan, in one line."""
+    by: dict[str, list[str]] = {}
+    for p in plans.values():
+        if p["modelled"]:
+            by.setdefault(p["method"], []).append(p["label"])
+    said = {
+        "model": "planned by the closed forms",
+        "simulation": "planned by the event simulation (no closed form covers the scenario; "
+        "hours are simulated means)",
+    }
+    return "; ".join(f"{', '.join(labels)}: {said[m]}" for m, labels in by.items()) + "."
 
 
 def caveat_lines(plans: dict[str, dict[str, Any]]) -> list[str]:

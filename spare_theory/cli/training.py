@@ -6,7 +6,16 @@ import argparse
 import textwrap
 from typing import Any
 
-from ._common import Output, UsageError, add_json
+from ._common import (
+    Output,
+    UsageError,
+    add_executor_options,
+    add_json,
+    add_seed,
+    executor_from_args,
+    integral,
+    real,
+)
 from .fields import add_scenario_options
 from .laws import LAW_SYNTAX
 from .plans import (
@@ -126,6 +135,39 @@ def configure_optimize(parser: argparse.ArgumentParser) -> None:
         action="store_true",
         help="also choose a planned restart (no rollback) by groups down or step cost",
     )
+    parser.add_argument(
+        "--method",
+        choices=("auto", "model", "simulation"),  # optimize.PLAN_METHODS (test_cli_plan checks)
+        default="auto",
+        help="value candidate plans by the closed forms (model), the event simulation "
+        "(simulation), or the model where it covers the scenario (auto, the default)",
+    )
+    parser.add_argument(
+        "--verify",
+        nargs="?",
+        const="law",
+        choices=("law", "log"),
+        default=None,
+        help="simulate each plan and its neighbours (r +- 1, interval x 0.7 and x 1.4, quorum "
+        "+- a step) on common random numbers and move to a better neighbour: against the "
+        "scenario's law (law, the default) or the replay of --failure-log (log)",
+    )
+    parser.add_argument(
+        "--rel-se",
+        type=real,
+        default=None,
+        help="relative standard error of each simulated plan's mean (default: optimal_plan's, "
+        "0.005)",
+    )
+    parser.add_argument(
+        "--max-trials",
+        type=integral,
+        default=None,
+        help="most simulated runs per candidate plan (default: optimal_plan's, 512)",
+    )
+    add_seed(parser)
+    add_executor_options(parser)
+    parser.add_argument("--no-progress", action="store_true", help="hide progress bars")
     add_json(parser)
     add_scenario_options(parser)
     parser.set_defaults(handler=_optimize)
@@ -146,7 +188,24 @@ def _optimize(args: argparse.Namespace) -> Output:
     planned = bool(args.planned_restarts)
     if planned and not hasattr(sc, "gpus"):
         raise UsageError("--planned-restarts plans hour-level scenarios only (not --paper)")
-    plans = {s: plan_record(sc, s, planned_restarts=planned) for s in args.strategy}
+    verify: Any = args.verify is not None
+    if args.verify == "log":
+        if args.failure_log is None:
+            raise UsageError("--verify log replays --failure-log: give one")
+        from ..traces.inputs import open_log
+
+        verify = open_log(args.failure_log, nodes=args.log_nodes, time_unit=args.log_time_unit)
+    with executor_from_args(args) as executor:
+        search = dict(
+            method=args.method,
+            verify=verify,
+            seed=args.seed,
+            executor=executor,
+            progress=not args.no_progress,
+        )
+        given = {"rel_se": args.rel_se, "max_trials": args.max_trials}
+        search |= {name: value for name, value in given.items() if value is not None}
+        plans = {s: plan_record(sc, s, planned_restarts=planned, **search) for s in args.strategy}
     if not any(p["modelled"] for p in plans.values()):
         raise ValueError("; ".join(f"{p['label']}: {p['reason']}" for p in plans.values()))
     lines = [scenario_text(sc), *plans_text(plans, sc)]

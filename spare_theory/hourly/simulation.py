@@ -498,8 +498,8 @@ def _one_run(
         planned += cycle.planned
         repairs += cycle.repairs
         if t > max_hours:
-            parts = (saved, checkpoint_h, lost_h, restart_h, kept_h - saved, stalled_h, 0.0, 0.0)
-            return math.inf, restarts, repairs, planned, 0.0, parts
+            censored = (saved, checkpoint_h, lost_h, restart_h, kept_h - saved, stalled_h, 0, 0)
+            return math.inf, restarts, repairs, planned, 0.0, censored
 
 
 def _runs(task: tuple) -> list[tuple[float, int, int, int, float, tuple[float, ...]]]:

@@ -282,7 +282,7 @@ def optimal_plan(
             ),
             rel_se=rel_se,
             max_trials=max_trials,
-            reason=reason,
+            reason=str(reason),
         )
     if verify is False or verify is None:
         return plan

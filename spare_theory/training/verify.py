@@ -189,7 +189,7 @@ def verify_plan(
     if best != 0:
         line += f"; moved from the searched plan ({_variables_text(center)}), which simulated "
         line += f"{best_gain:.3g} h worse"
-    own = {name: dict(job.plan).get(name) for name in job.strategy.plan_variables}
+    own: dict[str, Any] = {name: dict(job.plan).get(name) for name in job.strategy.plan_variables}
     return dataclasses.replace(
         plan,
         estimate=dataclasses.replace(estimate, caveats=(line,)),
