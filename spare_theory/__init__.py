@@ -76,6 +76,7 @@ _API = {
     "time_to_train": "training.estimate",
     "TrainingEstimate": "hourly.renewal",
     "optimal_plan": "training.optimize",
+    "NoClosedFormError": "_validation",
     "Plan": "planning.plan",
     "CostModel": "planning.bill",
     "Job": "jobs.job",

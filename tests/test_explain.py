@@ -119,6 +119,7 @@ def test_a_plan_without_r_shows_a_dash():
         "microbatches": 1,
         "planned_restart_failures": None,
         "caveats": [],
+        "method": "model",
     }
     header, row = plans_text({"nor": record}, WEIBULL)[:2]
     assert header.split() == [
