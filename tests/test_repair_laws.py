@@ -113,3 +113,32 @@ def test_law_moves_the_slow_repair_answer():
     fixed = mean_time_to_wipeout(_scenario(360, "fixed"), "spare", r=3)
     expo = mean_time_to_wipeout(_scenario(360, "exponential"), "spare", r=3)
     assert fixed < 0.9 * expo
+
+
+@pytest.mark.parametrize(
+    "law",
+    [
+        stats.lognorm(1.2, scale=60.0),
+        stats.lognorm(0.5, loc=3.0, scale=40.0),
+        stats.gamma(0.5, scale=120.0),
+        stats.weibull_min(0.7, scale=50.0),
+        stats.pareto(2.5, scale=10.0),
+        stats.uniform(0, 120),
+        "exponential",
+        "fixed",
+    ],
+    ids=str,
+)
+def test_the_event_loops_repair_sampler_draws_the_laws_quantiles_bit_for_bit(law):
+    # The event loops draw repairs one at a time through repair_sampler, which
+    # skips scipy's per-call argument checks: the draws must be ppf's own bits.
+    from spare_theory.hourly.repairs_sim import repair_hours, repair_sampler
+
+    mean = 60.0 if isinstance(law, str) else float(law.mean())
+    sc = Scenario(
+        gpus=64, gpus_per_group=8, restart_minutes=1, checkpoint_minutes=1, work_hours=1,
+        repair_minutes=mean, repair_law=law,
+    )  # fmt: skip
+    q = np.random.default_rng(0).random(2000)
+    draw = repair_sampler(sc)
+    assert [draw(x) for x in [*q, 0.0]] == repair_hours(sc, [*q, 0.0]).tolist()

@@ -67,7 +67,7 @@ from .._samples import HourSamples
 from .._validation import as_count, as_seed_sequence, child_seed
 from ..lifetimes.clocks import RenewalClocks
 from ..planning.bill import BADPUT_CAUSES, BillSamples, CostModel, make_bill
-from .repairs_sim import repair_hours
+from .repairs_sim import repair_sampler
 from .scenario import Scenario
 from .sources import NodeWorld, Replay, needs_nodes
 
@@ -430,11 +430,11 @@ def _one_run(
         )
     )
 
-    def draw_repair(q: float) -> float:
-        return float(repair_hours(scenario, q))
+    draw_repair = repair_sampler(scenario)
+    heal_hours = scenario.heal_minutes / 60
 
     def draw_healed(q: float) -> float:
-        return float(repair_hours(scenario, q)) + scenario.heal_minutes / 60
+        return draw_repair(q) + heal_hours
 
     t, saved, saved_batch, restarts, repairs, planned = 0.0, 0.0, 0.0, 0, 0, 0
     # Wall time in restarts, checkpoints, compute lost and kept (stalls apart).
