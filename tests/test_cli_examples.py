@@ -51,7 +51,10 @@ def _commands() -> list[tuple[str, list[str]]]:
 
 def _slow(argv: list[str]) -> bool:
     simulates = argv[:1] == ["overhead"] and "--trials" not in argv  # up to a 60 s budget
-    return bool(_SLOW & set(argv[:1])) or simulates or "--planned-restarts" in argv
+    # A scenario file may hold fields no closed form covers for some strategy: the
+    # simulation search plans those, in minutes at the README's 128 groups.
+    searches = argv[:1] == ["optimize"] and "--scenario" in argv and "--method" not in argv
+    return bool(_SLOW & set(argv[:1])) or simulates or searches or "--planned-restarts" in argv
 
 
 COMMANDS = _commands()

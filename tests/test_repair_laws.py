@@ -127,7 +127,7 @@ def test_law_moves_the_slow_repair_answer():
         "exponential",
         "fixed",
     ],
-    ids=str,
+    ids=lambda law: law if isinstance(law, str) else f"{law.dist.name}{law.args}{law.kwds}",
 )
 def test_the_event_loops_repair_sampler_draws_the_laws_quantiles_bit_for_bit(law):
     # The event loops draw repairs one at a time through repair_sampler, which

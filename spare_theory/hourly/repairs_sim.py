@@ -116,7 +116,7 @@ def repair_sampler(scenario: Scenario) -> Callable[[float], float]:
     True
     """
     law: Any = scenario.repair_law
-    dist = getattr(law, "dist", None)
+    dist: Any = getattr(law, "dist", None)
     frozen = isinstance(dist, rv_continuous) and type(dist).ppf is rv_continuous.ppf
     if scenario.repair_minutes is None or not frozen:
         return lambda q: float(repair_hours(scenario, q))

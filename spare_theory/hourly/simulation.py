@@ -430,7 +430,7 @@ def _one_run(
         )
     )
 
-    draw_repair = repair_sampler(scenario)
+    draw_repair: Callable[[float], float] = repair_sampler(scenario)
     heal_hours = scenario.heal_minutes / 60
 
     def draw_healed(q: float) -> float:
@@ -452,6 +452,7 @@ def _one_run(
             failures = (
                 _ExponentialFailures(N, lam, rng) if clocks is None else _RenewalFailures(clocks, N)
             )
+        draw: Callable[[float], float]
         if rule.reconfigures:
             draw, stall = draw_healed, scenario.reconfigure_minutes / 60
         else:
