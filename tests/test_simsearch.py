@@ -162,3 +162,20 @@ def test_verification_against_a_failure_log_replays_it():
     plan = optimal_plan(sc, "rep", r=2, verify=log, rel_se=0.02, seed=0)
     assert "replay of the failure log" in plan.caveats[0]
     assert plan.verified_hours is not None and math.isfinite(plan.verified_hours)
+
+
+def test_verification_measures_a_long_tailed_plan_and_skips_a_hopeless_one():
+    # CKPT-only with 2 h restarts against a 59 min cluster MTBF: 12x its work on
+    # average, with a long tail.  The runs stop at 10x the plan's hours, not at 20x
+    # the work a search starts from (which cut some of them, and the mean with them).
+    slow = dataclasses.replace(
+        SMALL, gpus=4096, restart_minutes=120, work_hours=5, gpu_mtbf_hours=4000.0
+    )
+    plan = optimal_plan(slow, "ckpt", verify=True, rel_se=0.02, seed=1)
+    assert math.isfinite(plan.verified_hours)
+    assert abs(plan.model_error) < 3 * plan.verified_standard_error / plan.verified_hours
+    # With 4 h restarts it takes over 20x its work: not simulated, and said so.
+    hopeless = dataclasses.replace(slow, restart_minutes=240)
+    plan = optimal_plan(hopeless, "ckpt", verify=True)
+    assert plan.verified_hours is None and plan.model_error is None
+    assert plan.caveats[0].startswith("not verified") and "20 x the work" in plan.caveats[0]

@@ -123,9 +123,13 @@ class Plan(Generic[EstimateT]):
     def model_error(self) -> float | None:
         """``hours / verified_hours - 1``: the model's measured error at this plan.
 
-        ``None`` for a plan not verified or not from the model (``method="simulation"``).
+        ``None`` for a plan not verified, not from the model (``method="simulation"``),
+        or whose simulated runs did not finish within the horizon (``verified_hours``
+        is then ``inf``: there is no finite mean to compare with).
         """
         if self.verified_hours is None or self.method != "model":
+            return None
+        if not math.isfinite(self.verified_hours):
             return None
         return self.hours / self.verified_hours - 1.0
 

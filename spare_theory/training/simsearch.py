@@ -54,6 +54,8 @@ from .simulate import simulate_hourly, simulate_steps_job
 __all__ = [
     "DEFAULT_MAX_TRIALS",
     "DEFAULT_REL_SE",
+    "HORIZON_BEST",
+    "HORIZON_WORK",
     "Sampler",
     "SimulatedEstimate",
     "simulated_plan",
@@ -66,10 +68,10 @@ DEFAULT_REL_SE = 0.005
 FIRST_TRIALS = 16
 #: Most trials played for one candidate.
 DEFAULT_MAX_TRIALS = 512
-# Runs stop (hours = inf) at a restart after this many times the work ...
-_HORIZON_WORK = 20.0
-# ... or this many times the best mean hours found so far.
-_HORIZON_BEST = 10.0
+#: Runs stop (hours = inf) at a restart after this many times the work ...
+HORIZON_WORK = 20.0
+#: ... or this many times the best mean hours found so far.
+HORIZON_BEST = 10.0
 # Ratio between neighbouring intervals of the walk, and its most steps.
 _INTERVAL_RATIO = math.sqrt(2.0)
 _INTERVAL_STEPS = 16
@@ -320,6 +322,8 @@ class Sampler:
         Most trials per candidate.
     work_hours : float
         The failure-free hours of the work (sets the horizon).
+    horizon_hours : float, optional
+        Where runs stop unfinished (default ``HORIZON_WORK x work_hours``).
 
     Examples
     --------
@@ -333,11 +337,19 @@ class Sampler:
     (True, True)
     """
 
-    def __init__(self, play: Player, *, rel_se: float, max_trials: int, work_hours: float):
+    def __init__(
+        self,
+        play: Player,
+        *,
+        rel_se: float,
+        max_trials: int,
+        work_hours: float,
+        horizon_hours: float | None = None,
+    ):
         self.play = play
         self.rel_se = as_real(rel_se, "rel_se", minimum=0.0, strict_minimum=True)
         self.max_trials = as_count(max_trials, "max_trials", minimum=2)
-        self.horizon_hours = _HORIZON_WORK * work_hours
+        self.horizon_hours = HORIZON_WORK * work_hours if horizon_hours is None else horizon_hours
         self._samples: dict[tuple, Any] = {}
 
     def measure(self, job: Resolved) -> Any:
@@ -365,7 +377,7 @@ class Sampler:
         self._samples[key] = runs
         hours = np.asarray(runs.hours, dtype=np.float64)
         if np.isfinite(hours).all():
-            self.horizon_hours = min(self.horizon_hours, _HORIZON_BEST * float(hours.mean()))
+            self.horizon_hours = min(self.horizon_hours, HORIZON_BEST * float(hours.mean()))
         return runs
 
 
@@ -501,7 +513,7 @@ def simulated_plan(
     if not curve:
         raise ValueError(
             f"no plan of strategy {chosen.name!r} finishes in the simulation within "
-            f"{_HORIZON_WORK:g} x the work ({reason})"
+            f"{HORIZON_WORK:g} x the work ({reason})"
         )
     r_scanned = np.array(sorted(curve), dtype=np.int64)
     best_r = min(curve, key=lambda r: (curve[r].hours, r))

@@ -23,6 +23,7 @@ error in place of the fixed list of documented biases.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import math
 from collections.abc import Iterator
 from typing import Any
@@ -34,7 +35,7 @@ from ..planning.plan import Plan
 from ..planning.resolved import Resolved
 from .estimate import estimate_job
 from .resolve import reported_r, resolve
-from .simsearch import Player, Sampler
+from .simsearch import HORIZON_BEST, HORIZON_WORK, Player, Sampler
 
 __all__ = ["INTERVAL_FACTORS", "QUORUM_STEP_SHARE", "neighbours", "verify_plan"]
 
@@ -153,16 +154,33 @@ def verify_plan(
     center = resolve(scenario, plan)
     hourly = isinstance(center.scenario, Scenario)
     work = center.scenario.work_hours if hourly else center.scenario.failure_free_hours
-    sampler = Sampler(play, rel_se=rel_se, max_trials=max_trials, work_hours=work)
-    candidates = [center, *neighbours(center, fixed)]
-    runs = [sampler.measure(candidate) for candidate in candidates]
+    caveated = functools.partial(dataclasses.replace, plan.estimate)
+    if plan.hours > HORIZON_WORK * work:
+        # A plan that takes this long is no plan, and its runs are the most expensive.
+        line = (
+            f"not verified: the plan's {plan.hours:,.5g} h are over {HORIZON_WORK:g} x the work "
+            f"({HORIZON_WORK * work:,.5g} h): it does not finish in any useful time"
+        )
+        return dataclasses.replace(plan, estimate=caveated(caveats=(line,)))
+    # Runs stop at 10 x the plan's hours (its mean is then measured, not cut by the
+    # horizon a search starts from), or 20 x the work if later.
+    horizon = max(HORIZON_WORK * work, HORIZON_BEST * plan.hours)
+    sampler = Sampler(
+        play, rel_se=rel_se, max_trials=max_trials, work_hours=work, horizon_hours=horizon
+    )
+    first = sampler.measure(center)
+    finished = bool(np.isfinite(np.asarray(first.hours, dtype=np.float64)).all())
+    # A plan whose own runs do not finish has no mean to compare neighbours with.
+    candidates = [center, *neighbours(center, fixed)] if finished else [center]
+    runs = [first, *(sampler.measure(candidate) for candidate in candidates[1:])]
     best, best_gain = 0, 0.0
-    base = np.asarray(runs[0].hours, dtype=np.float64)
+    base = np.asarray(first.hours, dtype=np.float64)
     for i, other in enumerate(runs[1:], start=1):
         n = min(base.size, other.trials)
-        gap = base[:n] - np.asarray(other.hours[:n], dtype=np.float64)
-        if not np.isfinite(gap).all() or n < 2:
+        hours = np.asarray(other.hours[:n], dtype=np.float64)
+        if not np.isfinite(hours).all() or n < 2:
             continue
+        gap = base[:n] - hours
         mean, se = float(gap.mean()), float(gap.std(ddof=1) / math.sqrt(n))
         if mean > _MOVE_STANDARD_ERRORS * se and mean > best_gain:
             best, best_gain = i, mean
@@ -205,6 +223,11 @@ def _measured(
     estimate: Any, method: str, verified: float, se: float, trials: int, source: str
 ) -> str:
     """The caveat of a verified plan: its measured error (or its simulated precision)."""
+    if not math.isfinite(verified):
+        return (
+            f"verified against {source}: of {trials} runs some did not finish within the "
+            "simulation's horizon (10 x the plan's hours, or 20 x the work if longer)"
+        )
     if method != "model":
         return (
             f"verified against {source}: {verified:,.5g} +- {se:.3g} h over {trials} runs "
