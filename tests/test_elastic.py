@@ -262,3 +262,32 @@ def test_mean_time_to_wipeout_is_the_passage_time():
     fast = st.mean_time_to_wipeout(repaired, "hot_spares", r=2)
     assert expected < st.mean_time_to_wipeout(repaired, "elastic", min_groups=32)
     assert st.mean_time_to_wipeout(healed, "hot_spares", r=2) < fast
+
+
+PUBLISHED = st.Scenario(
+    gpus=600_000, gpus_per_group=2048, restart_minutes=60, checkpoint_minutes=5, work_hours=720
+)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    "quorum",
+    [
+        32,
+        pytest.param(157, marks=pytest.mark.xfail(strict=True, reason="model -14.8 % (90 SE)")),
+    ],
+)
+def test_the_published_scenarios_elastic_plan_against_its_simulation(quorum):
+    # Found by verify=True (bench/bench_verify.py): the elastic plan of the published
+    # 600k-GPU scenario (292 groups, quorum 157, 687 min) is priced 14.8 % below its
+    # simulation, 2,014 +- 3 h over 16 runs; at quorum 32 the model is within 3 %.
+    # The plan's caveats say so; docs/theory.md section 8 does not yet explain it.
+    interval = 687.0
+    est = st.time_to_train(
+        PUBLISHED, "elastic", min_groups=quorum, checkpoint_interval_minutes=interval
+    )
+    sim = st.simulate_training(
+        PUBLISHED, "elastic", min_groups=quorum, checkpoint_interval_minutes=interval,
+        trials=16, seed=0,
+    )  # fmt: skip
+    assert abs(est.hours / sim.mean_hours - 1) <= 0.03, (est.hours, sim.mean_hours)
