@@ -32,9 +32,7 @@ from scipy import stats
 import spare_theory as st
 
 STRATEGIES = ("ckpt", "rep", "spare", "elastic", "hot_spares")
-PUBLISHED = st.Scenario(
-    gpus=600_000, gpus_per_group=2048, restart_minutes=60, checkpoint_minutes=5, work_hours=720
-)
+PUBLISHED = st.Scenario.published_600k()
 REPAIRS = stats.lognorm(1.2, scale=60.0)  # the README's cluster.toml repair law, minutes
 CLUSTER = st.Scenario(
     gpus=131_072,

@@ -264,9 +264,7 @@ def test_mean_time_to_wipeout_is_the_passage_time():
     assert st.mean_time_to_wipeout(healed, "hot_spares", r=2) < fast
 
 
-PUBLISHED = st.Scenario(
-    gpus=600_000, gpus_per_group=2048, restart_minutes=60, checkpoint_minutes=5, work_hours=720
-)
+PUBLISHED = st.Scenario.published_600k()
 
 
 @pytest.mark.slow

@@ -23,7 +23,6 @@ error in place of the fixed list of documented biases.
 from __future__ import annotations
 
 import dataclasses
-import functools
 import math
 from collections.abc import Iterator
 from typing import Any
@@ -154,14 +153,14 @@ def verify_plan(
     center = resolve(scenario, plan)
     hourly = isinstance(center.scenario, Scenario)
     work = center.scenario.work_hours if hourly else center.scenario.failure_free_hours
-    caveated = functools.partial(dataclasses.replace, plan.estimate)
     if plan.hours > HORIZON_WORK * work:
         # A plan that takes this long is no plan, and its runs are the most expensive.
         line = (
             f"not verified: the plan's {plan.hours:,.5g} h are over {HORIZON_WORK:g} x the work "
             f"({HORIZON_WORK * work:,.5g} h): it does not finish in any useful time"
         )
-        return dataclasses.replace(plan, estimate=caveated(caveats=(line,)))
+        unverified = dataclasses.replace(plan.estimate, caveats=(line,))
+        return dataclasses.replace(plan, estimate=unverified)
     # Runs stop at 10 x the plan's hours (its mean is then measured, not cut by the
     # horizon a search starts from), or 20 x the work if later.
     horizon = max(HORIZON_WORK * work, HORIZON_BEST * plan.hours)
