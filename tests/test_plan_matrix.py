@@ -97,6 +97,11 @@ MISSES: dict[tuple[str, str], str] = {
     "with 10 h node repairs through a pool of 10 nodes",
     ("weibull+pool", "spare"): "+41 % (34 SE) at r = 4, 149 min: as weibull+pool-rep, and SPARe "
     "waits for the pool's nodes",
+    ("weibull+pool", "elastic"): "+12.5 % (19 SE) at a 48,000 min interval (no checkpoint): "
+    "as weibull+pool-rep, the pool's group repair law under Weibull group clocks",
+    ("weibull+pool", "hot_spares"): "+5.6 % (15 SE) at r = 3, 56 min: as weibull+pool-rep",
+    ("pool+fitted", "hot_spares"): "-3.1 % (9.9 SE) at r = 1, 2,631 min: the fitted law "
+    "(Weibull node clocks, lemons, bursts) composed with the pool",
     ("weibull+microbatches", "spare"): "+6.0 % (15 SE) at r = 4, 79 min: the split load under "
     "Weibull group clocks (the stationary-clock bias of SPARe, docs/theory.md section 4)",
 }

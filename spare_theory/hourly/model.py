@@ -284,12 +284,6 @@ def priced_law(
     (None, 'CkptOnly')
     """
     m = scenario.microbatches
-    if r > 1 and scenario.domain_size is not None and scenario.repair_minutes is not None:
-        # Repairs fold the domains into the rate, which needs no placement; the plan
-        # does: an r no placement of the scenario's rule can host has no plan.
-        strategy.wipeout_units(
-            scenario.groups, r, placement=scenario.placement, domain_size=scenario.domain_size
-        )
     try:
         whole = priced_scenario(scenario)
     except ValueError:  # no model with repairs: CKPT-only may still price it (below)
@@ -297,6 +291,12 @@ def priced_law(
     own = strategy.hourly_law(whole, r, **(plan or {}))
     if own is not None:
         return whole, own
+    if r > 1 and scenario.domain_size is not None and scenario.repair_minutes is not None:
+        # Repairs fold the domains into the rate, which needs no placement; the plan
+        # does: an r no placement of the scenario's rule can host has no plan.
+        strategy.wipeout_units(
+            scenario.groups, r, placement=scenario.placement, domain_size=scenario.domain_size
+        )
     scenario = priced_scenario(scenario, repairs=r > 1)
     return scenario, _extended_law(scenario, strategy, r, m)
 

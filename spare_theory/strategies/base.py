@@ -44,6 +44,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 import numpy as np
 
 from .._validation import NoClosedFormError, as_count
+from ..hourly.compose import priced_scenario
 from ..hourly.scenario import Scenario
 from ..lifetimes.laws import EXPONENTIAL
 from ..steps.scenario import StepScenario
@@ -240,9 +241,12 @@ class Strategy(ABC):
 
         :func:`spare_theory.optimal_plan` then plans by the event simulation
         (``Plan.method == "simulation"``) and says this reason.  The default
-        is the message of :meth:`check_scenario`'s refusal at the hour level;
-        a strategy may also name a region where its closed form is measured
-        to be off.
+        is the message of :meth:`check_scenario`'s refusal of the scenario
+        the model prices (:func:`~spare_theory.hourly.compose.priced_scenario`:
+        a spare pool and non-exponential repairs, laws and lemons mapped onto
+        exponential ones, as :func:`~spare_theory.time_to_train` prices
+        them); a strategy may also name a region where its closed form is
+        measured to be off.
 
         Examples
         --------
@@ -255,7 +259,11 @@ class Strategy(ABC):
         if not isinstance(scenario, Scenario):
             return None
         try:
-            self.check_scenario(scenario)
+            priced = priced_scenario(scenario)
+        except ValueError:  # as the model does: a law ending at every failure may price it
+            priced = scenario
+        try:
+            self.check_scenario(priced)
         except ValueError as exc:
             return str(exc)
         return None
