@@ -11,6 +11,8 @@ standard error ``rel_se`` (:class:`~spare_theory.training.simsearch.Sampler`):
 - the strategy's own plan variable one step either way (elastic DP's quorum:
   ``max(1, round(N / 32))`` groups; :data:`QUORUM_STEP_SHARE`).
 
+A neighbour's runs stop at :data:`NEIGHBOUR_HORIZON` times the plan's
+simulated mean; one that does not finish there is not a better plan.
 A neighbour whose hours are lower by more than two standard errors of the
 paired per-trial difference becomes the plan (the best such one), and
 ``Plan.moved_by_verification`` is true.  The plan then carries
@@ -36,12 +38,20 @@ from .estimate import estimate_job
 from .resolve import reported_r, resolve
 from .simsearch import HORIZON_BEST, HORIZON_WORK, Player, Sampler
 
-__all__ = ["INTERVAL_FACTORS", "QUORUM_STEP_SHARE", "neighbours", "verify_plan"]
+__all__ = [
+    "INTERVAL_FACTORS",
+    "NEIGHBOUR_HORIZON",
+    "QUORUM_STEP_SHARE",
+    "neighbours",
+    "verify_plan",
+]
 
 #: The checkpoint intervals tried beside the plan's, as factors of it.
 INTERVAL_FACTORS = (0.7, 1.4)
 #: One step of a strategy's own plan variable (a quorum), as a share of the groups.
 QUORUM_STEP_SHARE = 1 / 32
+#: Neighbours' runs stop unfinished at this many times the plan's simulated mean hours.
+NEIGHBOUR_HORIZON = 3.0
 # A neighbour replaces the plan when better by more than this many paired standard errors.
 _MOVE_STANDARD_ERRORS = 2.0
 
@@ -169,6 +179,10 @@ def verify_plan(
     )
     first = sampler.measure(center)
     finished = bool(np.isfinite(np.asarray(first.hours, dtype=np.float64)).all())
+    if finished:
+        # A neighbour with a run this long is not the better plan (it is skipped, its
+        # runs unfinished), and its long runs were most of the time verification took.
+        sampler.horizon_hours = NEIGHBOUR_HORIZON * float(np.mean(first.hours))
     # A plan whose own runs do not finish has no mean to compare neighbours with.
     candidates = [center, *neighbours(center, fixed)] if finished else [center]
     runs = [first, *(sampler.measure(candidate) for candidate in candidates[1:])]
