@@ -118,6 +118,7 @@ _API = {
     # real failure logs
     "FailureLog": "traces.failure_log",
     "load_failure_log": "traces.failure_log",
+    "draw_failure_log": "traces.draw",
     "infinitehbd_failure_log": "traces.failure_log",
     "replay_training": "traces.replay",
     "Heterogeneity": "traces.patterns",

@@ -14,6 +14,7 @@ __getattr__, __dir__, __all__ = attach(
         "TIME_UNITS": "formats",
         "count_heterogeneity": "patterns",
         "failure_bursts": "patterns",
+        "draw_failure_log": "draw",
         "fault_table": "pools",
         "groups_hit": "plans",
         "hours_per": "formats",
