@@ -33,7 +33,7 @@ def test_rate_and_repairs_of_exponential_laws():
     # The failure rate per up-hour: failures / exposure, Poisson standard error.
     se = log.failure_rate / math.sqrt(log.failures)
     assert abs(log.failure_rate - 1 / 800.0) <= 4 * se
-    durations, observed = log.repairs()
+    _, observed = log.repairs()
     assert observed.mean() > 0.99  # only repairs cut by the window's end are censored
     mean = log.fit_repair("exponential").mean_hours
     assert abs(mean - 20.0) <= 4 * 20.0 / math.sqrt(observed.sum())

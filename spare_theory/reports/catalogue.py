@@ -297,5 +297,20 @@ REPORTS: dict[str, Report] = {
             "(spare nodes for a 1 % and 0.1 % shortage: Poisson against the "
             "replayed log), and prints a verdict line.",
         ),
+        Report(
+            name="regret",
+            compute="regret.write",
+            tables=("regret", "regret_pick"),
+            figures=(),
+            cost_seconds=300.0,
+            help="decision quality: each strategy's plan against the best of a grid, replayed "
+            "on the StepFun trace and on drawn logs",
+            description="Writes OUTDIR/tables/regret (for the StepFun trace and logs drawn "
+            "from stated laws, at 100k and 600k GPUs: each strategy's plan, model-only and "
+            "verified on the log, against the best plan of the grid around it, all replayed "
+            "on common random numbers: regret with its standard error) and regret_pick (the "
+            "strategy the toolkit picks against the one the replay picks).",
+            full="every log at 100k and 600k GPUs (the default: the drawn logs at 100k only)",
+        ),
     )
 }

@@ -7,10 +7,11 @@ that have long been running, each node is seen in its stationary regime:
 its first uptime is a draw of the lifetime's residual (equilibrium) law
 (:func:`~spare_theory.lifetimes.laws.equilibrium_law`), so the nodes fail
 at the law's mean rate from the window's start (a fresh start under a
-Weibull law of shape below 1 would fail more often early on).  A share ``lemon_fraction`` of the nodes (the first ones)
-fail ``lemon_rate_factor`` times as often: their uptimes are the lifetime
-draws divided by that factor.  What the window cuts is censored as a real
-log's would be (a repair still going on at the end has no end).  The result
+Weibull law of shape below 1 would fail more often early on).  A share
+``lemon_fraction`` of the nodes (the first ones) fail ``lemon_rate_factor``
+times as often: their uptimes are the lifetime draws divided by that factor.
+What the window cuts is censored as a real log's would be (a repair still
+going on at the end has no end).  The result
 is a :class:`~spare_theory.traces.failure_log.FailureLog`, so everything a
 log feeds (fits, scenarios, replays) takes it.
 """
