@@ -179,6 +179,8 @@ class ElasticCycle(TabulatedCycle):
 
     name = "elastic"
     max_segments = BLOCK_SEGMENTS
+    #: With a wide quorum margin ``Q`` falls from near 1 to near 0 within one segment.
+    split_pieces = True
     #: Beyond the shrunken batch and the idle spares, the time lost is the stalls.
     redundancy_cause = "reconfiguration"
 
