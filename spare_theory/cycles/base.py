@@ -236,6 +236,10 @@ class CycleLaw(ABC):
     #: (Rep's and SPARe's hours would move by up to 0.5 % at 600k GPUs with splitting,
     #: not yet checked against their simulation).
     split_pieces: ClassVar[bool] = False
+    #: Whether a run's hours take the finite-run term of a fresh start
+    #: (:func:`~spare_theory.hourly.fresh_start.finite_run_term`): a throughput that
+    #: falls over the cycle makes the first cycle fast; ``False``: the long-run rate.
+    finite_run: bool = False
 
     def __init__(self, N: int, r: int, lifetimes: Any = EXPONENTIAL) -> None:
         self.N, self.r, self.lifetimes = N, r, lifetimes

@@ -203,6 +203,8 @@ class ElasticCycle(TabulatedCycle):
         self.active, self.quorum = int(active), int(quorum)
         self.rho, self.stall, self.mu = float(rho), float(stall), float(mu)
         self.exact_up_to = int(exact_up_to)
+        #: Without repairs the throughput falls over the whole cycle (no steady state).
+        self.finite_run = self.mu == 0.0
         #: Wipe-out level: ``K`` groups down leave fewer than ``q`` up.
         self.K = N - self.quorum + 1
         self.exact_batch = self.quorum >= self.active

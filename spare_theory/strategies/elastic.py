@@ -284,12 +284,12 @@ class ElasticStrategy(Strategy):
         if scenario.repair_minutes is not None or self.default_quorum(N, spares) >= N - spares:
             return []
         return [
-            "without repairs the model runs above simulation by a fresh-start offset of "
-            "0.4-2.8 h plus 0.08-0.19 % of the hours (+0.3 to +1.5 % on 100 h runs), and "
-            "overstates samples_skipped by up to 0.85 points of the batch (docs/theory.md "
-            "section 8, model against simulation); on the published 600k-GPU scenario "
-            "(292 groups, 687 min segments) +0.1 to +0.4 % at quorums 146 and 157 and "
-            "+1.1 % at 32 (verify=True measures it at the plan)"
+            "without repairs the model runs above simulation by 0.1-0.5 % on 100 h runs "
+            "(+0.9 % on 40 h at quorum 16, with the fresh start's term), and overstates "
+            "samples_skipped by up to 0.85 points of the batch (docs/theory.md section 8, "
+            "model against simulation); on the published 600k-GPU scenario "
+            "(292 groups, 687 min segments) within 0.25 % at quorums 146 and 157 and "
+            "+0.7 % at 32 (verify=True measures it at the plan)"
         ]
 
     # -- step level ----------------------------------------------------------------
