@@ -170,6 +170,23 @@ def test_the_finite_run_term_only_where_the_throughput_falls():
         assert sum(est.breakdown_hours.values()) == pytest.approx(est.hours, rel=1e-12)
 
 
+def test_no_finite_run_term_for_a_run_within_one_cycle():
+    # The term expands in many cycles: a 10 h run at quorum 1 (cycles of 76 h) keeps the
+    # long-run hours; with 2 or more expected wipe-outs the term is whole, linear between.
+    from spare_theory.hourly.fresh_start import finite_run_term
+    from spare_theory.hourly.renewal import evaluate
+
+    law = st.strategy("elastic").hourly_law(BASE, 0, min_groups=1)
+    lam = BASE.group_failure_rate_per_hour
+    term = finite_run_term(law, lam / 3, lam, lam / 30) / lam
+    for W, weight in [(10, 0.0), (1000, 1.0)]:
+        sc = dataclasses.replace(BASE, work_hours=W)
+        est = st.time_to_train(sc, "elastic", min_groups=1, checkpoint_interval_minutes=60)
+        long_run = evaluate(sc, law, 60.0)
+        assert (est.wipeouts < 1) is (weight == 0.0) and (est.wipeouts > 2) is (weight == 1.0)
+        assert est.hours == pytest.approx(long_run.hours + weight * term, rel=1e-12)
+
+
 def test_the_issues_quick_model():
     """64 groups, cluster MTBF 15 min, R 20 min, delta 2 min, 40 h, 1 min stalls, q = 32."""
     sc = dataclasses.replace(BASE, work_hours=40)

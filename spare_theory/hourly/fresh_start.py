@@ -120,7 +120,11 @@ def with_finite_run(
 
     Laws with :attr:`~spare_theory.cycles.base.CycleLaw.finite_run` (the
     elastic law without repairs) get the term; the others' estimates are
-    returned as they are.  The parts of ``hours`` beyond the useful ones are
+    returned as they are.  The term is an expansion in many cycles: a run
+    expected to see at most one wipe-out keeps its long-run hours (a quorum
+    of 1 among 75,000 groups would otherwise price a 720 h run at 720 h, its
+    cycle outliving the run), two or more get the whole term, and the weight
+    is linear between.  The parts of ``hours`` beyond the useful ones are
     scaled to add up to the new hours (``hours`` stays at least ``W``);
     restarts and the cycle are the long-run ones.
 
@@ -138,7 +142,13 @@ def with_finite_run(
     lam = scenario.group_failure_rate_per_hour
     rho, kappa, d = scaled_times(scenario, estimate.checkpoint_interval_minutes)
     W = scenario.work_hours
-    hours = max(estimate.hours + finite_run_term(law, rho, float(kappa), d) / lam, W)
+    # The expansion needs a run of several cycles: off below one expected wipe-out,
+    # whole from two on, linear between (no jump in hours for the planner's search).
+    weight = min(max(estimate.wipeouts - 1.0, 0.0), 1.0)
+    if weight == 0.0:
+        return estimate
+    term = weight * finite_run_term(law, rho, float(kappa), d) / lam
+    hours = max(estimate.hours + term, W)
     f = (hours - W) / (estimate.hours - W) if estimate.hours > W else 0.0
     parts = {
         name: getattr(estimate, name) * f
