@@ -109,11 +109,13 @@ def test_the_verdict_says_what_the_table_says(table, restart_crossover):
     best = own.iloc[0]
     unsplit = own[(own["strategy"] == "spare") & (own["microbatches"] == 1)].iloc[0]
     rival = own[own["strategy"] != "spare"].iloc[0]
-    # At 100k GPUs SPARe with 16 micro-batches and elastic DP are within 0.1 %; elastic
-    # DP skips 13.9 % of the batch.  Unsplit SPARe is beaten by elastic DP and hot spares.
+    # At 100k GPUs SPARe with 16 micro-batches and elastic DP are within 0.5 % (1,083 and
+    # 1,086 h; 0.1 % before the elastic model's split pieces and finite-run term, docs/
+    # theory.md section 8); elastic DP skips 13.9 % of the batch.  Unsplit SPARe is
+    # beaten by elastic DP and hot spares.
     assert (best["strategy"], best["microbatches"]) == ("spare", 16)
     assert rival["strategy"] == "elastic" and not rival["exact_batch"]
-    assert abs(rival["hours"] / best["hours"] - 1) < 1e-3
+    assert abs(rival["hours"] / best["hours"] - 1) < 5e-3
     assert "SPARe is the best choice: spare (m = 16)" in verdict
     assert f"needs {best['hours']:,.0f} h (SPARe unsplit {unsplit['hours']:,.0f} h)" in verdict
     skipped = f"skipping {100 * rival['samples_skipped']:.1f} % of the global batch"

@@ -179,6 +179,8 @@ class ElasticCycle(TabulatedCycle):
 
     name = "elastic"
     max_segments = BLOCK_SEGMENTS
+    #: With a wide quorum margin ``Q`` falls from near 1 to near 0 within one segment.
+    split_pieces = True
     #: Beyond the shrunken batch and the idle spares, the time lost is the stalls.
     redundancy_cause = "reconfiguration"
 
@@ -201,6 +203,8 @@ class ElasticCycle(TabulatedCycle):
         self.active, self.quorum = int(active), int(quorum)
         self.rho, self.stall, self.mu = float(rho), float(stall), float(mu)
         self.exact_up_to = int(exact_up_to)
+        #: Without repairs the throughput falls over the whole cycle (no steady state).
+        self.finite_run = self.mu == 0.0
         #: Wipe-out level: ``K`` groups down leave fewer than ``q`` up.
         self.K = N - self.quorum + 1
         self.exact_batch = self.quorum >= self.active

@@ -52,6 +52,7 @@ from ..lifetimes.laws import EXPONENTIAL, EquilibriumLifetimes, SuperposedLifeti
 from ..planning.resolved import ModelStrategy, Resolved
 from ..planning.search import minimize_log_interval
 from .compose import priced_scenario
+from .fresh_start import with_finite_run
 from .renewal import TrainingEstimate, estimate_from, evaluate, hours_grid
 from .scenario import Scenario
 
@@ -446,7 +447,8 @@ def evaluate_law(
     ``scenario`` is the one the law is priced on (:func:`priced_law`).
 
     With the expected repairs and planned restarts filled in
-    (:func:`attach_repairs`).
+    (:func:`attach_repairs`), and the finite-run term of a law that asks for
+    it (:func:`~spare_theory.hourly.fresh_start.with_finite_run`).
 
     Examples
     --------
@@ -460,7 +462,7 @@ def evaluate_law(
         estimate = best_interval(scenario, law)
     else:
         estimate = evaluate(scenario, law, tau_minutes)
-    estimate = attach_repairs(scenario, law, estimate)
+    estimate = with_finite_run(attach_repairs(scenario, law, estimate), law, scenario)
     return estimate if estimate.strategy == name else dataclasses.replace(estimate, strategy=name)
 
 

@@ -47,7 +47,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from .._samples import summary_text
-from ..cycles.base import CycleLaw, survival_integral
+from ..cycles.base import CycleLaw, piece_survival
 from ..planning.bill import BADPUT_CAUSES, Bill, CostModel, make_bill, split_redundancy
 from .scenario import Scenario
 
@@ -566,7 +566,9 @@ def _collect(
     """Sum the segments' pieces per interval (each weighted by ``width`` segments) into terms.
 
     ``logs``: ``log Q / Q(rho)`` at each segment's start, end of compute and
-    end; ``Q`` is integrated over the compute and the checkpoint piece.  A
+    end; ``Q`` is integrated over the compute and the checkpoint piece
+    (:func:`~spare_theory.cycles.base.piece_survival`: log-linear, split where
+    ``log Q`` bends within a piece).  A
     law whose batch is not exact also sums the kept work at the full batch
     (:meth:`CycleLaw.batch_theta`), for the samples skipped; a law with a
     :meth:`CycleLaw.checkpoint_loss` loses it in the share ``follows`` of
@@ -575,8 +577,8 @@ def _collect(
     log_start, log_mid, log_end = logs
     # The rows to sum are written in place (segments can number millions).
     table = np.empty((4 if law.exact_batch else 5, k.size))
-    table[0] = survival_integral(log_start, log_mid, k)
-    table[1] = survival_integral(log_mid, log_end, d)
+    table[0] = piece_survival(law, start, k, log_start, log_mid, log_q0)
+    table[1] = piece_survival(law, start + k, d, log_mid, log_end, log_q0)
     kept = np.exp(log_end, out=table[2])
     if law.planned:
         kept += planned_kept(law, start, k, d, log_q0)

@@ -284,14 +284,12 @@ class ElasticStrategy(Strategy):
         if scenario.repair_minutes is not None or self.default_quorum(N, spares) >= N - spares:
             return []
         return [
-            "without repairs the model runs above simulation by a fresh-start offset of "
-            "0.4-2.8 h plus 0.08-0.19 % of the hours (+0.3 to +1.5 % on 100 h runs), and "
-            "overstates samples_skipped by up to 0.85 points of the batch (docs/theory.md "
-            "section 8, model against simulation); at hundreds of groups with a quorum far "
-            "below them it runs below the simulation instead: on the published 600k-GPU "
-            "scenario (292 groups, 3 min stalls against a 5 min cluster MTBF) -2.8 % at "
-            "quorum 32, -15 % at 157 and -21 % at 146 (16 runs each; verify=True measures "
-            "it at the plan)"
+            "without repairs the model runs above simulation by 0.1-0.5 % on 100 h runs "
+            "(+0.9 % on 40 h at quorum 16, with the fresh start's term), and overstates "
+            "samples_skipped by up to 0.85 points of the batch (docs/theory.md section 8, "
+            "model against simulation); on the published 600k-GPU scenario "
+            "(292 groups, 687 min segments) within 0.25 % at quorums 146 and 157 and "
+            "+0.7 % at 32 (verify=True measures it at the plan)"
         ]
 
     # -- step level ----------------------------------------------------------------
