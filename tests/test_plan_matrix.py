@@ -89,14 +89,8 @@ def miss(reason: str):
 # Cells where the model's plan misses its own simulation by more than 3 % and 3 SE
 # (measured by this test: model against 60 runs of the same plan).
 MISSES: dict[tuple[str, str], str] = {
-    ("weibull+repairs", "spare"): "+5.7 % (9.2 SE) at r = 4, 568 min: Weibull group clocks "
-    "composed with lognormal repairs of 60 min",
     ("weibull+lemons", "ckpt"): "-9.7 % (13 SE) at a 15.6 min interval: Weibull group clocks "
     "with lemons folded into the rate, CKPT-only",
-    ("weibull+pool", "rep"): "+6.3 % (21 SE) at r = 2, 61 min: Weibull group clocks composed "
-    "with 10 h node repairs through a pool of 10 nodes",
-    ("weibull+pool", "spare"): "+41 % (34 SE) at r = 4, 149 min: as weibull+pool-rep, and SPARe "
-    "waits for the pool's nodes",
     ("weibull+microbatches", "spare"): "+6.0 % (15 SE) at r = 4, 79 min: the split load under "
     "Weibull group clocks (the stationary-clock bias of SPARe, docs/theory.md section 4)",
 }

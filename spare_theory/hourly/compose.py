@@ -53,6 +53,8 @@ from __future__ import annotations
 
 import dataclasses
 
+import numpy as np
+
 from .._caching import cached
 from .._validation import NoClosedFormError
 from ..lifetimes.laws import renewal_function
@@ -154,15 +156,56 @@ def pool_down_minutes(scenario: Scenario) -> float:
     """
     if not scenario.pool:
         raise ValueError("spare_nodes: the scenario has no spare pool")
-    hours = group_down_hours(
-        cluster_node_failure_rate(scenario),
-        float(scenario.repair_minutes or 0.0) / 60.0,
-        int(scenario.spare_nodes or 0),
+    repair = float(scenario.repair_minutes or 0.0) / 60.0
+    kw = dict(
         swap_minutes=float(scenario.swap_minutes or 0.0),
-        group_nodes=scenario.nodes_per_group,
         nodes=scenario.groups * scenario.nodes_per_group,
     )
-    return 60.0 * hours
+    rate = cluster_node_failure_rate(scenario)
+    if scenario.exponential or scenario.renewal == "node":
+        hours = group_down_hours(
+            rate, repair, int(scenario.spare_nodes or 0), group_nodes=scenario.nodes_per_group, **kw
+        )
+        return 60.0 * hours
+    return 60.0 * _group_clock_down_hours(scenario, rate, repair, kw)
+
+
+def _group_clock_down_hours(scenario: Scenario, rate: float, repair: float, kw: dict) -> float:
+    """The pool's down time when one group clock sends one node per outage (a fixed point).
+
+    A group clock of a non-exponential law (``renewal="group"``) fires while
+    its group waits for a node too, and those failures are absorbed in the
+    outage (no node is sent, the outage is not extended): a group is one
+    slot and an up group sends nodes at ``lambda / c`` (:func:`clustering`'s
+    ``c = 1 + M(D) - D / m`` at its down time ``D``).  A group waiting for a
+    node sends none, which thins the pool's arrivals exactly when it is
+    short, so the nodes in repair ``n`` are the birth-death chain with births
+    ``(N - (n - S)^+) lambda / c`` and deaths ``n / E[repair]`` (``S`` spares),
+    not Poisson at ``N lambda``; ``D = swap + E[(n - S)^+] / (arrival rate)``
+    by Little's law, ``D`` and ``c`` solved together by damped iteration.
+    """
+    law = scenario.group_lifetime_law
+    spares, N = int(scenario.spare_nodes or 0), scenario.groups
+    swap = float(kw["swap_minutes"]) / 60.0
+    mean = float(law.mean())
+    n = np.arange(spares + N + 1)
+    waiting = np.maximum(n - spares, 0)
+    down = group_down_hours(rate, repair, spares, group_nodes=1, **kw)
+    for _ in range(200):
+        up_rate = 1.0 / (mean * (1.0 + renewal_function(law, down, steps=800)) - down)
+        births = (N - waiting[:-1]) * up_rate
+        if repair > 0:
+            log_pi = np.concatenate(([0.0], np.cumsum(np.log(births * repair / n[1:]))))
+            pi = np.exp(log_pi - log_pi.max())
+            pi /= pi.sum()
+            wait = float(pi @ waiting) / float(pi @ ((N - waiting) * up_rate))
+        else:
+            wait = 0.0
+        new = swap + wait
+        if abs(new - down) <= 1e-9 * max(down, 1e-12):
+            break
+        down = 0.5 * (down + new)
+    return float(down)
 
 
 @cached(maxsize=256)
