@@ -157,20 +157,21 @@ def pool_down_minutes(scenario: Scenario) -> float:
     if not scenario.pool:
         raise ValueError("spare_nodes: the scenario has no spare pool")
     repair = float(scenario.repair_minutes or 0.0) / 60.0
-    kw = dict(
-        swap_minutes=float(scenario.swap_minutes or 0.0),
+    swap = float(scenario.swap_minutes or 0.0)
+    if not scenario.exponential and scenario.renewal == "group":
+        return 60.0 * _group_clock_down_hours(scenario, repair, swap / 60.0)
+    hours = group_down_hours(
+        cluster_node_failure_rate(scenario),
+        repair,
+        int(scenario.spare_nodes or 0),
+        swap_minutes=swap,
+        group_nodes=scenario.nodes_per_group,
         nodes=scenario.groups * scenario.nodes_per_group,
     )
-    rate = cluster_node_failure_rate(scenario)
-    if scenario.exponential or scenario.renewal == "node":
-        hours = group_down_hours(
-            rate, repair, int(scenario.spare_nodes or 0), group_nodes=scenario.nodes_per_group, **kw
-        )
-        return 60.0 * hours
-    return 60.0 * _group_clock_down_hours(scenario, rate, repair, kw)
+    return 60.0 * hours
 
 
-def _group_clock_down_hours(scenario: Scenario, rate: float, repair: float, kw: dict) -> float:
+def _group_clock_down_hours(scenario: Scenario, repair: float, swap: float) -> float:
     """The pool's down time when one group clock sends one node per outage (a fixed point).
 
     A group clock of a non-exponential law (``renewal="group"``) fires while
@@ -182,15 +183,15 @@ def _group_clock_down_hours(scenario: Scenario, rate: float, repair: float, kw: 
     short, so the nodes in repair ``n`` are the birth-death chain with births
     ``(N - (n - S)^+) lambda / c`` and deaths ``n / E[repair]`` (``S`` spares),
     not Poisson at ``N lambda``; ``D = swap + E[(n - S)^+] / (arrival rate)``
-    by Little's law, ``D`` and ``c`` solved together by damped iteration.
+    by Little's law, ``D`` and ``c`` solved together by damped iteration
+    from ``D = swap`` (``swap``, ``repair`` in hours).
     """
     law = scenario.group_lifetime_law
     spares, N = int(scenario.spare_nodes or 0), scenario.groups
-    swap = float(kw["swap_minutes"]) / 60.0
     mean = float(law.mean())
     n = np.arange(spares + N + 1)
     waiting = np.maximum(n - spares, 0)
-    down = group_down_hours(rate, repair, spares, group_nodes=1, **kw)
+    down = swap
     for _ in range(200):
         up_rate = 1.0 / (mean * (1.0 + renewal_function(law, down, steps=800)) - down)
         births = (N - waiting[:-1]) * up_rate
