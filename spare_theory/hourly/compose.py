@@ -17,6 +17,9 @@ against the event simulation, which plays every combination exactly):
    exponential repair law of that mean.  The cluster's node failure rate is
    ``N`` groups at their mean rate (lemons and domain events included).
    Only the mean of the node repair law enters.
+   Under non-exponential group clocks (``renewal="group"``) a group is one
+   slot whose failures while it waits are absorbed: the pool is fed by the
+   up groups only, a birth-death fixed point (:func:`pool_down_minutes`).
 2. **Repairs with a non-exponential law, lemons or domains**: each group is
    taken to alternate between exponential up times and its repairs, at the
    rate ``lambda / c + lambda (kappa - 1) phi / c + lambda_D`` (lemons
