@@ -40,7 +40,7 @@ from scipy.stats import binom
 from ..wipeout.domains import domain_wipeout_law
 from .base import TabulatedCycle
 
-__all__ = ["DomainSpare", "LemonLifetimes", "PooledLemons", "ScaledExponential"]
+__all__ = ["DomainSpare", "FromFailure", "LemonLifetimes", "PooledLemons", "ScaledExponential"]
 
 _GRID_POINTS = 400
 
@@ -160,6 +160,80 @@ class PooledLemons:
             lo = np.where(above, mid, lo)
             hi = np.where(above, hi, mid)
         return (lo + hi) / 2
+
+
+@dataclass(frozen=True)
+class FromFailure:
+    """Stationary renewal clocks seen from a failure: the cycle of a law that ends at each one.
+
+    A CKPT-only cycle starts at a failure (its restart begins there), not at
+    a random instant, so its survival is the Palm law of the ``N`` clocks'
+    superposed failures, ``Q_0(u) = -Q'(u) / (-Q'(0)) = Q(u) h(u) / h(0)``,
+    with ``Q = exp(N log S_b(u))`` the stationary survival of ``base`` and
+    ``h = -d log S_b / du`` its hazard: the clock that fired is at age 0 and
+    the others are stationary (Palm-Khintchine).  For a clock law of
+    decreasing hazard (Weibull ``k < 1``) the clock that fired fails again
+    soon, which ``Q`` alone misses.  As a per-group law:
+    ``log S(u) = log S_b(u) + (log h(u) - log h(0)) / N``.  The work kept in
+    a CKPT-only cycle is a function of its length alone, so the
+    renewal-reward hours over these (dependent) gaps are exact.
+
+    ``base``: :class:`~spare_theory.lifetimes.laws.EquilibriumLifetimes`, or
+    :class:`PooledLemons` over it (a lemon's clock ``kappa`` times as fast:
+    ``h = (1 - phi) h_e(u) + phi kappa h_e(kappa u)``); ``h_e(u)`` is
+    ``S(m u) / S_e(u)`` for a clock law of mean ``m``.
+
+    Examples
+    --------
+    >>> from scipy import stats
+    >>> from spare_theory.lifetimes.laws import EquilibriumLifetimes
+    >>> eq = EquilibriumLifetimes(stats.weibull_min(0.78, scale=3.0))
+    >>> law = FromFailure(eq, 16)
+    >>> float(law.logsf(0.0)), bool(law.logsf(0.05) < eq.logsf(0.05))
+    (0.0, True)
+    >>> round(float(law.ppf(law.cdf(0.3))), 9)
+    0.3
+    """
+
+    base: Any
+    N: int
+
+    def _log_hazard(self, u: np.ndarray) -> np.ndarray:
+        """``log(h(u) / h(0))`` (module docstring of the class)."""
+        eq, phi, k = self.base, 0.0, 1.0
+        if isinstance(eq, PooledLemons):
+            eq, phi, k = eq.base, eq.lemon_fraction, eq.lemon_rate_factor
+        law = eq.law
+        mean = float(law.mean())
+
+        def clock(v: np.ndarray) -> np.ndarray:
+            with np.errstate(invalid="ignore"):
+                out = np.asarray(law.logsf(v * mean), dtype=float) - np.asarray(eq.logsf(v))
+            return np.where(np.isfinite(out), out, -np.inf)
+
+        if phi == 0.0:
+            return clock(u)
+        with np.errstate(divide="ignore"):
+            mixed = np.logaddexp(np.log1p(-phi) + clock(u), math.log(phi * k) + clock(k * u))
+        return mixed - math.log1p((k - 1.0) * phi)
+
+    def logsf(self, u: ArrayLike) -> np.ndarray:
+        """``log S_b(u) + (log h(u) - log h(0)) / N``."""
+        u = np.asarray(u, dtype=float)
+        return np.minimum(np.asarray(self.base.logsf(u)) + self._log_hazard(u) / self.N, 0.0)
+
+    def cdf(self, u: ArrayLike) -> np.ndarray:
+        """``p(u)``."""
+        return -np.expm1(self.logsf(u))
+
+    def logcdf(self, u: ArrayLike) -> np.ndarray:
+        """``log p(u)``, ``-inf`` at ``u = 0``."""
+        with np.errstate(divide="ignore"):
+            return np.log(self.cdf(u))
+
+    def ppf(self, p: ArrayLike) -> np.ndarray:
+        """The ``u`` with ``p(u) = p`` (:meth:`PooledLemons.ppf`'s bisection)."""
+        return PooledLemons.ppf(self, p)  # type: ignore[arg-type]
 
 
 def _inverse_stacks(

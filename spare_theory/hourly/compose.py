@@ -17,6 +17,9 @@ against the event simulation, which plays every combination exactly):
    exponential repair law of that mean.  The cluster's node failure rate is
    ``N`` groups at their mean rate (lemons and domain events included).
    Only the mean of the node repair law enters.
+   Under non-exponential group clocks (``renewal="group"``) a group is one
+   slot whose failures while it waits are absorbed: the pool is fed by the
+   up groups only, a birth-death fixed point (:func:`pool_down_minutes`).
 2. **Repairs with a non-exponential law, lemons or domains**: each group is
    taken to alternate between exponential up times and its repairs, at the
    rate ``lambda / c + lambda (kappa - 1) phi / c + lambda_D`` (lemons
@@ -52,6 +55,8 @@ these combinations were allowed is unchanged.
 from __future__ import annotations
 
 import dataclasses
+
+import numpy as np
 
 from .._caching import cached
 from .._validation import NoClosedFormError
@@ -154,15 +159,57 @@ def pool_down_minutes(scenario: Scenario) -> float:
     """
     if not scenario.pool:
         raise ValueError("spare_nodes: the scenario has no spare pool")
+    repair = float(scenario.repair_minutes or 0.0) / 60.0
+    swap = float(scenario.swap_minutes or 0.0)
+    if not scenario.exponential and scenario.renewal == "group":
+        return 60.0 * _group_clock_down_hours(scenario, repair, swap / 60.0)
     hours = group_down_hours(
         cluster_node_failure_rate(scenario),
-        float(scenario.repair_minutes or 0.0) / 60.0,
+        repair,
         int(scenario.spare_nodes or 0),
-        swap_minutes=float(scenario.swap_minutes or 0.0),
+        swap_minutes=swap,
         group_nodes=scenario.nodes_per_group,
         nodes=scenario.groups * scenario.nodes_per_group,
     )
     return 60.0 * hours
+
+
+def _group_clock_down_hours(scenario: Scenario, repair: float, swap: float) -> float:
+    """The pool's down time when one group clock sends one node per outage (a fixed point).
+
+    A group clock of a non-exponential law (``renewal="group"``) fires while
+    its group waits for a node too, and those failures are absorbed in the
+    outage (no node is sent, the outage is not extended): a group is one
+    slot and an up group sends nodes at ``lambda / c`` (:func:`clustering`'s
+    ``c = 1 + M(D) - D / m`` at its down time ``D``).  A group waiting for a
+    node sends none, which thins the pool's arrivals exactly when it is
+    short, so the nodes in repair ``n`` are the birth-death chain with births
+    ``(N - (n - S)^+) lambda / c`` and deaths ``n / E[repair]`` (``S`` spares),
+    not Poisson at ``N lambda``; ``D = swap + E[(n - S)^+] / (arrival rate)``
+    by Little's law, ``D`` and ``c`` solved together by damped iteration
+    from ``D = swap`` (``swap``, ``repair`` in hours).
+    """
+    law = scenario.group_lifetime_law
+    spares, N = int(scenario.spare_nodes or 0), scenario.groups
+    mean = float(law.mean())
+    n = np.arange(spares + N + 1)
+    waiting = np.maximum(n - spares, 0)
+    down = swap
+    for _ in range(200):
+        up_rate = 1.0 / (mean * (1.0 + renewal_function(law, down, steps=800)) - down)
+        births = (N - waiting[:-1]) * up_rate
+        if repair > 0:
+            log_pi = np.concatenate(([0.0], np.cumsum(np.log(births * repair / n[1:]))))
+            pi = np.exp(log_pi - log_pi.max())
+            pi /= pi.sum()
+            wait = float(pi @ waiting) / float(pi @ ((N - waiting) * up_rate))
+        else:
+            wait = 0.0
+        new = swap + wait
+        if abs(new - down) <= 1e-9 * max(down, 1e-12):
+            break
+        down = 0.5 * (down + new)
+    return float(down)
 
 
 @cached(maxsize=256)

@@ -45,7 +45,7 @@ from scipy.special import lambertw
 from .._caching import cached
 from .._validation import NoClosedFormError
 from ..cycles.base import CycleLaw
-from ..cycles.domains import LemonLifetimes, PooledLemons, ScaledExponential
+from ..cycles.domains import FromFailure, LemonLifetimes, PooledLemons, ScaledExponential
 from ..cycles.planned import cost_trigger_failures, planned_cycle
 from ..cycles.repairs import repair_cycle
 from ..lifetimes.laws import EXPONENTIAL, EquilibriumLifetimes, SuperposedLifetimes
@@ -196,7 +196,16 @@ def scenario_lifetimes(scenario: Scenario, *, every_failure: bool = False) -> An
             base = EquilibriumLifetimes(scenario.group_lifetime_law)
     if scenario.lemon_fraction > 0 and scenario.lemon_rate_factor > 1:
         kind = PooledLemons if every_failure else LemonLifetimes
-        return kind(scenario.lemon_fraction, scenario.lemon_rate_factor, base)
+        base = kind(scenario.lemon_fraction, scenario.lemon_rate_factor, base)
+    domains = scenario.domain_size is not None and scenario.domain_mtbf_hours is not None
+    if every_failure and not domains and isinstance(base, PooledLemons | EquilibriumLifetimes):
+        if isinstance(base, PooledLemons) and base.base is not None:
+            # The simulation's whole count of lemons, round(phi N) (the Palm law weighs
+            # the clock that fired by its rate: a fractional lemon has none to weigh).
+            whole = round(scenario.lemon_fraction * scenario.groups) / scenario.groups
+            base = dataclasses.replace(base, lemon_fraction=whole)
+        if isinstance(base, EquilibriumLifetimes) or base.base is not None:
+            return FromFailure(base, scenario.groups)  # each cycle starts at a failure
     return EXPONENTIAL if base is None else base
 
 
