@@ -147,7 +147,7 @@ def plan_record(
     >>> rec["r"], rec["r_within_1pct"], rec["interval_limit"], round(rec["hours"], 1)
     (7, [5, 8], None, 209.7)
     >>> rec["caveats"], plan_record(sc, "hot_spares")["variables"]
-    ([], {'spare_groups': 22, 'min_groups': 234})
+    ([], {'spare_groups': 23, 'min_groups': 233})
     """
     from ..strategies.registry import strategy
     from ..training.optimize import optimal_plan

@@ -398,8 +398,8 @@ def compare(
     >>> plans, cross, verdict = compare(sc, label="600k/4096")
     >>> print(verdict.split(". ")[0])  # doctest: +NORMALIZE_WHITESPACE
     600k/4096: at the scenario's costs SPARe is the best choice: spare (m = 16) needs
-    1,381 h (SPARe unsplit 1,923 h); the best other plan is elastic (2,000 h, skipping
-    31.6 % of the global batch)
+    1,381 h (SPARe unsplit 1,923 h); the best other plan is elastic (2,073 h, skipping
+    31.5 % of the global batch)
     >>> cross[["strategy", "overtakes_reference"]].values.tolist()
     [['ckpt', 'below 4.26 min']]
     """

@@ -44,7 +44,6 @@ from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 import numpy as np
 
 from .._validation import NoClosedFormError, as_count
-from ..hourly.compose import priced_scenario
 from ..hourly.scenario import Scenario
 from ..lifetimes.laws import EXPONENTIAL
 from ..steps.scenario import StepScenario
@@ -258,6 +257,9 @@ class Strategy(ABC):
         """
         if not isinstance(scenario, Scenario):
             return None
+        # Imported here: the simulations import this module and load no model.
+        from ..hourly.compose import priced_scenario
+
         try:
             priced = priced_scenario(scenario)
         except ValueError:  # as the model does: a law ending at every failure may price it

@@ -184,7 +184,7 @@ def time_to_train(
 
     >>> el = time_to_train(sc, "elastic", checkpoint_interval_minutes=60, min_groups=100)
     >>> round(el.hours), round(el.samples_skipped, 3), el.exact_batch
-    (2263, 0.188, False)
+    (2305, 0.188, False)
     >>> hot = time_to_train(sc, "hot_spares", r=8, checkpoint_interval_minutes=60)
     >>> hot.samples_skipped, hot.exact_batch
     (0.0, True)

@@ -213,7 +213,7 @@ def optimal_plan(
 
     >>> elastic = optimal_plan(Scenario.published_600k(4096), "elastic")
     >>> elastic.r, elastic.min_groups, elastic.method
-    (None, 62, 'model')
+    (None, 70, 'model')
 
     Hot spares under Weibull lifetimes have no closed form: the event
     simulation plans them, and verification measures the model's error:
@@ -520,7 +520,7 @@ def best_plan_variable(job: Resolved, *, search: bool = True) -> tuple[dict[str,
     >>> from spare_theory.training.resolve import resolve
     >>> best, est = best_plan_variable(resolve(sc, "elastic"))
     >>> best, round(est.hours, 1)
-    ({'min_groups': 48}, 59.3)
+    ({'min_groups': 47}, 59.1)
     >>> best_plan_variable(resolve(sc, "ckpt"))[0]
     {}
     """
