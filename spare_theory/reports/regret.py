@@ -8,7 +8,8 @@ cluster of :data:`~spare_theory.reports.trace.CLUSTER`, a spare pool for a
 
 - the **toolkit's plan** is :func:`spare_theory.optimal_plan` on it
   (``method`` says whether a closed form or the simulation search answered);
-- the **verified plan** is ``optimal_plan(..., verify=log)``: the plan and
+- the **verified plan** is that of ``optimal_plan(..., verify=log)``
+  (:func:`~spare_theory.training.verify.verify_plan` on the plan): the plan and
   its neighbours replayed on the log, a better neighbour (by two paired
   standard errors) taken;
 - the **grid** is every plan within two neighbour steps of the toolkit's
@@ -57,8 +58,8 @@ from ..traces.pools import log_spares
 from ..traces.replay import log_player
 from ..training.optimize import optimal_plan
 from ..training.resolve import reported_r, resolve
-from ..training.simsearch import HORIZON_WORK
-from ..training.verify import NEIGHBOUR_HORIZON, neighbours
+from ..training.simsearch import DEFAULT_MAX_TRIALS, DEFAULT_REL_SE, HORIZON_WORK
+from ..training.verify import LOG_SOURCE, NEIGHBOUR_HORIZON, neighbours, verify_plan
 from ._io import write_table
 from .catalogue import ReportOptions
 from .trace import CLUSTER, GPUS, POOL_SHORTAGE, STRATEGIES
@@ -186,7 +187,15 @@ def regret_cell(task: tuple) -> dict[str, Any]:
     }
     if not plan.hours <= HORIZON_WORK * scenario.work_hours:
         return {**row, "_hours": None}
-    verified = optimal_plan(scenario, name, verify=log, seed=child_seed(root, _VERIFY_STREAM, *key))
+    # What optimal_plan(verify=log) does, on the plan already found (not planned again).
+    verified = verify_plan(
+        plan,
+        job.scenario,
+        play=log_player(log, seed=child_seed(root, _VERIFY_STREAM, *key)),
+        rel_se=DEFAULT_REL_SE,
+        max_trials=DEFAULT_MAX_TRIALS,
+        source=LOG_SOURCE,
+    )
     # Every strategy of a log and size on the same streams: their plans are paired too.
     play = log_player(log, seed=child_seed(root, _REPLAY_STREAM, *key))
     grid = _grid(job)

@@ -52,7 +52,7 @@ from .estimate import estimate_job
 from .objective import check_objective, energy_interval, objective_value
 from .resolve import resolve
 from .simsearch import DEFAULT_MAX_TRIALS, DEFAULT_REL_SE, simulated_plan, simulation_player
-from .verify import verify_plan
+from .verify import LOG_SOURCE, verify_plan
 
 __all__ = ["PLAN_METHODS", "best_plan_variable", "best_trigger", "optimal_plan"]
 
@@ -296,7 +296,7 @@ def optimal_plan(
         from ..traces.replay import log_player
 
         play = log_player(verify, seed=root, executor=executor, progress=progress)
-        source = "the replay of the failure log"
+        source = LOG_SOURCE
     return verify_plan(
         plan,
         job.scenario,

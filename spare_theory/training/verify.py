@@ -40,6 +40,7 @@ from .simsearch import HORIZON_BEST, HORIZON_WORK, Player, Sampler
 
 __all__ = [
     "INTERVAL_FACTORS",
+    "LOG_SOURCE",
     "NEIGHBOUR_HORIZON",
     "QUORUM_STEP_SHARE",
     "neighbours",
@@ -54,6 +55,8 @@ QUORUM_STEP_SHARE = 1 / 32
 NEIGHBOUR_HORIZON = 3.0
 # A neighbour replaces the plan when better by more than this many paired standard errors.
 _MOVE_STANDARD_ERRORS = 2.0
+#: What a plan verified on a failure log says it was verified against.
+LOG_SOURCE = "the replay of the failure log"
 
 
 def neighbours(job: Resolved, fixed: frozenset[str] = frozenset()) -> Iterator[Resolved]:
