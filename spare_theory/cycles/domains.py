@@ -37,6 +37,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 from scipy.stats import binom
 
+from ..lifetimes.laws import LogsfLaw
 from ..wipeout.domains import domain_wipeout_law
 from .base import TabulatedCycle
 
@@ -46,7 +47,7 @@ _GRID_POINTS = 400
 
 
 @dataclass(frozen=True)
-class LemonLifetimes:
+class LemonLifetimes(LogsfLaw):
     """Group lifetimes with a share ``phi`` of lemons failing ``kappa`` times as often.
 
     ``p(u) = phi (1 - e^{-kappa u}) + (1 - phi)(1 - e^{-u})`` in units of the
@@ -79,15 +80,6 @@ class LemonLifetimes:
         with np.errstate(divide="ignore"):
             return np.minimum(np.logaddexp(np.log(phi) + lemon, np.log1p(-phi) + plain), 0.0)
 
-    def cdf(self, u: ArrayLike) -> np.ndarray:
-        """``p(u)``."""
-        return -np.expm1(self.logsf(u))
-
-    def logcdf(self, u: ArrayLike) -> np.ndarray:
-        """``log p(u)``, ``-inf`` at ``u = 0``."""
-        with np.errstate(divide="ignore"):
-            return np.log(self.cdf(u))
-
     def ppf(self, p: ArrayLike) -> np.ndarray:
         """The ``u`` with ``p(u) = p`` (bisection between the two exponential bounds)."""
         p = np.asarray(p, dtype=float)
@@ -104,7 +96,7 @@ class LemonLifetimes:
 
 
 @dataclass(frozen=True)
-class PooledLemons:
+class PooledLemons(LogsfLaw):
     """The lifetimes a CKPT-only cycle sees with a fixed share ``phi`` of lemon groups.
 
     Every failure ends a CKPT-only cycle, so its survival is the product over
@@ -135,35 +127,9 @@ class PooledLemons:
             return -(1.0 + (k - 1.0) * phi) * u
         return (1 - phi) * np.asarray(self.base.logsf(u)) + phi * np.asarray(self.base.logsf(k * u))
 
-    def cdf(self, u: ArrayLike) -> np.ndarray:
-        """``p(u)``."""
-        return -np.expm1(self.logsf(u))
-
-    def logcdf(self, u: ArrayLike) -> np.ndarray:
-        """``log p(u)``, ``-inf`` at ``u = 0``."""
-        with np.errstate(divide="ignore"):
-            return np.log(self.cdf(u))
-
-    def ppf(self, p: ArrayLike) -> np.ndarray:
-        """The ``u`` with ``p(u) = p`` (bisection; ``logsf`` decreases)."""
-        target = np.log1p(-np.asarray(p, dtype=float))
-        lo = np.zeros(target.shape)
-        hi = np.full(target.shape, 1.0)
-        for _ in range(200):  # double hi until it brackets (bounded: logsf reaches -inf)
-            short = self.logsf(hi) > target
-            if not short.any():
-                break
-            hi = np.where(short, 2 * hi, hi)
-        for _ in range(80):
-            mid = (lo + hi) / 2
-            above = self.logsf(mid) > target
-            lo = np.where(above, mid, lo)
-            hi = np.where(above, hi, mid)
-        return (lo + hi) / 2
-
 
 @dataclass(frozen=True)
-class FromFailure:
+class FromFailure(LogsfLaw):
     """Stationary renewal clocks seen from a failure: the cycle of a law that ends at each one.
 
     A CKPT-only cycle starts at a failure (its restart begins there), not at
@@ -221,19 +187,6 @@ class FromFailure:
         """``log S_b(u) + (log h(u) - log h(0)) / N``."""
         u = np.asarray(u, dtype=float)
         return np.minimum(np.asarray(self.base.logsf(u)) + self._log_hazard(u) / self.N, 0.0)
-
-    def cdf(self, u: ArrayLike) -> np.ndarray:
-        """``p(u)``."""
-        return -np.expm1(self.logsf(u))
-
-    def logcdf(self, u: ArrayLike) -> np.ndarray:
-        """``log p(u)``, ``-inf`` at ``u = 0``."""
-        with np.errstate(divide="ignore"):
-            return np.log(self.cdf(u))
-
-    def ppf(self, p: ArrayLike) -> np.ndarray:
-        """The ``u`` with ``p(u) = p`` (:meth:`PooledLemons.ppf`'s bisection)."""
-        return PooledLemons.ppf(self, p)  # type: ignore[arg-type]
 
 
 def _inverse_stacks(
@@ -341,7 +294,7 @@ class DomainSpare(TabulatedCycle):
 
 
 @dataclass(frozen=True)
-class ScaledExponential:
+class ScaledExponential(LogsfLaw):
     """Exponential lifetimes at rate ``1 + extra`` in units of the group rate.
 
     CKPT-only under domain events: any failure ends the cycle, at rate
@@ -368,13 +321,6 @@ class ScaledExponential:
         if self.base is None:
             return -(1 + self.extra) * u
         return np.asarray(self.base.logsf(u), dtype=float) - self.extra * u
-
-    def cdf(self, u: ArrayLike) -> np.ndarray:
-        return -np.expm1(self.logsf(u))
-
-    def logcdf(self, u: ArrayLike) -> np.ndarray:
-        with np.errstate(divide="ignore"):
-            return np.log(self.cdf(u))
 
     def ppf(self, p: ArrayLike) -> np.ndarray:
         p = np.asarray(p, dtype=float)
