@@ -12,19 +12,50 @@ things differ:
   arrays by their bytes.
 - **One registry.**  Every cache is registered when its function is defined,
   so :func:`clear_caches` empties all of them.
+
+Shared between processes
+------------------------
+A function decorated with ``cached(shared=True)`` (the planner's searches,
+the load scans) also keeps its results in the folder :func:`shared_cache`
+names, for as long as that context is open, one pickle per call: a process
+that misses its own cache takes the result another process of the run has
+computed, or computes it under a file lock (``fcntl.flock``) that makes any
+other process asking for the same call wait and read it.  So within a
+``spare-theory reproduce`` run a plan one report computes is not computed
+again by another report's process or cell.  Only keys made of plain values
+(numbers, strings, bytes, tuples, classes) are shared, keyed by the SHA-256
+of their ``repr``; anything else is computed in-process as before.  The
+folder is removed when the context closes, so no result outlives the code
+that made it.
 """
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import functools
+import hashlib
 import math
-from collections.abc import Callable
+import os
+import pickle
+import tempfile
+from collections.abc import Callable, Iterator
+from pathlib import Path
 from typing import Any, TypeVar
 
 import numpy as np
 
-__all__ = ["cached", "clear_caches", "registered_caches", "value_key"]
+__all__ = [
+    "SHARED_CACHE_ENV",
+    "cached",
+    "clear_caches",
+    "registered_caches",
+    "shared_cache",
+    "value_key",
+]
+
+#: Environment variable naming the folder of the shared cache (set by :func:`shared_cache`).
+SHARED_CACHE_ENV = "SPARE_THEORY_SHARED_CACHE"
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -101,13 +132,17 @@ class _Call:
         return isinstance(other, _Call) and self.key == other.key
 
 
-def cached(maxsize: int | None = 128) -> Callable[[F], F]:
+def cached(maxsize: int | None = 128, *, shared: bool = False) -> Callable[[F], F]:
     """Memoise a function on the values of its arguments (a registered ``lru_cache``).
 
     Parameters
     ----------
     maxsize : int or None
         Entries kept (least recently used dropped first); ``None``: unbounded.
+    shared : bool
+        Also share results between processes while a :func:`shared_cache`
+        is open (module docstring); for deterministic computations of
+        seconds whose results pickle.
 
     Returns
     -------
@@ -125,8 +160,13 @@ def cached(maxsize: int | None = 128) -> Callable[[F], F]:
     """
 
     def decorate(func: F) -> F:
+        name = f"{func.__module__}.{func.__qualname__}"
+
         @functools.lru_cache(maxsize=maxsize)
         def call(arguments: _Call) -> Any:
+            folder = os.environ.get(SHARED_CACHE_ENV) if shared else None
+            if folder:
+                return _shared_call(Path(folder), name, func, arguments)
             return func(*arguments.args, **arguments.kwargs)
 
         @functools.wraps(func)
@@ -166,3 +206,73 @@ def clear_caches() -> None:
     """
     for cache in _REGISTRY:
         cache.cache_clear()
+
+
+@contextlib.contextmanager
+def shared_cache(parent: str | os.PathLike[str] | None = None) -> Iterator[Path]:
+    """Share ``cached(shared=True)`` results between this process and its children.
+
+    Creates a temporary folder (under ``parent``, default the system's
+    temporary folder), names it in :data:`SHARED_CACHE_ENV` (child processes
+    inherit it) and removes both on exit.
+
+    Examples
+    --------
+    >>> with shared_cache() as folder:
+    ...     os.environ[SHARED_CACHE_ENV] == str(folder)
+    True
+    >>> SHARED_CACHE_ENV in os.environ
+    False
+    """
+    before = os.environ.get(SHARED_CACHE_ENV)
+    with tempfile.TemporaryDirectory(prefix="spare-theory-cache-", dir=parent) as folder:
+        os.environ[SHARED_CACHE_ENV] = folder
+        try:
+            yield Path(folder)
+        finally:
+            if before is None:
+                os.environ.pop(SHARED_CACHE_ENV, None)
+            else:
+                os.environ[SHARED_CACHE_ENV] = before
+
+
+_SHAREABLE = (int, float, str, bool, bytes, type(None), type)
+
+
+def _plain_text(key: Any) -> str | None:
+    """``repr(key)`` if the key holds only plain values (the same in every process)."""
+    stack = [key]
+    while stack:
+        value = stack.pop()
+        if isinstance(value, tuple):
+            stack.extend(value)
+        elif not isinstance(value, _SHAREABLE):
+            return None
+    return repr(key)
+
+
+def _shared_call(folder: Path, name: str, func: Callable[..., Any], arguments: _Call) -> Any:
+    """The call's result from ``folder``, or computed under its lock and stored there."""
+    text = _plain_text(arguments.key)
+    try:
+        import fcntl
+    except ImportError:  # no file locks (Windows): compute in-process
+        text = None
+    if text is None or not folder.is_dir():
+        return func(*arguments.args, **arguments.kwargs)
+    digest = hashlib.sha256(f"{name}\n{text}".encode()).hexdigest()
+    result = folder / f"{digest}.pickle"
+    with open(folder / f"{digest}.lock", "a+b") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # a process computing this call holds it
+        if result.exists():
+            with open(result, "rb") as stored:
+                return pickle.load(stored)
+        value = func(*arguments.args, **arguments.kwargs)
+        try:
+            data = pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL)
+        except (pickle.PicklingError, TypeError, AttributeError):
+            return value  # not storable: the others compute it too, as without sharing
+        partial = folder / f".{digest}.{os.getpid()}"
+        partial.write_bytes(data)
+        partial.replace(result)  # whole or absent, for a reader without the lock
+        return value

@@ -3,7 +3,11 @@
 from __future__ import annotations
 
 import ast
+import concurrent.futures
 import dataclasses
+import multiprocessing
+import os
+import time
 from pathlib import Path
 
 import pytest
@@ -11,7 +15,14 @@ from scipy import stats
 
 import spare_theory
 from spare_theory import Scenario, clear_caches, optimal_plan, paper_scenario, time_to_train
-from spare_theory._caching import cached, registered_caches, value_key
+from spare_theory._caching import (
+    SHARED_CACHE_ENV,
+    _plain_text,
+    cached,
+    registered_caches,
+    shared_cache,
+    value_key,
+)
 
 PACKAGE = Path(spare_theory.__file__).parent
 
@@ -101,3 +112,85 @@ def test_laws_of_different_strategies_never_share_a_key():
     rep, spare = RepairCycle(Rep(64, 3), mu=20.0), RepairCycle(Spare(64, 3), mu=20.0)
     assert value_key(rep) != value_key(spare)
     assert value_key(Rep(64, 3)) == value_key(Rep(64, 3)) != value_key(Spare(64, 3))
+
+
+# --- shared between processes (cached(shared=True) inside shared_cache()) ---
+
+_CALLS_ENV = "SPARE_THEORY_TEST_CALLS"
+
+
+@cached(maxsize=8, shared=True)
+def _slow_square(x: float) -> float:
+    """Records each computation in the file the environment names, then squares."""
+    with open(os.environ[_CALLS_ENV], "a") as calls:
+        calls.write(f"{x}\n")
+    time.sleep(0.2)  # long enough that both processes ask while one computes
+    return x * x
+
+
+@cached(maxsize=8, shared=True)
+def _size(names: frozenset) -> int:
+    with open(os.environ[_CALLS_ENV], "a") as calls:
+        calls.write("size\n")
+    return len(names)
+
+
+def _in_child(task):
+    kind, value = task
+    return _slow_square(value) if kind == "square" else _size(value)
+
+
+def _computed(tasks, tmp_path):
+    calls = tmp_path / "calls.txt"
+    calls.write_text("")
+    os.environ[_CALLS_ENV] = str(calls)
+    context = multiprocessing.get_context("fork")
+    try:
+        with (
+            shared_cache(tmp_path),
+            concurrent.futures.ProcessPoolExecutor(2, mp_context=context) as pool,
+        ):
+            results = list(pool.map(_in_child, tasks))
+    finally:
+        del os.environ[_CALLS_ENV]
+    return results, calls.read_text().split()
+
+
+def test_shared_call_is_computed_once_across_processes(tmp_path):
+    tasks = [("square", 3.0)] * 4 + [("square", 4.0)] * 4
+    results, calls = _computed(tasks, tmp_path)
+    assert results == [9.0] * 4 + [16.0] * 4
+    assert sorted(calls) == ["3.0", "4.0"]
+
+
+def test_keys_that_are_not_plain_values_are_not_shared(tmp_path):
+    # A frozenset's repr follows its strings' hashes, which differ between processes
+    # (PYTHONHASHSEED): it is computed in-process, never stored; a plain key is stored.
+    os.environ[_CALLS_ENV] = str(tmp_path / "calls.txt")
+    try:
+        with shared_cache(tmp_path) as folder:
+            assert _size(frozenset({"a", "b", "c"})) == 3
+            assert list(folder.glob("*.pickle")) == []
+            assert _slow_square(5.0) == 25.0
+            assert len(list(folder.glob("*.pickle"))) == 1
+    finally:
+        del os.environ[_CALLS_ENV]
+        clear_caches()
+
+
+def test_scipy_laws_are_plain_keys():
+    # Scenarios hold frozen scipy laws; value_key reduces them to family and numbers,
+    # so plans of scenarios with laws are shared.
+    key = value_key(((stats.gamma(2.0, scale=3.0),), {}))
+    assert _plain_text(key) == _plain_text(value_key(((stats.gamma(2.0, scale=3.0),), {})))
+    assert _plain_text(key) is not None
+
+
+def test_shared_cache_removes_its_folder_and_restores_the_environment(tmp_path):
+    os.environ[SHARED_CACHE_ENV] = "before"
+    try:
+        with shared_cache(tmp_path) as folder:
+            assert os.environ[SHARED_CACHE_ENV] == str(folder) and folder.is_dir()
+        assert not folder.exists() and os.environ[SHARED_CACHE_ENV] == "before"
+    finally:
+        del os.environ[SHARED_CACHE_ENV]

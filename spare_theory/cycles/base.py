@@ -439,7 +439,7 @@ def cycle_time_average(u: np.ndarray, log_q: np.ndarray, rate: np.ndarray) -> fl
     return float(np.sum(q * rate * weights) / np.sum(q * weights))
 
 
-@cached(maxsize=1024)
+@cached(maxsize=1024, shared=True)
 def cycle_law_of(kind: type[CycleLaw], N: int, r: int, *args: Any, **kwargs: Any) -> CycleLaw:
     """The law ``kind(N, r, *args, **kwargs)``, built once per set of argument values.
 

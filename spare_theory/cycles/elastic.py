@@ -450,7 +450,7 @@ class ElasticCycle(TabulatedCycle):
         return cycle_time_average(self.u, self.log_q, self.repairs_rate)
 
 
-@cached(maxsize=256)
+@cached(maxsize=256, shared=True)
 def elastic_cycle(
     N: int, active: int, quorum: int, *, rho: float = 0.0, stall: float = 0.0, mu: float = 0.0
 ) -> ElasticCycle:

@@ -185,7 +185,7 @@ class RepairCycle(TabulatedCycle):
         return cycle_time_average(self.u, self.log_q, self.repairs_rate)
 
 
-@cached(maxsize=256)
+@cached(maxsize=256, shared=True)
 def repair_cycle(
     base: CycleLaw, mu: float, stall: float = 0.0, repair_law: Any = "exponential"
 ) -> RepairCycle:

@@ -347,7 +347,7 @@ def _extended_law(scenario: Scenario, strategy: ModelStrategy, r: int, m: int) -
     return repair_cycle(base, repair_rate(scenario), stall, scenario.repair_law)
 
 
-@cached(maxsize=64)
+@cached(maxsize=64, shared=True)
 def best_interval(scenario: Scenario, law: CycleLaw) -> TrainingEstimate:
     """The estimate of ``law`` on ``scenario`` at the checkpoint interval that minimises the hours.
 

@@ -266,7 +266,7 @@ def _greedy_search(N: int, r: int) -> tuple[int, ...] | None:
     return None
 
 
-@cached(maxsize=4096)
+@cached(maxsize=4096, shared=True)
 def _modular_ruler_cached(N: int, r: int) -> tuple[int, ...] | None:
     ruler = golomb_ruler(r)
     if 2 * ruler[-1] + 1 <= N:

@@ -17,6 +17,10 @@ core.  Every report and every cell has its own seed, so the files are the
 same as a serial run's (``workers=1``) or a run on ``executor``, where the
 reports run in turn.
 
+Within a run, the reports' processes and cells share the planner's results
+(:func:`spare_theory._caching.shared_cache`): a plan, load scan or cycle law
+one report computes is read by the others, not computed again.
+
 Interrupted runs and ``resume``
 -------------------------------
 Every table and figure is written to a temporary file and renamed
@@ -43,6 +47,7 @@ from typing import Any
 
 import numpy as np
 
+from .._caching import shared_cache
 from .._parallel import progress_bar
 from .._validation import as_count, as_seed_sequence
 from ._io import atomic_path
@@ -218,8 +223,16 @@ def run_reports(
     run = _run_key(seed, quick)
     _remove_partial_files(outdir)
     job = _Job(outdir, run, quick, seed, resume, count)
-    if executor is not None or count == 1 or len(names) == 1:
-        return [job(name, executor, progress) for name in names]
+    # The reports' processes and their cells share the planner's results (a plan one
+    # report computes is read, not computed again, by another).
+    with shared_cache():
+        if executor is not None or count == 1 or len(names) == 1:
+            return [job(name, executor, progress) for name in names]
+        return _side_by_side(job, names, count, progress)
+
+
+def _side_by_side(job: _Job, names: tuple[str, ...], count: int, progress: bool) -> list[ReportRun]:
+    """Run the reports on a pool of ``count`` processes, longest first."""
     # Side by side, longest first; each report process makes its own cell pool.  The
     # report modules are imported here, once: the forked processes inherit them.
     for name in names:

@@ -86,7 +86,8 @@ POOL_SHORTAGE = 0.001
 _REPLAY_CAP = 20.0
 
 
-@cached(maxsize=8)  # a table cell and the alternatives report build each one several times
+# A table cell and the alternatives and regret reports build each one several times.
+@cached(maxsize=8, shared=True)
 def trace_scenario(gpus: int, model: str = "full") -> Any:
     """The shipped trace's scenario at ``gpus`` GPUs (:data:`CLUSTER`), a pool for 0.1 %.
 

@@ -181,7 +181,7 @@ def _scan_rows(up: int, down: int, top: int, p: np.ndarray, steps: int) -> np.nd
     return out
 
 
-@cached(maxsize=128)
+@cached(maxsize=128, shared=True)
 def load_table(N: int, r: int, m: int) -> npt.NDArray[np.float64]:
     """``E[L_f]`` of :func:`expected_load` for ``f = 0..f_max`` (read-only; window scan).
 

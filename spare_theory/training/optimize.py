@@ -417,7 +417,7 @@ def _cost_realising(N: int, k: int | None) -> float | None:
     return c if c > 1 and cost_trigger_failures(N, c) == k else None
 
 
-@cached(maxsize=256)
+@cached(maxsize=256, shared=True)
 def best_trigger(job: Resolved) -> tuple[int | None, TrainingEstimate]:
     """The best planned-restart trigger ``k`` at ``r`` (interval optimised at each ``k``).
 
@@ -481,7 +481,7 @@ def _with_trigger(job: Resolved, k: int | None) -> Resolved:
 
 # Small entries (a scenario, a strategy, r -> an estimate): a report's crossovers plan
 # thousands of (scenario, r) and ask again for the reference's, which 256 had dropped.
-@cached(maxsize=4096)
+@cached(maxsize=4096, shared=True)
 def best_plan_variable(job: Resolved, *, search: bool = True) -> tuple[dict[str, Any], Any]:
     """The best value of the strategy's searched plan variable at ``r`` (interval optimised).
 
