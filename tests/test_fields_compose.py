@@ -13,6 +13,7 @@ from __future__ import annotations
 import dataclasses
 
 import pytest
+from scenarios import SIXTEEN_GROUPS
 
 import spare_theory as st
 from spare_theory.hourly.compose import clustering, priced_scenario
@@ -28,14 +29,7 @@ ONE = dict(
     checkpoint_minutes=5,
     work_hours=80,
 )
-EIGHT = dict(
-    gpus=16 * 64,
-    gpus_per_group=64,
-    gpu_mtbf_hours=2400.0,
-    restart_minutes=20,
-    checkpoint_minutes=5,
-    work_hours=80,
-)
+EIGHT = SIXTEEN_GROUPS
 POOL = dict(repair_minutes=600.0, swap_minutes=10.0)  # node repairs of 10 h, 10 min swaps
 LEMONS = dict(lemon_fraction=0.1, lemon_rate_factor=5.0)
 

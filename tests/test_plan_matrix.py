@@ -23,20 +23,14 @@ import itertools
 import math
 
 import pytest
+from scenarios import SIXTEEN_GROUPS
 from scipy import stats
 
 import spare_theory as st
 from spare_theory.traces.plans import log_scenario
 
 STRATEGIES = ("ckpt", "rep", "spare", "elastic", "hot_spares")
-BASE = dict(
-    gpus=16 * 64,
-    gpus_per_group=64,
-    gpu_mtbf_hours=2400.0,
-    restart_minutes=20,
-    checkpoint_minutes=5,
-    work_hours=80,
-)
+BASE = SIXTEEN_GROUPS
 POOL_REPAIR_MINUTES = 600.0
 REPAIR_MINUTES = 60.0
 LOGNORMAL_SIGMA = 1.0

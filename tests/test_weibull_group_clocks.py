@@ -18,6 +18,7 @@ import heapq
 
 import numpy as np
 import pytest
+from scenarios import SIXTEEN_GROUPS
 from scipy import integrate, stats
 
 import spare_theory as st
@@ -26,12 +27,7 @@ from spare_theory.hourly.compose import pool_down_minutes
 from spare_theory.lifetimes.laws import EquilibriumLifetimes, equilibrium_law
 
 POOL = dict(
-    gpus=16 * 64,
-    gpus_per_group=64,
-    gpu_mtbf_hours=2400.0,
-    restart_minutes=20,
-    checkpoint_minutes=5,
-    work_hours=80,
+    **SIXTEEN_GROUPS,
     failure_law="weibull",
     repair_minutes=600.0,
     swap_minutes=10.0,
