@@ -109,3 +109,25 @@ def test_committed_regret_table_meets_the_target_snapshot():
     assert set(shipped["gpus"]) == {100_000, 600_000}
     assert set(shipped["strategy"]) == set(report.STRATEGIES)
     _assert_within_target(shipped)
+
+
+@pytest.mark.slow
+def test_verified_plan_is_optimal_plans_verify_on_the_log():
+    # The report verifies the plan it found (verify_plan) instead of planning it again:
+    # the row must say what optimal_plan(verify=log) with the same seed says.
+    from spare_theory import optimal_plan
+    from spare_theory._validation import as_seed_sequence, child_seed
+    from spare_theory.reports.trace import CLUSTER, POOL_SHORTAGE
+    from spare_theory.traces.pools import log_spares
+
+    row = report.regret_cell(("exponential", 100_000, "rep", 4, 3))
+    log = report.regret_log("exponential", 3)
+    spares = log_spares(log, gpus=100_000, probability=POOL_SHORTAGE)
+    scenario = log.scenario(gpus=100_000, spare_nodes=spares, **CLUSTER)
+    key = (report.LOGS.index("exponential"), 100_000)
+    seed = child_seed(as_seed_sequence(3), report._VERIFY_STREAM, *key)
+    plan = optimal_plan(scenario, "rep", verify=log, seed=seed)
+    assert row["verified_hours"] == plan.verified_hours
+    assert row["moved"] == plan.moved_by_verification
+    assert row["verified_r"] == plan.r
+    assert row["verified_checkpoint_interval_minutes"] == plan.checkpoint_interval_minutes

@@ -58,7 +58,7 @@ from ..traces.pools import log_spares
 from ..traces.replay import log_player
 from ..training.optimize import optimal_plan
 from ..training.resolve import reported_r, resolve
-from ..training.simsearch import DEFAULT_MAX_TRIALS, DEFAULT_REL_SE, HORIZON_WORK
+from ..training.simsearch import DEFAULT_MAX_TRIALS, DEFAULT_REL_SE, HORIZON_WORK, PROBE_TRIALS
 from ..training.verify import LOG_SOURCE, NEIGHBOUR_HORIZON, neighbours, verify_plan
 from ._io import write_table
 from .catalogue import ReportOptions
@@ -146,6 +146,19 @@ def _grid(job: Any) -> list[Any]:
     return list(found.values())
 
 
+def _replayed(play: Any, job: Any, trials: int, horizon: float) -> np.ndarray:
+    """``trials`` replayed hours of ``job``, all ``inf`` if one of its first runs is unfinished.
+
+    Such a plan is not the grid's best whatever its other runs do, and its
+    runs, cut at the horizon, are the longest to play.
+    """
+    first = np.asarray(play(job, 0, PROBE_TRIALS, horizon).hours, float)
+    if not np.isfinite(first).all():
+        return np.full(trials, np.inf)
+    rest = play(job, PROBE_TRIALS, trials - PROBE_TRIALS, horizon).hours
+    return np.concatenate([first, np.asarray(rest, float)])
+
+
 def _ratio(x: np.ndarray, y: np.ndarray) -> tuple[float, float]:
     """``mean(x) / mean(y) - 1`` and its standard error over paired samples."""
     ratio = float(x.mean() / y.mean())
@@ -205,7 +218,7 @@ def regret_cell(task: tuple) -> dict[str, Any]:
     mine = np.asarray(play(job, 0, trials, HORIZON_WORK * scenario.work_hours).hours, float)
     # A grid plan with a run this long is not the best (its runs then stop unfinished).
     horizon = NEIGHBOUR_HORIZON * float(mine.mean())
-    hours = [mine, *(np.asarray(play(j, 0, trials, horizon).hours, float) for j in grid[1:])]
+    hours = [mine, *(_replayed(play, j, trials, horizon) for j in grid[1:])]
     means = np.array([h.mean() if np.isfinite(h).all() else np.inf for h in hours])
     best = int(np.argmin(means))
     theirs = hours[next(i for i, j in enumerate(grid) if j == moved)]

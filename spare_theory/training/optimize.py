@@ -161,7 +161,9 @@ def optimal_plan(
         Root of the simulations' streams (search and verification): trial
         ``i`` of every candidate plays ``child_seed(seed, i)``.
     rel_se : float, default 0.005
-        Relative standard error of each simulated candidate's mean hours.
+        Relative standard error of each simulated candidate's mean hours;
+        in verification, of the plan's mean and of each neighbour's paired
+        difference from it.
     max_trials : int, default 512
         Most trials per simulated candidate.
     executor : concurrent.futures.Executor, optional

@@ -66,6 +66,8 @@ __all__ = [
 DEFAULT_REL_SE = 0.005
 #: Trials a candidate starts with (enough for a first standard error).
 FIRST_TRIALS = 16
+#: Trials played first: a candidate with one of these runs unfinished is played no further.
+PROBE_TRIALS = 2
 #: Most trials played for one candidate.
 DEFAULT_MAX_TRIALS = 512
 #: Runs stop (hours = inf) at a restart after this many times the work ...
@@ -352,6 +354,20 @@ class Sampler:
         self.horizon_hours = HORIZON_WORK * work_hours if horizon_hours is None else horizon_hours
         self._samples: dict[tuple, Any] = {}
 
+    def _first(self, job: Resolved, cap: int) -> Any:
+        """The first ``FIRST_TRIALS`` (at most ``cap``) runs, after ``PROBE_TRIALS`` that finish.
+
+        A candidate whose first runs stop unfinished at the horizon is no plan
+        (its mean is infinite whatever follows), and its runs are the longest:
+        the rest are not played.  Trial ``i`` is on its own stream, so the
+        runs are those of one call.
+        """
+        first = min(FIRST_TRIALS, cap)
+        runs = self.play(job, 0, min(PROBE_TRIALS, first), self.horizon_hours)
+        if runs.trials < first and np.isfinite(np.asarray(runs.hours, dtype=np.float64)).all():
+            runs = runs.joined(self.play(job, runs.trials, first - runs.trials, self.horizon_hours))
+        return runs
+
     def measure(self, job: Resolved) -> Any:
         """The samples of ``job``, grown until their relative standard error is below ``rel_se``.
 
@@ -361,7 +377,7 @@ class Sampler:
         key = (job.r, job.plan, job.checkpoint_interval_minutes, job.checkpoint_every_steps)
         runs = self._samples.get(key)
         if runs is None:
-            runs = self.play(job, 0, min(FIRST_TRIALS, self.max_trials), self.horizon_hours)
+            runs = self._first(job, self.max_trials)
         while runs.trials < self.max_trials:
             hours = np.asarray(runs.hours, dtype=np.float64)
             if not np.isfinite(hours).all():
@@ -378,6 +394,44 @@ class Sampler:
         hours = np.asarray(runs.hours, dtype=np.float64)
         if np.isfinite(hours).all():
             self.horizon_hours = min(self.horizon_hours, HORIZON_BEST * float(hours.mean()))
+        return runs
+
+    def measure_paired(self, job: Resolved, reference: Any) -> Any:
+        """The samples of ``job``, grown until its difference from ``reference`` is known.
+
+        On common random numbers a neighbour's hours move with the
+        reference's, so the paired difference ``reference - job`` over their
+        common trials has a far smaller spread than either; trials are added
+        (within the reference's) until the difference's standard error is
+        below ``rel_se`` times the reference's mean, not until the job's own
+        mean is.  :meth:`measure` later grows the same samples further.
+
+        Parameters
+        ----------
+        job : Resolved
+            The candidate.
+        reference : samples
+            The reference plan's samples (of :meth:`measure`), finite.
+        """
+        key = (job.r, job.plan, job.checkpoint_interval_minutes, job.checkpoint_every_steps)
+        base = np.asarray(reference.hours, dtype=np.float64)
+        cap = min(self.max_trials, base.size)
+        target = self.rel_se * float(base.mean())
+        runs = self._samples.get(key)
+        if runs is None:
+            runs = self._first(job, cap)
+        while runs.trials < cap:
+            hours = np.asarray(runs.hours, dtype=np.float64)
+            if not np.isfinite(hours).all():
+                break
+            gap = base[: hours.size] - hours
+            se = float(gap.std(ddof=1) / math.sqrt(hours.size))
+            if se <= target:
+                break
+            wanted = math.ceil(1.1 * hours.size * (se / target) ** 2)
+            total = min(cap, max(wanted, hours.size + hours.size // 2))
+            runs = runs.joined(self.play(job, runs.trials, total - runs.trials, self.horizon_hours))
+        self._samples[key] = runs
         return runs
 
 

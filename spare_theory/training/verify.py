@@ -138,7 +138,11 @@ def verify_plan(
         The simulation (:func:`~spare_theory.training.simsearch.simulation_player`)
         or a log's replay.
     rel_se : float
-        Relative standard error each candidate's mean is played to.
+        Relative standard error the plan's mean hours are played to (and a
+        neighbour's that becomes the plan); a neighbour is played until the
+        standard error of its paired difference from the plan is below
+        ``rel_se`` times the plan's mean
+        (:meth:`~spare_theory.training.simsearch.Sampler.measure_paired`).
     max_trials : int
         Most trials per candidate.
     source : str
@@ -188,7 +192,9 @@ def verify_plan(
         sampler.horizon_hours = NEIGHBOUR_HORIZON * float(np.mean(first.hours))
     # A plan whose own runs do not finish has no mean to compare neighbours with.
     candidates = [center, *neighbours(center, fixed)] if finished else [center]
-    runs = [first, *(sampler.measure(candidate) for candidate in candidates[1:])]
+    # A neighbour is played until its difference from the plan is known, not its own
+    # mean: on common random numbers that takes a fraction of the trials.
+    runs = [first, *(sampler.measure_paired(candidate, first) for candidate in candidates[1:])]
     best, best_gain = 0, 0.0
     base = np.asarray(first.hours, dtype=np.float64)
     for i, other in enumerate(runs[1:], start=1):
@@ -200,7 +206,8 @@ def verify_plan(
         mean, se = float(gap.mean()), float(gap.std(ddof=1) / math.sqrt(n))
         if mean > _MOVE_STANDARD_ERRORS * se and mean > best_gain:
             best, best_gain = i, mean
-    job, samples = candidates[best], runs[best]
+    job = candidates[best]
+    samples = sampler.measure(job)  # a neighbour taken: its own mean to rel_se
     hours = np.asarray(samples.hours, dtype=np.float64)
     finite = bool(np.isfinite(hours).all())
     verified = float(hours.mean()) if finite else math.inf
