@@ -42,7 +42,7 @@ def test_grid_holds_the_plan_its_neighbours_and_their_neighbours():
         gpus=512, gpus_per_group=8, restart_minutes=20, checkpoint_minutes=5, work_hours=10
     )
     job = resolve(sc, "rep", r=3, checkpoint_interval_minutes=100)
-    grid = report._grid(job)
+    grid = report._grid(job, horizon_hours=1e6)
     assert grid[0] == job
     plans = {(j.r, round(j.checkpoint_interval_minutes, 6)) for j in grid}
     assert len(plans) == len(grid)  # no plan twice
@@ -53,6 +53,9 @@ def test_grid_holds_the_plan_its_neighbours_and_their_neighbours():
         | {(r, t) for r in (2, 4) for t in (70.0, 140.0)}
     )
     assert plans == {(3, 100.0)} | expected
+    # Intervals beyond the horizon (30 min) play alike: one plan per r is left.
+    short = report._grid(job, horizon_hours=0.5)
+    assert sorted(j.r for j in short) == [1, 2, 3, 4, 5] and short[0] == job
 
 
 def test_drawn_logs_are_the_stated_laws():

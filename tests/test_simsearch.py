@@ -221,3 +221,20 @@ def test_a_candidate_whose_first_runs_do_not_finish_is_played_no_further():
     sampler = Sampler(play, rel_se=0.01, max_trials=64, work_hours=1.0)
     runs = sampler.measure(hopeless)
     assert not np.isfinite(np.asarray(runs.hours)).all() and calls == [2]
+
+
+def test_neighbours_that_play_alike_are_not_played():
+    # A plan that never checkpoints (interval beyond any run): its x 0.7 and x 1.4
+    # intervals are the same plan, so verification plays only the r neighbours.
+    played = []
+    inner = simulation_player(seed=4)
+
+    def play(job, first, trials, max_hours):
+        played.append((job.r, job.checkpoint_interval_minutes))
+        return inner(job, first, trials, max_hours)
+
+    # 1e4 min: the plan's runs (about 27 h) and its neighbours' (horizon 3 x that) end first.
+    plan = optimal_plan(SMALL, "spare", r=8, checkpoint_interval_minutes=1e4)
+    verify_plan(plan, SMALL, play=play, rel_se=0.02, max_trials=64, source="law")
+    assert {interval for _, interval in played} == {1e4}
+    assert {r for r, _ in played} == {7, 8}  # r = 9 has no ruler on 64 groups

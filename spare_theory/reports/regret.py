@@ -59,7 +59,13 @@ from ..traces.replay import log_player
 from ..training.optimize import optimal_plan
 from ..training.resolve import reported_r, resolve
 from ..training.simsearch import DEFAULT_MAX_TRIALS, DEFAULT_REL_SE, HORIZON_WORK, PROBE_TRIALS
-from ..training.verify import LOG_SOURCE, NEIGHBOUR_HORIZON, neighbours, verify_plan
+from ..training.verify import (
+    LOG_SOURCE,
+    NEIGHBOUR_HORIZON,
+    neighbours,
+    played_key,
+    verify_plan,
+)
 from ._io import write_table
 from .catalogue import ReportOptions
 from .trace import CLUSTER, GPUS, POOL_SHORTAGE, STRATEGIES
@@ -136,13 +142,16 @@ def regret_log(name: str, seed: int = 0) -> Any:
     )
 
 
-def _grid(job: Any) -> list[Any]:
-    """The plan and every plan within two neighbour steps of it, the plan first."""
+def _grid(job: Any, horizon_hours: float) -> list[Any]:
+    """The plan and every plan within two neighbour steps of it, the plan first.
+
+    Plans that play alike up to ``horizon_hours`` (:func:`played_key`: intervals
+    beyond it) are one plan of the grid.
+    """
     found: dict[tuple, Any] = {}
     for candidate in [job, *neighbours(job)]:
         for near in [candidate, *neighbours(candidate)]:
-            key = (near.r, near.plan, round(near.checkpoint_interval_minutes, 6))
-            found.setdefault(key, near)
+            found.setdefault(played_key(near, horizon_hours), near)
     return list(found.values())
 
 
@@ -211,17 +220,19 @@ def regret_cell(task: tuple) -> dict[str, Any]:
     )
     # Every strategy of a log and size on the same streams: their plans are paired too.
     play = log_player(log, seed=child_seed(root, _REPLAY_STREAM, *key))
-    grid = _grid(job)
-    moved = resolve(scenario, verified)
-    if all(moved != other for other in grid):
-        grid.append(moved)
     mine = np.asarray(play(job, 0, trials, HORIZON_WORK * scenario.work_hours).hours, float)
     # A grid plan with a run this long is not the best (its runs then stop unfinished).
     horizon = NEIGHBOUR_HORIZON * float(mine.mean())
+    grid = _grid(job, horizon)
+    moved = resolve(scenario, verified)
+    if all(played_key(moved, horizon) != played_key(other, horizon) for other in grid):
+        grid.append(moved)
     hours = [mine, *(_replayed(play, j, trials, horizon) for j in grid[1:])]
     means = np.array([h.mean() if np.isfinite(h).all() else np.inf for h in hours])
     best = int(np.argmin(means))
-    theirs = hours[next(i for i, j in enumerate(grid) if j == moved)]
+    theirs = hours[
+        next(i for i, j in enumerate(grid) if played_key(j, horizon) == played_key(moved, horizon))
+    ]
     regret, regret_se = _ratio(mine, hours[best])
     verified_regret, verified_se = _ratio(theirs, hours[best])
     return {

@@ -44,6 +44,7 @@ __all__ = [
     "NEIGHBOUR_HORIZON",
     "QUORUM_STEP_SHARE",
     "neighbours",
+    "played_key",
     "verify_plan",
 ]
 
@@ -57,6 +58,29 @@ NEIGHBOUR_HORIZON = 3.0
 _MOVE_STANDARD_ERRORS = 2.0
 #: What a plan verified on a failure log says it was verified against.
 LOG_SOURCE = "the replay of the failure log"
+
+
+def played_key(job: Resolved, horizon_hours: float) -> tuple:
+    """What ``job``'s runs depend on up to ``horizon_hours``: two plans with one key play alike.
+
+    A checkpoint interval (compute minutes) longer than the horizon (wall
+    minutes) is never reached, so every such interval plays as "no
+    checkpoint": the ``x 0.7`` and ``x 1.4`` neighbours of a plan that never
+    checkpoints (SPARe or elastic DP over a whole run) are that plan again.
+
+    Examples
+    --------
+    >>> from spare_theory import Scenario
+    >>> sc = Scenario(gpus=512, gpus_per_group=8, restart_minutes=20, checkpoint_minutes=5,
+    ...               work_hours=10)
+    >>> a, b = (resolve(sc, "rep", r=2, checkpoint_interval_minutes=m) for m in (9e3, 6e3))
+    >>> played_key(a, 50.0) == played_key(b, 50.0), played_key(a, 200.0) == played_key(b, 200.0)
+    (True, False)
+    """
+    interval = job.checkpoint_interval_minutes
+    if interval is not None:
+        interval = min(round(interval, 6), 60.0 * horizon_hours)
+    return (job.r, job.plan, interval, job.checkpoint_every_steps)
 
 
 def neighbours(job: Resolved, fixed: frozenset[str] = frozenset()) -> Iterator[Resolved]:
@@ -191,7 +215,14 @@ def verify_plan(
         # runs unfinished), and its long runs were most of the time verification took.
         sampler.horizon_hours = NEIGHBOUR_HORIZON * float(np.mean(first.hours))
     # A plan whose own runs do not finish has no mean to compare neighbours with.
-    candidates = [center, *neighbours(center, fixed)] if finished else [center]
+    candidates = [center]
+    if finished:  # the neighbours that play otherwise than the plan (and one another)
+        seen = {played_key(center, sampler.horizon_hours)}
+        for near in neighbours(center, fixed):
+            key = played_key(near, sampler.horizon_hours)
+            if key not in seen:
+                seen.add(key)
+                candidates.append(near)
     # A neighbour is played until its difference from the plan is known, not its own
     # mean: on common random numbers that takes a fraction of the trials.
     runs = [first, *(sampler.measure_paired(candidate, first) for candidate in candidates[1:])]
