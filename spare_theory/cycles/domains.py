@@ -83,16 +83,10 @@ class LemonLifetimes(LogsfLaw):
     def ppf(self, p: ArrayLike) -> np.ndarray:
         """The ``u`` with ``p(u) = p`` (bisection between the two exponential bounds)."""
         p = np.asarray(p, dtype=float)
-        with np.errstate(divide="ignore"):
-            hi = -np.log1p(-p) if self.base is None else np.asarray(self.base.ppf(p), dtype=float)
+        target = self.log_complement(p)
+        hi = -target if self.base is None else np.asarray(self.base.ppf(p), dtype=float)
         lo = hi / self.lemon_rate_factor
-        hi = np.where(np.isfinite(hi), hi, 745.0)
-        for _ in range(80):
-            mid = (lo + hi) / 2
-            below = self.cdf(mid) < p
-            lo = np.where(below, mid, lo)
-            hi = np.where(below, hi, mid)
-        return (lo + hi) / 2
+        return self._bisect(target, lo, np.where(np.isfinite(hi), hi, 745.0))
 
 
 @dataclass(frozen=True)
@@ -324,17 +318,11 @@ class ScaledExponential(LogsfLaw):
 
     def ppf(self, p: ArrayLike) -> np.ndarray:
         p = np.asarray(p, dtype=float)
+        target = self.log_complement(p)
         if self.base is None:
-            return -np.log1p(-p) / (1 + self.extra)
+            return -target / (1 + self.extra)
         # Bisection below the base law's u (the events only bring failures earlier).
-        target = np.log1p(-p)
         lo = np.zeros(p.shape)
         with np.errstate(divide="ignore"):
             hi = np.minimum(np.asarray(self.base.ppf(p), dtype=float), -target / self.extra)
-        hi = np.where(np.isfinite(hi), hi, 745.0)
-        for _ in range(80):
-            mid = (lo + hi) / 2
-            above = self.logsf(mid) > target
-            lo = np.where(above, mid, lo)
-            hi = np.where(above, hi, mid)
-        return (lo + hi) / 2
+        return self._bisect(target, lo, np.where(np.isfinite(hi), hi, 745.0))

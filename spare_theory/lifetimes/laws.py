@@ -28,6 +28,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike
 from scipy import integrate, stats
+from scipy.optimize import elementwise
 
 from .._numerics import log1mexp
 from .._validation import as_count, as_real
@@ -77,6 +78,12 @@ class LogsfLaw:
         """``log(1 - p(u))``."""
         raise NotImplementedError
 
+    @staticmethod
+    def log_complement(p: ArrayLike) -> np.ndarray:
+        """``log(1 - p)``: a ppf's target, ``-inf`` at ``p = 1`` without a warning."""
+        with np.errstate(divide="ignore"):
+            return np.log1p(-np.asarray(p, dtype=float))
+
     def cdf(self, u: ArrayLike) -> np.ndarray:
         """``p(u)``."""
         return -np.expm1(self.logsf(u))
@@ -88,7 +95,7 @@ class LogsfLaw:
 
     def ppf(self, p: ArrayLike) -> np.ndarray:
         """The ``u`` with ``p(u) = p`` (bisection; ``logsf`` decreases)."""
-        target = np.log1p(-np.asarray(p, dtype=float))
+        target = self.log_complement(p)
         lo = np.zeros(target.shape)
         hi = np.full(target.shape, 1.0)
         for _ in range(200):  # double hi until it brackets (bounded: logsf reaches -inf)
@@ -96,12 +103,20 @@ class LogsfLaw:
             if not short.any():
                 break
             hi = np.where(short, 2 * hi, hi)
-        for _ in range(80):
-            mid = (lo + hi) / 2
-            above = self.logsf(mid) > target
-            lo = np.where(above, mid, lo)
-            hi = np.where(above, hi, mid)
-        return (lo + hi) / 2
+        return self._bisect(target, lo, hi)
+
+    def _bisect(self, target: np.ndarray, lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
+        """The ``u`` in ``[lo, hi]`` with ``logsf(u) = target``, elementwise.
+
+        :func:`scipy.optimize.elementwise.find_root` (Chandrupatla's bracketed
+        method, vectorised over the brackets); ``inf`` where ``target = -inf``
+        (``p = 1``: no finite ``u``), as scipy's ``ppf(1)``.
+        """
+        target = np.broadcast_to(np.asarray(target, dtype=float), np.shape(lo))
+        end = np.isneginf(target)
+        with np.errstate(invalid="ignore"):  # the p = 1 brackets, replaced below
+            found = elementwise.find_root(lambda u, t: self.logsf(u) - t, (lo, hi), args=(target,))
+        return np.where(end, np.inf, np.asarray(found.x, dtype=float))
 
 
 @dataclass(frozen=True)
@@ -637,5 +652,5 @@ class SuperposedLifetimes(LogsfLaw):
     def ppf(self, p: ArrayLike) -> np.ndarray:
         """The ``u`` with ``p(u) = p``: ``n`` times the node's ``u`` at ``1 - (1 - p)^(1/n)``."""
         n = self.units
-        node_p = -np.expm1(np.log1p(-np.asarray(p, dtype=np.float64)) / n)
+        node_p = -np.expm1(self.log_complement(p) / n)
         return n * self.__dict__["_node"].ppf(node_p)
