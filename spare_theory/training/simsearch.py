@@ -374,23 +374,11 @@ class Sampler:
         Once a finite mean is known the horizon shrinks to ``10 x`` it: a
         worse candidate is no plan anyway.
         """
-        key = (job.r, job.plan, job.checkpoint_interval_minutes, job.checkpoint_every_steps)
-        runs = self._samples.get(key)
-        if runs is None:
-            runs = self._first(job, self.max_trials)
-        while runs.trials < self.max_trials:
-            hours = np.asarray(runs.hours, dtype=np.float64)
-            if not np.isfinite(hours).all():
-                break
-            mean, se = float(hours.mean()), float(hours.std(ddof=1) / math.sqrt(hours.size))
-            if se <= self.rel_se * mean:
-                break
-            # Trials grow as (se / target)^2; at least half again, at most the cap.
-            wanted = math.ceil(1.1 * hours.size * (se / (self.rel_se * mean)) ** 2)
-            total = min(self.max_trials, max(wanted, hours.size + hours.size // 2))
-            more = self.play(job, runs.trials, total - runs.trials, self.horizon_hours)
-            runs = runs.joined(more)
-        self._samples[key] = runs
+
+        def own_mean(hours: np.ndarray) -> tuple[float, float]:
+            return float(hours.std(ddof=1)) / math.sqrt(hours.size), self.rel_se * hours.mean()
+
+        runs = self._grow(job, self.max_trials, own_mean)
         hours = np.asarray(runs.hours, dtype=np.float64)
         if np.isfinite(hours).all():
             self.horizon_hours = min(self.horizon_hours, HORIZON_BEST * float(hours.mean()))
@@ -413,10 +401,27 @@ class Sampler:
         reference : samples
             The reference plan's samples (of :meth:`measure`), finite.
         """
-        key = (job.r, job.plan, job.checkpoint_interval_minutes, job.checkpoint_every_steps)
         base = np.asarray(reference.hours, dtype=np.float64)
-        cap = min(self.max_trials, base.size)
         target = self.rel_se * float(base.mean())
+
+        def difference(hours: np.ndarray) -> tuple[float, float]:
+            gap = base[: hours.size] - hours
+            return float(gap.std(ddof=1)) / math.sqrt(hours.size), target
+
+        return self._grow(job, min(self.max_trials, base.size), difference)
+
+    def _grow(
+        self,
+        job: Resolved,
+        cap: int,
+        precision: Callable[[np.ndarray], tuple[float, float]],
+    ) -> Any:
+        """``job``'s samples, grown until ``precision(hours)`` gives ``se <= target`` or ``cap``.
+
+        Trials grow as ``(se / target)^2`` predicts, at least half again each
+        time; samples stay with the sampler, so a later call continues them.
+        """
+        key = (job.r, job.plan, job.checkpoint_interval_minutes, job.checkpoint_every_steps)
         runs = self._samples.get(key)
         if runs is None:
             runs = self._first(job, cap)
@@ -424,8 +429,7 @@ class Sampler:
             hours = np.asarray(runs.hours, dtype=np.float64)
             if not np.isfinite(hours).all():
                 break
-            gap = base[: hours.size] - hours
-            se = float(gap.std(ddof=1) / math.sqrt(hours.size))
+            se, target = precision(hours)
             if se <= target:
                 break
             wanted = math.ceil(1.1 * hours.size * (se / target) ** 2)
