@@ -94,7 +94,7 @@ class LogsfLaw:
             return np.log(self.cdf(u))
 
     def ppf(self, p: ArrayLike) -> np.ndarray:
-        """The ``u`` with ``p(u) = p`` (bisection; ``logsf`` decreases)."""
+        """The ``u`` with ``p(u) = p``: a bracket doubled until it holds it, then its root."""
         target = self.log_complement(p)
         lo = np.zeros(target.shape)
         hi = np.full(target.shape, 1.0)

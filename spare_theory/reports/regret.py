@@ -58,7 +58,7 @@ from ..traces.pools import log_spares
 from ..traces.replay import log_player
 from ..training.optimize import optimal_plan
 from ..training.resolve import reported_r, resolve
-from ..training.simsearch import DEFAULT_MAX_TRIALS, DEFAULT_REL_SE, HORIZON_WORK, PROBE_TRIALS
+from ..training.simsearch import DEFAULT_MAX_TRIALS, DEFAULT_REL_SE, HORIZON_WORK, play_probed
 from ..training.verify import (
     LOG_SOURCE,
     NEIGHBOUR_HORIZON,
@@ -161,11 +161,8 @@ def _replayed(play: Any, job: Any, trials: int, horizon: float) -> np.ndarray:
     Such a plan is not the grid's best whatever its other runs do, and its
     runs, cut at the horizon, are the longest to play.
     """
-    first = np.asarray(play(job, 0, PROBE_TRIALS, horizon).hours, float)
-    if not np.isfinite(first).all():
-        return np.full(trials, np.inf)
-    rest = play(job, PROBE_TRIALS, trials - PROBE_TRIALS, horizon).hours
-    return np.concatenate([first, np.asarray(rest, float)])
+    hours = np.asarray(play_probed(play, job, trials, horizon).hours, float)
+    return hours if hours.size == trials else np.full(trials, np.inf)
 
 
 def _ratio(x: np.ndarray, y: np.ndarray) -> tuple[float, float]:
@@ -225,14 +222,14 @@ def regret_cell(task: tuple) -> dict[str, Any]:
     horizon = NEIGHBOUR_HORIZON * float(mine.mean())
     grid = _grid(job, horizon)
     moved = resolve(scenario, verified)
-    if all(played_key(moved, horizon) != played_key(other, horizon) for other in grid):
+    keys = [played_key(j, horizon) for j in grid]
+    if played_key(moved, horizon) not in keys:
         grid.append(moved)
+        keys.append(played_key(moved, horizon))
     hours = [mine, *(_replayed(play, j, trials, horizon) for j in grid[1:])]
     means = np.array([h.mean() if np.isfinite(h).all() else np.inf for h in hours])
     best = int(np.argmin(means))
-    theirs = hours[
-        next(i for i, j in enumerate(grid) if played_key(j, horizon) == played_key(moved, horizon))
-    ]
+    theirs = hours[keys.index(played_key(moved, horizon))]
     regret, regret_se = _ratio(mine, hours[best])
     verified_regret, verified_se = _ratio(theirs, hours[best])
     return {

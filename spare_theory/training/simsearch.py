@@ -58,6 +58,7 @@ __all__ = [
     "HORIZON_WORK",
     "Sampler",
     "SimulatedEstimate",
+    "play_probed",
     "simulated_plan",
     "simulation_player",
 ]
@@ -269,6 +270,30 @@ class SimulatedEstimate:
 Player = Callable[[Resolved, int, int, float], Any]
 
 
+def play_probed(play: Player, job: Resolved, trials: int, horizon_hours: float) -> Any:
+    """Trials ``0 .. trials - 1`` of ``job``, or just the ``PROBE_TRIALS`` if one is unfinished.
+
+    A candidate whose first runs stop unfinished at the horizon is no plan
+    (its mean is infinite whatever follows), and its runs are the longest:
+    the rest are not played.  Trial ``i`` is on its own stream, so the runs
+    played are those of one call.
+
+    Examples
+    --------
+    >>> from spare_theory import Scenario
+    >>> from spare_theory.training.resolve import resolve
+    >>> sc = Scenario(gpus=256, gpus_per_group=8, gpu_mtbf_hours=2000.0,
+    ...               restart_minutes=20, checkpoint_minutes=5, work_hours=10)
+    >>> job = resolve(sc, "rep", r=2, checkpoint_interval_minutes=60)
+    >>> play_probed(simulation_player(seed=1), job, 8, 200.0).trials
+    8
+    """
+    runs = play(job, 0, min(PROBE_TRIALS, trials), horizon_hours)
+    if runs.trials < trials and np.isfinite(np.asarray(runs.hours, dtype=np.float64)).all():
+        runs = runs.joined(play(job, runs.trials, trials - runs.trials, horizon_hours))
+    return runs
+
+
 def simulation_player(
     *, seed: Any, executor: cf.Executor | None = None, progress: bool = False
 ) -> Player:
@@ -354,20 +379,6 @@ class Sampler:
         self.horizon_hours = HORIZON_WORK * work_hours if horizon_hours is None else horizon_hours
         self._samples: dict[tuple, Any] = {}
 
-    def _first(self, job: Resolved, cap: int) -> Any:
-        """The first ``FIRST_TRIALS`` (at most ``cap``) runs, after ``PROBE_TRIALS`` that finish.
-
-        A candidate whose first runs stop unfinished at the horizon is no plan
-        (its mean is infinite whatever follows), and its runs are the longest:
-        the rest are not played.  Trial ``i`` is on its own stream, so the
-        runs are those of one call.
-        """
-        first = min(FIRST_TRIALS, cap)
-        runs = self.play(job, 0, min(PROBE_TRIALS, first), self.horizon_hours)
-        if runs.trials < first and np.isfinite(np.asarray(runs.hours, dtype=np.float64)).all():
-            runs = runs.joined(self.play(job, runs.trials, first - runs.trials, self.horizon_hours))
-        return runs
-
     def measure(self, job: Resolved) -> Any:
         """The samples of ``job``, grown until their relative standard error is below ``rel_se``.
 
@@ -424,7 +435,7 @@ class Sampler:
         key = (job.r, job.plan, job.checkpoint_interval_minutes, job.checkpoint_every_steps)
         runs = self._samples.get(key)
         if runs is None:
-            runs = self._first(job, cap)
+            runs = play_probed(self.play, job, min(FIRST_TRIALS, cap), self.horizon_hours)
         while runs.trials < cap:
             hours = np.asarray(runs.hours, dtype=np.float64)
             if not np.isfinite(hours).all():
