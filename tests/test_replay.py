@@ -142,7 +142,7 @@ def test_faults_wrap_around_the_log_and_copies_are_shifted():
     faults = LogFaults(table, 4, "bootstrap", np.random.default_rng(0))
     times = []
     for _ in range(8):
-        t = faults.peek()
+        t = faults.next_hours
         slot, duration = faults.pop()
         times.append((round(t, 9), slot, duration))
     # Slots 0 and 2 play node 0 (nodes 1 and 3 never fail): each twice per window.
@@ -190,7 +190,7 @@ def test_log_faults_stream_pops_as_a_heap_of_the_slots_histories(mapping):
             k, base = first, base + 10.0
         state[s][:2] = k, base
         heapq.heapreplace(heap, (starts[k] + base, s))
-        assert faults.peek() == t and faults.pop() == expected
+        assert faults.next_hours == t and faults.pop() == expected
 
 
 def test_fault_table_of_the_shipped_trace():

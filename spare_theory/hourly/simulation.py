@@ -288,10 +288,14 @@ class _Cycle:
             failures.restore(g, self.healthy)
             self.healthy += 1
             self.repairs += 1
-            if self.reconfigures:
-                self._reconfigure()
-            else:
+            if not self.reconfigures:
                 self.stall_end = max(self.stall_end, self.t) + self.stall
+            # A membership change: the stall starts over now, or after the wait holding it
+            # (inlined in both branches: the loop's hottest lines).
+            elif self.holding:
+                self.held = True
+            else:
+                self.stall_end = self.t + self.stall
             rule.rejoin(g)
         else:
             self.t = t = self.next_fail
@@ -310,20 +314,16 @@ class _Cycle:
                     self.next_fail = failures.next_time(t, self.healthy)
                 return True
             if self.reconfigures:
-                self._reconfigure()
+                if self.holding:
+                    self.held = True
+                else:
+                    self.stall_end = t + self.stall
         # The failure rate changed (or a failure happened): draw the next one afresh.
         self.next_fail = failures.next_time(self.t, self.healthy)
         self.planned = self.N - self.healthy >= self.trigger or (
             rule.cost_grows and 1.0 / rule.throughput >= self.cost_trigger
         )
         return self.planned
-
-    def _reconfigure(self) -> None:
-        """A membership change: the stall starts over now (or after the wait holding it)."""
-        if self.holding:
-            self.held = True
-        else:
-            self.stall_end = self.t + self.stall
 
     def wait(self, duration: float, *, checkpoint: bool = False) -> bool:
         """Spend ``duration`` hours without computing (restart, checkpoint); True at a wipe-out.

@@ -81,8 +81,6 @@ REPLAY_REPAIRS = ("log", "scenario")
 
 # Lifetimes drawn from a law at once.
 _BATCH = 1024
-# Kinds of the internal events: a slot filled, a node back from repair.
-_FILL, _REPAIRED = 0, 1
 
 
 @dataclass(frozen=True)
@@ -234,8 +232,8 @@ class ClockFaults:
     --------
     >>> from scipy import stats
     >>> f = ClockFaults(stats.expon(scale=2.0), np.ones(3), 0, 0.0, np.random.default_rng(0))
-    >>> t = f.peek(); unit, duration = f.pop()
-    >>> 0 <= unit < 3, duration is None, bool(f.peek() >= t)
+    >>> t = f.next_hours; unit, duration = f.pop()
+    >>> 0 <= unit < 3, duration is None, bool(f.next_hours >= t)
     (True, True, True)
     """
 
@@ -258,6 +256,9 @@ class ClockFaults:
             waits = rng.exponential(1.0 / domain_rate, domains)
             self.heap += [(float(w), -(d + 1)) for d, w in enumerate(waits)]
         heapify(self.heap)
+        #: Time of the next fault or domain event, hours (an attribute: the event
+        #: loop reads it at every event).
+        self.next_hours = self.heap[0][0]
         self.buffer: list[float] = []
 
     def _lifetime(self) -> float:
@@ -269,10 +270,6 @@ class ClockFaults:
             self.buffer = np.asarray(draws, dtype=float).tolist()[::-1]
         return self.buffer.pop()
 
-    def peek(self) -> float:
-        """Time of the next fault or domain event."""
-        return self.heap[0][0]
-
     def pop(self) -> tuple[int, float | None]:
         """The next ``(slot or -(domain + 1), None)``; its clock renewed from the expiry."""
         t, unit = self.heap[0]
@@ -281,6 +278,7 @@ class ClockFaults:
         else:
             step = self._lifetime() / self.speed[unit]
         heapreplace(self.heap, (t + step, unit))
+        self.next_hours = self.heap[0][0]
         return unit, None
 
 
@@ -339,6 +337,8 @@ class LogFaults:
         self._units: list[int] = []
         self._lengths: list[float] = []
         self._at = 0
+        #: Time of the next fault, hours (``inf`` if no slot ever fails).
+        self.next_hours = math.inf
         if live.size:
             self._extend()
 
@@ -385,18 +385,18 @@ class LogFaults:
         self._units = self._slot[owner[order]].tolist()
         self._lengths = durations[index[order]].tolist()
         self._at = 0
-
-    def peek(self) -> float:
-        """Time of the next fault (``inf`` if no slot ever fails)."""
-        return self._times[self._at] if self._times else math.inf
+        self.next_hours = self._times[0]
 
     def pop(self) -> tuple[int, float | None]:
         """The next fault: ``(slot, the outage's length in hours)``."""
         at = self._at
         unit, duration = self._units[at], self._lengths[at]
-        self._at = at + 1
-        if self._at == len(self._times):
+        at += 1
+        if at == len(self._times):
             self._extend()
+        else:
+            self._at = at
+            self.next_hours = self._times[at]
         return unit, duration
 
 
@@ -410,6 +410,15 @@ class NodeWorld:
     :meth:`restore`, and the heap :attr:`due` of ``(time, group)`` returns
     that the simulation pops (a group is back when its last slot is filled,
     plus ``heal`` hours for an elastic job).
+
+    Its own events are slot fills and, with a pool, nodes back from repair.
+    A restart voids the fills scheduled before it (every slot is filled by
+    it), so they are dropped there rather than played.  A node back while
+    no slot waits only returns a spare to the pool, which changes nothing
+    until a failure asks the pool; it is counted then (in ``_repair``),
+    so that only a node that fills a waiting slot is an event.  Both leave
+    every run's draws and events where they were: the runs' hours move by
+    float rounding only (a compute span no longer split at those instants).
 
     Parameters
     ----------
@@ -491,14 +500,14 @@ class NodeWorld:
         #: Spares in the pool (``None``: no pool).
         self.pool: int | None = scenario.spare_nodes if scenario.pool else None
         self.swap = (scenario.swap_minutes or 0.0) / 60.0
-        # Not arrays: the events read and write them one element at a time (a
-        # bytearray for the slots, cleared at each restart in one allocation).
+        # Not arrays: the events read and write them one element at a time.
         self.down_slot = bytearray(self.slots)
         self.missing = [0] * N  # slots of each group down
         self.group_down = [False] * N
-        self.waiting: deque[tuple[int, int]] = deque()  # (slot, epoch) waiting for a node
-        self.events: list[tuple[float, int, int, int]] = []  # (time, kind, slot, epoch)
-        self.epoch = 0  # a restart's count: fills scheduled before it are void
+        self.failed: list[int] = []  # slots failed since the last restart
+        self.waiting: deque[int] = deque()  # slots waiting for a node, first come first
+        self.fills: list[tuple[float, int]] = []  # (time, slot) of this cycle, a heap
+        self.repaired: list[float] = []  # times nodes come back from repair, a heap
         self.pending: list[int] = []  # groups failing at this instant (a domain event)
         self.t = 0.0
         self.due: list[tuple[float, int]] = []
@@ -507,16 +516,26 @@ class NodeWorld:
 
     def cycle(self, t: float, *, returns: bool, heal_hours: float = 0.0) -> NodeWorld:
         """A global restart at ``t``: every group whole; ``returns``: groups come back in it."""
-        self.epoch += 1
         if self.pool is not None:
             # The slots still waiting are filled by the restart: their nodes are owed to
             # the pool, repaid by the next repairs (a failure finds a spare only while
             # fewer than spare_nodes nodes are in repair).
             self.pool -= len(self.waiting)
-        self.down_slot = bytearray(self.slots)
-        self.missing = [0] * len(self.missing)
-        self.group_down = [False] * len(self.group_down)
+        # Undo this cycle's failures one by one: a run restarts once per failure under
+        # CKPT-only, where clearing every slot would cost the cluster's size each time.
+        down_slot, missing, group_down, per_group = (
+            self.down_slot,
+            self.missing,
+            self.group_down,
+            self.per_group,
+        )
+        for slot in self.failed:
+            down_slot[slot] = 0
+            missing[slot // per_group] = 0
+            group_down[slot // per_group] = False
+        self.failed.clear()
         self.waiting.clear()
+        self.fills = []  # the restart fills every slot
         self.pending.clear()
         self.due = []
         self.returns, self.heal = returns, heal_hours
@@ -526,10 +545,15 @@ class NodeWorld:
         """Time of the next event (faults, fills, repairs; now for a domain event's rest)."""
         if self.pending:
             return t
-        nxt = self.faults.peek()
-        events = self.events
-        # min(nxt, events[0][0]), without the call (the hottest line of a replay).
-        return events[0][0] if events and events[0][0] < nxt else nxt
+        nxt = self.faults.next_hours
+        # Inlined min()s, without calls (the hottest lines of a replay).
+        fills = self.fills
+        if fills and fills[0][0] < nxt:
+            nxt = fills[0][0]
+        repaired = self.repaired
+        if self.waiting and repaired[0] < nxt:  # a slot waits: the pool has lent every node
+            nxt = repaired[0]
+        return nxt
 
     def _repair(self, slot: int, t: float, duration: float | None) -> None:
         """Slot ``slot`` failed at ``t``: its node to repair, the slot's fill scheduled."""
@@ -542,16 +566,20 @@ class NodeWorld:
                 batch = repair_hours(self.scenario, self.rng.random(_BATCH))
                 self.repair_draws = np.asarray(batch, dtype=float).tolist()[::-1]
             repair = self.repair_draws.pop()
-        events = self.events
         if self.pool is None:
-            heappush(events, (t + repair, _FILL, slot, self.epoch))
+            heappush(self.fills, (t + repair, slot))
             return
-        heappush(events, (t + repair, _REPAIRED, -1, 0))
+        repaired = self.repaired
+        if not self.waiting:  # the nodes back by now, lazily (class docstring)
+            while repaired and repaired[0] <= t:
+                heappop(repaired)
+                self.pool += 1
+        heappush(repaired, t + repair)
         if self.pool > 0:  # (below 0: nodes owed since a restart, module docstring)
             self.pool -= 1
-            heappush(events, (t + self.swap, _FILL, slot, self.epoch))
+            heappush(self.fills, (t + self.swap, slot))
         else:
-            self.waiting.append((slot, self.epoch))
+            self.waiting.append(slot)
 
     def _fail_slot(self, slot: int, t: float, duration: float | None) -> int | None:
         """Slot ``slot`` fails at ``t``: its group if that was whole, else ``None``."""
@@ -559,6 +587,7 @@ class NodeWorld:
         if down_slot[slot]:
             return None  # a replayed fault of a slot still waiting: nothing new
         down_slot[slot] = 1
+        self.failed.append(slot)
         g = slot // self.per_group
         self.missing[g] += 1
         self._repair(slot, t, duration)
@@ -572,17 +601,17 @@ class NodeWorld:
         """Play the next event; the group that failed (``None``: no group failed)."""
         if self.pending:
             return self.pending.pop()
-        events, faults = self.events, self.faults
-        t = faults.peek()
-        if events and events[0][0] <= t:
-            t, kind, slot, epoch = heappop(events)
-            if kind == _REPAIRED:
-                if self.waiting:
-                    waiting, epoch = self.waiting.popleft()
-                    heappush(events, (t + self.swap, _FILL, waiting, epoch))
-                elif self.pool is not None:
-                    self.pool += 1
-            elif epoch == self.epoch and self.down_slot[slot]:
+        faults, fills, repaired = self.faults, self.fills, self.repaired
+        t = faults.next_hours
+        # A node back from repair fills the first waiting slot; a fill at the same
+        # instant comes first, and both before a fault.
+        if self.waiting and repaired[0] <= t and not (fills and fills[0][0] <= repaired[0]):
+            back = heappop(repaired)
+            heappush(fills, (back + self.swap, self.waiting.popleft()))
+            return None
+        if fills and fills[0][0] <= t:
+            t, slot = heappop(fills)
+            if self.down_slot[slot]:
                 self.down_slot[slot] = 0
                 g = slot // self.per_group
                 missing = self.missing
