@@ -83,10 +83,6 @@ def miss(reason: str):
 # Cells where the model's plan misses its own simulation by more than 3 % and 3 SE
 # (measured by this test: model against 60 runs of the same plan).
 MISSES: dict[tuple[str, str], str] = {
-    ("weibull+pool", "rep"): "+3.6 % (11 SE) at r = 2, 71 min: Weibull group clocks with 10 h "
-    "node repairs through a pool of 10 nodes, priced as exponential repairs of the pool's mean "
-    "down time (its shape, mostly a swap and sometimes a long wait, is left out)",
-    ("weibull+pool", "hot_spares"): "+3.05 % (7.5 SE) at r = 3, 71 min: as weibull+pool-rep",
     ("pool+fitted", "hot_spares"): "-3.1 % (9.9 SE) at r = 1, 2,631 min: the fitted law "
     "(Weibull node clocks, lemons, bursts) composed with the pool",
     ("weibull+microbatches", "spare"): "+6.0 % (15 SE) at r = 4, 79 min: the split load under "

@@ -9,7 +9,8 @@
   event simulation of the pool alone (seeded; tolerance from its standard
   error by batch means).
 - A step cost that grows with the groups down has no closed form on such
-  clocks with repairs: ``model_refusal`` says so, and only there.
+  clocks with repairs, and no strategy that waits for failed groups has one
+  through a pool: ``model_refusal`` says so, and only there.
 """
 
 from __future__ import annotations
@@ -95,12 +96,16 @@ def test_the_pools_down_time_under_group_clocks_matches_a_simulation_of_the_pool
     assert abs(model - mean) <= max(3 * se, 0.03 * mean), (model, mean, se)
 
 
-def test_group_clocks_with_repairs_send_a_growing_step_cost_to_the_simulation():
+def test_group_clocks_send_a_growing_step_cost_and_a_pool_to_the_simulation():
     pooled = st.Scenario(**POOL)
     reason = st.strategy("spare").model_refusal(pooled)
     assert reason is not None and "renewal='group'" in reason and "repairs" in reason
-    assert st.strategy("rep").model_refusal(pooled) is None  # a constant step cost
-    assert st.strategy("ckpt").model_refusal(pooled) is None
+    for name in ("rep", "elastic", "hot_spares"):  # a constant step cost, through the pool
+        pool_reason = st.strategy(name).model_refusal(pooled)
+        assert pool_reason is not None and "spare pool" in pool_reason
+    assert st.strategy("ckpt").model_refusal(pooled) is None  # every failure a wipe-out
+    repaired = {k: v for k, v in POOL.items() if k not in ("swap_minutes", "spare_nodes")}
+    assert st.strategy("rep").model_refusal(st.Scenario(**repaired)) is None  # no pool
     node = st.Scenario(**{**POOL, "renewal": "node", "gpus_per_node": 8})
     assert st.strategy("spare").model_refusal(node) is None
     no_repairs = {k: v for k, v in POOL.items() if k not in ("repair_minutes", "swap_minutes")}

@@ -41,6 +41,7 @@ class CkptStrategy(Strategy):
     name = "ckpt"
     label = "CKPT-only"
     r_variable = None  # r is always 1: one copy of every shard
+    waits_for_groups = False
 
     def check_r(self, N: int, r: Any) -> int:
         """``r`` must be ``None`` or 1 (no redundancy)."""
