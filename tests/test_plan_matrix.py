@@ -85,8 +85,6 @@ def miss(reason: str):
 MISSES: dict[tuple[str, str], str] = {
     ("pool+fitted", "hot_spares"): "-3.1 % (9.9 SE) at r = 1, 2,631 min: the fitted law "
     "(Weibull node clocks, lemons, bursts) composed with the pool",
-    ("weibull+microbatches", "spare"): "+6.0 % (15 SE) at r = 4, 79 min: the split load under "
-    "Weibull group clocks (the stationary-clock bias of SPARe, docs/theory.md section 4)",
 }
 
 

@@ -9,8 +9,9 @@
   event simulation of the pool alone (seeded; tolerance from its standard
   error by batch means).
 - A step cost that grows with the groups down has no closed form on such
-  clocks with repairs, and no strategy that waits for failed groups has one
-  through a pool: ``model_refusal`` says so, and only there.
+  clocks with repairs or split into micro-batches, and no strategy that
+  waits for failed groups has one through a pool: ``model_refusal`` says
+  so, and only there.
 """
 
 from __future__ import annotations
@@ -104,6 +105,12 @@ def test_group_clocks_send_a_growing_step_cost_and_a_pool_to_the_simulation():
         pool_reason = st.strategy(name).model_refusal(pooled)
         assert pool_reason is not None and "spare pool" in pool_reason
     assert st.strategy("ckpt").model_refusal(pooled) is None  # every failure a wipe-out
+    unpooled = {k: v for k, v in POOL.items() if k not in ("swap_minutes", "spare_nodes")}
+    unpooled.pop("repair_minutes")
+    split = st.Scenario(**unpooled, microbatches=4)
+    assert "micro-batches" in st.strategy("spare").model_refusal(split)
+    assert st.strategy("rep").model_refusal(split) is None  # no split load
+    assert st.strategy("spare").model_refusal(st.Scenario(**unpooled)) is None  # not split
     repaired = {k: v for k, v in POOL.items() if k not in ("swap_minutes", "spare_nodes")}
     assert st.strategy("rep").model_refusal(st.Scenario(**repaired)) is None  # no pool
     node = st.Scenario(**{**POOL, "renewal": "node", "gpus_per_node": 8})
