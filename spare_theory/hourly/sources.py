@@ -531,8 +531,8 @@ class NodeWorld:
         )
         for slot in self.failed:
             down_slot[slot] = 0
-            missing[slot // per_group] = 0
-            group_down[slot // per_group] = False
+            g = slot // per_group
+            missing[g], group_down[g] = 0, False
         self.failed.clear()
         self.waiting.clear()
         self.fills = []  # the restart fills every slot

@@ -271,12 +271,10 @@ class Strategy(ABC):
             self.check_scenario(priced)
         except ValueError as exc:
             return str(exc)
-        if (
-            not scenario.exponential
-            and scenario.renewal == "group"
-            and scenario.repair_minutes is not None
-            and self._step_cost_grows(scenario.groups)
-        ):
+        if scenario.exponential or scenario.renewal != "group":
+            return None
+        grows = self._step_cost_grows(scenario.groups)
+        if grows and scenario.repair_minutes is not None:
             return (
                 "a non-exponential failure_law on group clocks (renewal='group') with repairs "
                 "has no closed form for a step cost that grows with the groups down: the "
@@ -285,12 +283,7 @@ class Strategy(ABC):
                 "(measured +5.7 % with 1 h lognormal repairs, +22 % through a spare pool, "
                 "docs/theory.md section 4); planned by the event simulation"
             )
-        if (
-            not scenario.exponential
-            and scenario.renewal == "group"
-            and scenario.microbatches > 1
-            and self._step_cost_grows(scenario.groups)
-        ):
+        if grows and scenario.microbatches > 1:
             return (
                 "a non-exponential failure_law on group clocks (renewal='group') has no "
                 "closed form within 3 % for a step cost that grows with the groups down "
@@ -298,12 +291,7 @@ class Strategy(ABC):
                 "(measured +6.0 % at r = 4, m = 4, docs/theory.md section 4); planned by the "
                 "event simulation"
             )
-        if (
-            not scenario.exponential
-            and scenario.renewal == "group"
-            and scenario.pool
-            and self.waits_for_groups
-        ):
+        if scenario.pool and self.waits_for_groups:
             return (
                 "a non-exponential failure_law on group clocks (renewal='group') through a "
                 "spare pool has no closed form within 3 %: the groups are priced as "
