@@ -16,9 +16,11 @@ or :func:`~spare_theory.training.simulate.simulate_steps_job`).
   indices, the first ones kept) until its mean hours have a relative standard
   error below ``rel_se``, or ``max_trials`` are played.
 - **The interval** (hour level): a walk on ``log tau`` by steps of ``sqrt 2``
-  from the Young-Daly interval of a pilot run's measured wipe-out rate, until
-  the hours rise, then the vertex of the parabola through the bracket; (step
-  level) the integer ``k`` by :func:`~spare_theory.planning.search.minimize_integer`
+  (its stride doubling after two) from the Young-Daly interval of a pilot
+  run's measured wipe-out rate, or from the best interval of the nearest
+  plan variable searched, until the hours rise; the bracket halved back to
+  one step, then the vertex of the parabola through it; (step level) the
+  integer ``k`` by :func:`~spare_theory.planning.search.minimize_integer`
   on a geometric grid.
 - **Hopeless plans** cost a bounded time: an hour-level run still unfinished
   at a restart after ``20 x`` the work (or ``10 x`` the best mean found so
@@ -379,19 +381,22 @@ class Sampler:
         self.horizon_hours = HORIZON_WORK * work_hours if horizon_hours is None else horizon_hours
         self._samples: dict[tuple, Any] = {}
 
-    def measure(self, job: Resolved) -> Any:
+    def measure(self, job: Resolved, *, look: bool = False) -> Any:
         """The samples of ``job``, grown until their relative standard error is below ``rel_se``.
 
         Once a finite mean is known the horizon shrinks to ``10 x`` it: a
-        worse candidate is no plan anyway.
+        worse candidate is no plan anyway.  ``look=True``: only the first
+        ``FIRST_TRIALS`` (a first look; a later call grows the same samples).
         """
 
         def own_mean(hours: np.ndarray) -> tuple[float, float]:
             return float(hours.std(ddof=1)) / math.sqrt(hours.size), self.rel_se * hours.mean()
 
-        runs = self._grow(job, self.max_trials, own_mean)
+        runs = self._grow(
+            job, min(FIRST_TRIALS, self.max_trials) if look else self.max_trials, own_mean
+        )
         hours = np.asarray(runs.hours, dtype=np.float64)
-        if np.isfinite(hours).all():
+        if np.isfinite(hours).all() and not look:
             self.horizon_hours = min(self.horizon_hours, HORIZON_BEST * float(hours.mean()))
         return runs
 
@@ -523,11 +528,13 @@ def simulated_plan(
         f"to a relative standard error of {rel_se:g} on common random numbers"
     )
 
-    def estimate(candidate: Resolved, limit: str | None = None) -> SimulatedEstimate:
+    def estimate(
+        candidate: Resolved, limit: str | None = None, *, look: bool = False
+    ) -> SimulatedEstimate:
         return SimulatedEstimate(
             strategy=chosen.name,
             r=reported_r(candidate),
-            samples=sampler.measure(candidate),
+            samples=sampler.measure(candidate, look=look),
             work_hours=work,
             checkpoint_interval_minutes=candidate.checkpoint_interval_minutes,
             checkpoint_every_steps=candidate.checkpoint_every_steps,
@@ -536,11 +543,11 @@ def simulated_plan(
             horizon_hours=sampler.horizon_hours,
         )
 
-    def best_interval(candidate: Resolved) -> SimulatedEstimate:
+    def best_interval(candidate: Resolved, near: float | None = None) -> SimulatedEstimate:
         if job.checkpoint_interval_minutes is not None or job.checkpoint_every_steps is not None:
             return estimate(candidate)
         if hourly:
-            return _interval_walk(candidate, estimate, work)
+            return _interval_walk(candidate, estimate, work, start_minutes=near)
         return _steps_search(candidate, estimate)
 
     fixed = job.variables
@@ -557,7 +564,13 @@ def simulated_plan(
                 tried: dict[int, SimulatedEstimate] = {}
 
                 def hours_at(value: int) -> float:
-                    tried[value] = best_interval(job.with_plan(r=r, **{**plan, name: value}))
+                    # The walk starts at the best interval of the nearest value searched:
+                    # neighbouring quorums have neighbouring intervals.
+                    found = [v for v in tried if tried[v].feasible]
+                    near = min(found, key=lambda v: (abs(v - value), v), default=None)
+                    start = None if near is None else tried[near].checkpoint_interval_minutes
+                    candidate = job.with_plan(r=r, **{**plan, name: value})
+                    tried[value] = best_interval(candidate, start)
                     return tried[value].hours
 
                 value, _ = minimize_integer(hours_at, grid.tolist(), exhaustive=2)
@@ -610,10 +623,26 @@ def _hours(estimate: SimulatedEstimate) -> float:
 
 def _interval_walk(
     job: Resolved,
-    estimate: Callable[[Resolved, str | None], SimulatedEstimate],
+    estimate: Callable[..., SimulatedEstimate],
     work_hours: float,
+    *,
+    start_minutes: float | None = None,
 ) -> SimulatedEstimate:
-    """The best interval on ``log tau``: a walk by ``sqrt 2`` from Young-Daly, then a parabola."""
+    """The best interval on ``log tau``: a walk from a start, a bracket, then a parabola.
+
+    The walk starts at ``start_minutes`` (the best interval of a
+    neighbouring plan) where a first look (``estimate(..., look=True)``)
+    finds the plan finishing and either never restarting or restarting as
+    often as Young-Daly there suggests (within two steps), else at Young-Daly
+    on the wipe-outs that look (or a pilot run) measures.  It moves by
+    ``sqrt 2`` while the hours fall, doubling its stride after the second
+    move, so a walk across the whole range (a plan that never restarts saves
+    most by not checkpointing) takes a few candidates, not one per
+    ``sqrt 2``; the bracket it leaves is halved back onto the same ``sqrt 2``
+    lattice, and the vertex of the parabola through the best point and its
+    neighbours is tried last.  A walk of one or two moves tries what a plain
+    ``sqrt 2`` walk tries.
+    """
     scenario = job.scenario
     low, high = math.log(_SHORTEST_INTERVAL_MINUTES), math.log(60.0 * work_hours)
     step = math.log(_INTERVAL_RATIO)
@@ -626,18 +655,23 @@ def _interval_walk(
             tried[x] = estimate(dataclasses.replace(job, checkpoint_interval_minutes=tau), None)
         return tried[x].hours
 
-    # Young-Daly on the cluster's failures, then on the wipe-outs a pilot measures.
     delta = max(scenario.checkpoint_minutes, 1e-3)
-    pilot = math.log(math.sqrt(2.0 * delta * scenario.cluster_mtbf_minutes))
-    pilot = min(max(pilot, low), high)
-    at(pilot)
-    first = tried[pilot]
-    if first.feasible and first.restarts > 0:
-        wipeout_mtbf_minutes = 60.0 * first.hours / first.restarts
-        start = math.log(math.sqrt(2.0 * delta * wipeout_mtbf_minutes))
-    else:  # no wipe-out in the pilot: checkpoints are cheap to space out
-        start = pilot + 3 * step
-    start = pilot if abs(start - pilot) < step / 2 else min(max(start, low), high)
+    start = None
+    if start_minutes is not None:
+        # A first look at the neighbour's interval (its trials are kept): where this
+        # plan restarts, Young-Daly on the wipe-outs it shows says whether the
+        # neighbour's interval is near (a neighbour that never restarts saves most
+        # by never checkpointing; this one may not).
+        x = min(max(math.log(start_minutes), low), high)
+        tau = math.exp(x)
+        first = estimate(dataclasses.replace(job, checkpoint_interval_minutes=tau), None, look=True)
+        if first.feasible and first.restarts == 0:
+            start = x
+        elif first.feasible:
+            own = _young_daly(delta, 60.0 * first.hours / first.restarts)
+            start = x if abs(own - x) <= 2 * step else min(max(own, low), high)
+    if start is None:
+        start = _young_daly_start(scenario, at, tried, low, high, step)
     x = start
     if at(x + step) < at(x):
         direction = 1.0
@@ -645,21 +679,61 @@ def _interval_walk(
         direction = -1.0
     else:
         direction = 0.0
-    for _ in range(_INTERVAL_STEPS if direction else 0):
-        nxt = min(max(x + direction * step, low), high)
+    stride = step
+    for move in range(_INTERVAL_STEPS if direction else 0):
+        nxt = min(max(x + direction * stride, low), high)
         if nxt == x or not at(nxt) < at(x):
             break
         x = nxt
-    # The vertex of the parabola through x and its neighbours (all tried or cheap to try).
+        stride *= 2.0 if move else 1.0
+    # Halve the wider side of the best point's bracket until both are one step wide.
+    while True:
+        best = min(tried, key=lambda key: (tried[key].hours, key))
+        if not tried[best].feasible:
+            break  # no interval tried finishes: nothing to bracket
+        below = max((k for k in tried if k < best), default=best)
+        above = min((k for k in tried if k > best), default=best)
+        side = below if best - below >= above - best else above
+        if abs(best - side) <= step * (1.0 + 1e-9):
+            break
+        at(best + (side - best) / 2.0)
+    # The vertex of the parabola through the best point and its neighbours (all tried
+    # or cheap to try).
+    x = best
     left, right = max(x - step, low), min(x + step, high)
-    values = [at(left), at(x), at(right)]
-    if all(math.isfinite(v) for v in values) and left < x < right:
+    values = [at(left), at(x), at(right)] if tried[x].feasible else []
+    if values and all(math.isfinite(v) for v in values) and left < x < right:
         denominator = values[0] - 2 * values[1] + values[2]
         if denominator > 0:
             at(x + 0.5 * step * (values[0] - values[2]) / denominator)
     best = min(tried, key=lambda key: (tried[key].hours, key))
     limit = "upper" if best >= high else "lower" if best <= low else None
     return dataclasses.replace(tried[best], interval_limit=limit)
+
+
+def _young_daly_start(
+    scenario: Any,
+    at: Callable[[float], float],
+    tried: dict[float, SimulatedEstimate],
+    low: float,
+    high: float,
+    step: float,
+) -> float:
+    """Young-Daly on the cluster's failures (a pilot), then on the wipe-outs the pilot measures."""
+    delta = max(scenario.checkpoint_minutes, 1e-3)
+    pilot = min(max(_young_daly(delta, scenario.cluster_mtbf_minutes), low), high)
+    at(pilot)
+    first = tried[pilot]
+    if first.feasible and first.restarts > 0:
+        start = _young_daly(delta, 60.0 * first.hours / first.restarts)
+    else:  # no wipe-out in the pilot: checkpoints are cheap to space out
+        start = pilot + 3 * step
+    return pilot if abs(start - pilot) < step / 2 else min(max(start, low), high)
+
+
+def _young_daly(delta_minutes: float, mtbf_minutes: float) -> float:
+    """``log sqrt(2 delta M)``: Young's interval on ``log tau`` (minutes)."""
+    return 0.5 * math.log(2.0 * delta_minutes * mtbf_minutes)
 
 
 def _steps_search(
