@@ -10,6 +10,7 @@ from spare_theory.hourly.renewal import hours_grid
 from spare_theory.hourly.scenario import Scenario
 from spare_theory.placement.rulers import min_groups_for_ruler
 from spare_theory.planning.redundancy import r_star_rule
+from spare_theory.planning.search import minimize_integer
 from spare_theory.training.estimate import time_to_train
 from spare_theory.training.optimize import optimal_plan
 from spare_theory.training.resolve import resolved_r
@@ -311,3 +312,40 @@ def test_walk_skips_the_r_a_model_refuses_and_says_when_it_refuses_all():
     )
     with pytest.raises(NoClosedFormError, match="must divide"):
         optimal_plan(odd, "spare", method="model")
+
+
+def _plateau(n: int) -> float:
+    """Flat (float noise of 2e-16) up to 28, then rising; the noise is least at 9."""
+    if n > 28:
+        return 1.0 + (n - 28) ** 2
+    return 1.0 if n == 9 else 1.0 + 2.0e-16
+
+
+def test_minimize_integer_takes_the_smallest_point_of_a_plateau():
+    # Float rounding differs from machine to machine, so it must not pick the plan.
+    best, seen = minimize_integer(_plateau, [1, 3, 9, 27, 81])
+    assert seen[9] < seen[1] and best == 1
+
+
+def test_minimize_integer_does_not_tie_a_real_gain():
+    gain = 1e-9  # far above float noise, far below anything a planner would see
+    best, _ = minimize_integer(lambda n: 1.0 - gain * (n == 9), [1, 3, 9, 27, 81])
+    assert best == 9
+
+
+def test_elastic_quorum_on_a_plateau_is_the_smallest():
+    # 64 groups, a pool that refills a failed group at once: no run reaches a small
+    # quorum, so the hours are flat in it and the plan takes quorum 1.
+    sc = Scenario(
+        gpus=64 * 8,
+        gpus_per_group=8,
+        gpu_mtbf_hours=2000.0,
+        restart_minutes=20,
+        checkpoint_minutes=2,
+        work_hours=40,
+        repair_minutes=60.0,
+        swap_minutes=1.0,
+        spare_nodes=50,
+    )
+    plan = optimal_plan(sc, "elastic", method="model")
+    assert plan.min_groups == 1

@@ -169,6 +169,20 @@ def minimize_log_interval(
     return best_x, data, i
 
 
+# Values within this share of the least are ties: on a plateau (repairs that make
+# wipe-outs negligible, a quorum no run reaches) the hours differ only in their last
+# digits, which differ from machine to machine; and a walk's patience is not reset,
+# or it would climb r for nothing.
+_PLATEAU_REL = 1e-12
+
+
+def _least(seen: dict[int, float]) -> int:
+    """The smallest ``n`` whose value is within ``_PLATEAU_REL`` of the least value."""
+    least = min(seen.values())
+    slack = _PLATEAU_REL * abs(least) if math.isfinite(least) else 0.0
+    return min(n for n, v in seen.items() if v <= least + slack)
+
+
 def minimize_integer(
     value: Callable[[int], float],
     grid: Iterable[int],
@@ -198,7 +212,9 @@ def minimize_integer(
     Returns
     -------
     tuple of (int, dict)
-        The best ``n`` (ties: the smallest) and every value computed.
+        The best ``n`` and every value computed.  Ties go to the smallest
+        ``n``; values within ``1e-12`` of the least (relative) are ties, so
+        that float rounding on a plateau does not pick the plan.
 
     Examples
     --------
@@ -230,13 +246,7 @@ def minimize_integer(
             lo = a
     for n in range(lo, hi + 1):
         at(n)
-    return min(sorted(seen), key=lambda n: seen[n]), seen
-
-
-# Gains below this share of the best value do not reset a walk's patience: on a
-# plateau (repairs that make wipe-outs negligible) the hours still fall in their
-# last digits with every r, and a walk would climb r for nothing.
-_PLATEAU_REL = 1e-12
+    return _least(seen), seen
 
 
 def _beats(current: float, best: float) -> bool:
