@@ -278,3 +278,23 @@ def test_published_means_within_targets():
     assert errors.mean() <= 0.02
     assert errors.max() <= 0.05
     assert np.abs(uptime_gaps).max() <= 0.02
+
+
+# Rep's caveat at r = 2 (RepStrategy.caveats) states these biases, measured with 200 runs.
+REP_R2_BIAS = {"exponential": 0.030, "weibull": 0.067}
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("law", sorted(REP_R2_BIAS))
+def test_rep_r2_runs_as_high_as_its_caveat_says(law):
+    sc = paper_scenario(200, failure_law=law)
+    est = time_to_train(sc, "rep", r=2, checkpoint_every_steps=8)
+    assert "at r = 2 the step-level model runs high" in est.caveats[0]
+    sim = spare_theory.simulate_training(
+        sc, "rep", r=2, checkpoint_every_steps=8, trials=40, seed=7
+    )
+    runs = np.asarray(sim.total_over_T0, dtype=float)
+    mean, se = runs.mean(), runs.std(ddof=1) / math.sqrt(runs.size)
+    bias, bias_se = est.total_over_T0 / mean - 1.0, est.total_over_T0 * se / mean**2
+    assert bias > 2 * bias_se  # high, as the caveat says
+    assert abs(bias - REP_R2_BIAS[law]) <= 3 * bias_se, f"{bias:+.2%} +- {bias_se:.2%}"
