@@ -177,10 +177,9 @@ _PLATEAU_REL = 1e-12
 
 
 def _least(seen: dict[int, float]) -> int:
-    """The smallest ``n`` whose value is within ``_PLATEAU_REL`` of the least value."""
+    """The smallest ``n`` whose value the least value does not beat (:func:`_beats`)."""
     least = min(seen.values())
-    slack = _PLATEAU_REL * abs(least) if math.isfinite(least) else 0.0
-    return min(n for n, v in seen.items() if v <= least + slack)
+    return min(n for n, v in seen.items() if not _beats(least, v))
 
 
 def minimize_integer(
