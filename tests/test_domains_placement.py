@@ -165,13 +165,54 @@ def test_model_and_simulation_price_the_same_placement(placement, m, mtbf, r):
     )
 
 
-def test_with_repairs_the_caveat_says_both_placements_are_priced_alike():
-    spare = st.strategy("spare")
+def test_with_repairs_a_domain_holding_a_whole_type_is_priced_as_a_wipeout():
+    # Counted here from the placement itself: the domains of 8 groups that hold all
+    # four hosts of some type; each of their events (every 10 h) restarts the job.
+    hosts = placement_hosts("ruler", 64, 4, 8)
+    holding = sum(
+        any(len(set(row // 8)) == 1 and row[0] // 8 == d for row in hosts) for d in range(8)
+    )
+    assert holding == 8
     ruler = dataclasses.replace(racks("ruler"), repair_minutes=30.0)
     aware = dataclasses.replace(ruler, placement="domain_aware")
-    assert st.time_to_train(
-        ruler, "spare", r=4, checkpoint_interval_minutes=60.0
-    ) == st.time_to_train(aware, "spare", r=4, checkpoint_interval_minutes=60.0)
-    (text,) = spare.caveats(ruler, 4)
-    assert "whatever the placement" in text and "-30.5 % (ruler)" in text
-    assert "whatever the placement" not in spare.caveats(racks("ruler"), 4)[0]
+    est = st.time_to_train(ruler, "spare", r=4, checkpoint_interval_minutes=60.0)
+    other = st.time_to_train(aware, "spare", r=4, checkpoint_interval_minutes=60.0)
+    # Restarts per hour: the holding domains' events, plus the rare independent wipe-outs.
+    assert holding / 10.0 <= est.restarts / est.hours <= 1.05 * holding / 10.0
+    assert other.restarts / other.hours < 0.05 * holding / 10.0
+    (text,) = st.strategy("spare").caveats(ruler, 4)
+    assert "holds a whole type" in text and "+0.7 % (ruler)" in text
+    assert "holds a whole type" not in st.strategy("spare").caveats(racks("ruler"), 4)[0]
+
+
+# docs/theory.md section 9: 64 groups of 8 GPUs of 300 h, r = 4, 30 min repairs, 60 min
+# interval, 80 h of work; domains of 4 failing every 300 h (11 % of the failures) and
+# of 8 every 10 h (93 %).  The domain-aware cell at 93 % stays a miss: bursts that do
+# not wipe out are priced as independent failures of their groups.
+REPAIRED = dict(CELL, gpu_mtbf_hours=300.0, work_hours=80, repair_minutes=30.0)
+REPAIRED_MISS = "+13.1 % (40 SE, 60 runs): bursts of 8 groups priced as independent failures"
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    ("placement", "m", "mtbf"),
+    [
+        ("domain_aware", 4, 300.0),
+        ("ruler", 4, 300.0),
+        pytest.param(
+            "domain_aware", 8, 10.0, marks=pytest.mark.xfail(strict=True, reason=REPAIRED_MISS)
+        ),
+        ("ruler", 8, 10.0),
+    ],
+)
+def test_with_repairs_the_model_follows_the_placement(placement, m, mtbf):
+    sc = st.Scenario(**REPAIRED, domain_size=m, domain_mtbf_hours=mtbf, placement=placement)
+    model = st.time_to_train(sc, "spare", r=4, checkpoint_interval_minutes=60.0).hours
+    sim = st.simulate_training(
+        sc, "spare", r=4, checkpoint_interval_minutes=60.0, trials=60, seed=1
+    )
+    gap = model - sim.mean_hours
+    assert abs(gap) <= max(K * sim.standard_error_hours, 0.03 * sim.mean_hours), (
+        f"model {model:.2f} h, simulation {sim.mean_hours:.2f} +- "
+        f"{sim.standard_error_hours:.2f} h ({gap / sim.mean_hours:+.2%})"
+    )

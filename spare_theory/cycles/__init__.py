@@ -6,6 +6,7 @@ __getattr__, __dir__, __all__ = attach(
     __name__,
     {
         "BLOCK_SEGMENTS": "base",
+        "BurstWipeouts": "bursts",
         "CkptOnly": "rep",
         "CycleLaw": "base",
         "DomainSpare": "domains",

@@ -24,18 +24,21 @@ against the event simulation, which plays every combination exactly):
    taken to alternate between exponential up times and its repairs, at the
    rate ``lambda / c + lambda (kappa - 1) phi / c + lambda_D`` (lemons
    averaged over the groups, domain events counted as independent failures
-   of each of their groups), and the repair cycle of exponential lifetimes
-   is priced at that rate.  ``c = 1 + M(D) - D / m`` carries a renewal
-   law's clustering: a clock that has just fired is young, and the
-   failures it brings within the down time ``D`` are absorbed in the same
-   outage.  An outage ends at its repair or at the next global restart,
-   which makes every group whole, so ``D`` is the mean of the shorter
-   (:func:`outage_hours`): the mean repair when restarts are rare, far less
-   when they come every few hours (Rep at ``r = 3`` on 600k GPUs fitted to
-   the StepFun log: ``D`` 5.6 h against a mean repair of 133 h, and ``c``
-   1.10, not 1.37); the time to the restart is the plan's own cycle, found
-   as a fixed point (:func:`~spare_theory.hourly.model.priced_law`; not
-   through a pool, whose wait a restart does not end).
+   of each of their groups, except the events of a domain that alone ends
+   the plan's cycle: those are wipe-outs, priced on top by
+   :class:`~spare_theory.cycles.bursts.BurstWipeouts`, ``wiping_share``),
+   and the repair cycle of exponential lifetimes is priced at that rate.
+   ``c = 1 + M(D) - D / m`` carries a renewal law's clustering: a clock that
+   has just fired is young, and the failures it brings within the down time
+   ``D`` are absorbed in the same outage. An outage ends at its repair or at
+   the next global restart, which makes every group whole, so ``D`` is the
+   mean of the shorter (:func:`outage_hours`): the mean repair when restarts
+   are rare, far less when they come every few hours (Rep at ``r = 3`` on
+   600k GPUs fitted to the StepFun log: ``D`` 5.6 h against a mean repair of
+   133 h, and ``c`` 1.10, not 1.37); the time to the restart is the plan's
+   own cycle, found as a fixed point
+   (:func:`~spare_theory.hourly.model.priced_law`; not through a pool, whose
+   wait a restart does not end).
    ``M`` is the renewal function of the clock
    that fired (:func:`~spare_theory.lifetimes.laws.renewal_function`: the
    node's law, mean ``m``, with ``renewal="node"``, the group's with
@@ -44,8 +47,9 @@ against the event simulation, which plays every combination exactly):
    The stationary down share and the rate of ``r`` overlapping outages of
    independent alternating groups depend on the means only; what is
    dropped is the transient from a restart (young clocks, lemons failing
-   first), the correlation of the outages of the groups of one domain or of
-   one lemon's bursts, and, with a pool, of the groups waiting together.
+   first), the correlation of the outages of the groups of one domain (but
+   for the events that alone wipe out) or of one lemon's bursts, and, with a
+   pool, of the groups waiting together.
 3. **Without repairs, domains and lemons together**: the lemons are folded
    into the groups' independent rate ``lambda (1 + (kappa - 1) phi)`` and
    the domain law is kept.
@@ -267,7 +271,11 @@ def _group_clock_down_hours(scenario: Scenario, repair: float, swap: float) -> f
 
 @cached(maxsize=256)
 def priced_scenario(
-    scenario: Scenario, *, repairs: bool = True, restart_hours: float = math.inf
+    scenario: Scenario,
+    *,
+    repairs: bool = True,
+    restart_hours: float = math.inf,
+    wiping_share: float = 0.0,
 ) -> Scenario:
     """The scenario whose fields the cycle laws cover, after the steps of the module docstring.
 
@@ -289,6 +297,12 @@ def priced_scenario(
         :func:`outage_hours`); ``inf`` (the default): outages end at
         repairs.  The model finds it as a fixed point with the plan's cycle
         law (:func:`~spare_theory.hourly.model.priced_law`).
+    wiping_share : float
+        Share of the groups whose domain's event alone ends the plan's cycle
+        (:meth:`~spare_theory.strategies.base.Strategy.burst_wipeouts`): their
+        domain events are priced as wipe-outs
+        (:class:`~spare_theory.cycles.bursts.BurstWipeouts`), not folded
+        into the rate at step 2.  0 (the default): every event is folded.
 
     Returns
     -------
@@ -335,10 +349,9 @@ def priced_scenario(
     lemons = sc.lemon_fraction > 0 and sc.lemon_rate_factor > 1
     domains = sc.domain_size is not None and sc.domain_mtbf_hours is not None
     if sc.repair_minutes is not None and (lemons or domains or not sc.exponential):
-        rate = mean_group_rate(sc)
-        if not sc.exponential:
-            own = rate - (0.0 if sc.domain_mtbf_hours is None else 1.0 / sc.domain_mtbf_hours)
-            rate += own * (1.0 / clustering(sc, restart_hours) - 1.0)
+        burst = 0.0 if sc.domain_mtbf_hours is None else 1.0 / sc.domain_mtbf_hours
+        own = mean_group_rate(sc) - burst
+        rate = own / clustering(sc, restart_hours) + burst * (1.0 - wiping_share)
         return dataclasses.replace(
             sc,
             failure_law="exponential",

@@ -47,10 +47,12 @@ from scipy.special import lambertw
 from .._caching import cached
 from .._validation import NoClosedFormError
 from ..cycles.base import LOG_CUTOFF, CycleLaw
+from ..cycles.bursts import BurstWipeouts
 from ..cycles.domains import FromFailure, LemonLifetimes, PooledLemons, ScaledExponential
 from ..cycles.planned import cost_trigger_failures, planned_cycle
 from ..cycles.repairs import repair_cycle
 from ..lifetimes.laws import EXPONENTIAL, EquilibriumLifetimes, SuperposedLifetimes
+from ..placement.domains import failure_domains
 from ..planning.resolved import ModelStrategy, Resolved
 from ..planning.search import minimize_log_interval
 from .compose import priced_scenario
@@ -316,8 +318,9 @@ def priced_law(
     (None, 'CkptOnly')
     """
     restart_hours = math.inf
+    bursts = _wiping_domains(scenario, strategy, r, plan)
     for _ in range(_OUTAGE_STEPS):
-        priced, law = _priced_law_at(scenario, strategy, r, plan, restart_hours)
+        priced, law = _priced_law_at(scenario, strategy, r, plan, restart_hours, bursts)
         if scenario.exponential or scenario.pool or priced.repair_minutes is None:
             # No renewal clock to cut short, or a pool's wait, which a restart does not
             # end for the pool: the nodes it fills the slots with are owed back.
@@ -350,24 +353,56 @@ def _priced_law_at(
     r: int,
     plan: dict[str, Any] | None,
     restart_hours: float,
+    bursts: tuple[int, float],
 ) -> tuple[Scenario, CycleLaw]:
-    """:func:`priced_law` with the outages cut at restarts ``restart_hours`` apart."""
+    """:func:`priced_law` with the outages cut at restarts ``restart_hours`` apart.
+
+    Where repairs fold the domain events into the rate (``compose``, step 2),
+    the events of the ``wiping`` domains that alone end the cycle
+    (``bursts = (wiping, share)``, :func:`_wiping_domains`) are priced as
+    wipe-outs instead (:class:`~spare_theory.cycles.bursts.BurstWipeouts`).
+    """
     m = scenario.microbatches
+    wiping, share = bursts
     try:
-        whole = priced_scenario(scenario, restart_hours=restart_hours)
+        whole = priced_scenario(scenario, restart_hours=restart_hours, wiping_share=share)
     except ValueError:  # no model with repairs: CKPT-only may still price it (below)
         whole = scenario
     own = strategy.hourly_law(whole, r, **(plan or {}))
-    if own is not None:
-        return whole, own
-    if r > 1 and scenario.domain_size is not None and scenario.repair_minutes is not None:
-        # Repairs fold the domains into the rate, which needs no placement; the plan
-        # does: an r no placement of the scenario's rule can host has no plan.
-        strategy.wipeout_units(
-            scenario.groups, r, placement=scenario.placement, domain_size=scenario.domain_size
+    if own is None:
+        whole = priced_scenario(
+            scenario, repairs=r > 1, restart_hours=restart_hours, wiping_share=share
         )
-    scenario = priced_scenario(scenario, repairs=r > 1, restart_hours=restart_hours)
-    return scenario, _extended_law(scenario, strategy, r, m)
+        own = _extended_law(whole, strategy, r, m)
+    if wiping == 0 or whole.domain_size is not None:
+        return whole, own  # no event ends the cycle alone, or the law prices the domains
+    per_hour = wiping / float(scenario.domain_mtbf_hours or math.inf)
+    return whole, BurstWipeouts(own, per_hour / whole.group_failure_rate_per_hour)
+
+
+def _wiping_domains(
+    scenario: Scenario, strategy: ModelStrategy, r: int, plan: dict[str, Any] | None
+) -> tuple[int, float]:
+    """``(domains, share)``: how many domains end the plan's cycle by their event alone
+    (:meth:`~spare_theory.strategies.base.Strategy.burst_wipeouts`), and the share of
+    the groups in them (none without domains or repairs).
+
+    Asking the strategy also checks the plan against the placement, which the
+    fold into the rate does not need: an ``r`` that no placement of the
+    scenario's rule can host has no plan.
+    """
+    size = scenario.domain_size
+    if size is None or scenario.repair_minutes is None:
+        return 0, 0.0
+    N = scenario.groups
+    wiping = np.asarray(
+        strategy.burst_wipeouts(
+            N, r, domain_size=size, placement=scenario.placement, **(plan or {})
+        ),
+        dtype=bool,
+    )
+    groups = np.bincount(failure_domains(N, size))[wiping].sum()
+    return int(np.count_nonzero(wiping)), float(groups) / N
 
 
 def _extended_law(scenario: Scenario, strategy: ModelStrategy, r: int, m: int) -> CycleLaw:

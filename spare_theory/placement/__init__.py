@@ -13,6 +13,7 @@ __getattr__, __dir__, __all__ = attach(
         "cyclic_placement": "placements",
         "domain_aware_placement": "domains",
         "domain_pair_counts": "domains",
+        "domains_holding_a_unit": "domains",
         "failure_domains": "domains",
         "golomb_ruler": "rulers",
         "group_stacks": "placements",

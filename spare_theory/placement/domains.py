@@ -35,6 +35,7 @@ __all__ = [
     "PLACEMENTS",
     "domain_aware_placement",
     "domain_pair_counts",
+    "domains_holding_a_unit",
     "failure_domains",
     "max_hosts_per_domain",
     "placement_hosts",
@@ -123,6 +124,49 @@ def max_hosts_per_domain(hosts: npt.ArrayLike, domains: int | npt.ArrayLike) -> 
         run = np.where(dom[:, k] == dom[:, k - 1], run + 1, 1)
         np.maximum(best, run, out=best)
     return int(best.max())
+
+
+def domains_holding_a_unit(
+    units: npt.ArrayLike, domains: int | npt.ArrayLike
+) -> npt.NDArray[np.bool_]:
+    """Which domains hold every member of some unit: their event alone is a wipe-out.
+
+    A unit (a replica set, a shard type's hosts, a lone group without
+    redundancy) is wiped out when all its members are down at once; a domain
+    event takes down all the domain's groups together.
+
+    Parameters
+    ----------
+    units : array_like of int, shape (N, k)
+        The units each group belongs to (ids ``>= 0``; a strategy's
+        ``wipeout_units``).
+    domains : int or array_like of int
+        Domain block size or labels (:func:`failure_domains`).
+
+    Returns
+    -------
+    numpy.ndarray of bool
+        One entry per domain ``0 .. D-1``.
+
+    Examples
+    --------
+    >>> from spare_theory.placement.domains import domains_holding_a_unit
+    >>> pairs = (np.arange(8) % 4)[:, None]  # replica pairs 04, 15, 26, 37
+    >>> domains_holding_a_unit(pairs, 4).tolist(), domains_holding_a_unit(pairs, 5).tolist()
+    ([False, False], [True, False])
+    """
+    units = np.asarray(units, dtype=np.int64)
+    N = units.shape[0]
+    domain = failure_domains(N, domains)
+    members = np.repeat(domain, units.shape[1])
+    flat = units.ravel()
+    lowest = np.full(int(flat.max()) + 1, domain.max() + 1, dtype=np.int64)
+    highest = np.full(lowest.size, -1, dtype=np.int64)
+    np.minimum.at(lowest, flat, members)
+    np.maximum.at(highest, flat, members)
+    held = np.zeros(int(domain.max()) + 1, dtype=bool)
+    held[lowest[lowest == highest]] = True
+    return held
 
 
 def domain_aware_placement(N: int, r: int, domain_size: int) -> npt.NDArray[np.int64]:

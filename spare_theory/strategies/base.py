@@ -46,6 +46,7 @@ import numpy as np
 from .._validation import NoClosedFormError, as_count
 from ..hourly.scenario import Scenario
 from ..lifetimes.laws import EXPONENTIAL
+from ..placement.domains import domains_holding_a_unit
 from ..steps.scenario import StepScenario
 from .protocols import FailureRuleFactory, StepTrialRule, TrajectoryPool
 
@@ -438,6 +439,30 @@ class Strategy(ABC):
             f"strategy {self.name!r} has no wipe-out units (its wipe-out is not a set of "
             "groups all down at once)"
         )
+
+    def burst_wipeouts(
+        self, N: int, r: int, *, domain_size: int, placement: str = "ruler", **plan: Any
+    ) -> np.ndarray:
+        """Which failure domains end a healthy cycle by their event alone (a bool per domain).
+
+        Domains are contiguous blocks of ``domain_size`` groups
+        (:func:`~spare_theory.placement.domains.failure_domains`); the model
+        prices their events as wipe-outs where repairs fold the other domain
+        events into the groups' rate
+        (:class:`~spare_theory.cycles.bursts.BurstWipeouts`).  Default: the
+        domains holding every member of one of :meth:`wipeout_units`.
+        ``plan``: the strategy's plan variables.
+
+        Examples
+        --------
+        >>> from spare_theory import strategy
+        >>> strategy("rep").burst_wipeouts(8, 2, domain_size=4).tolist()
+        [False, False]
+        >>> strategy("ckpt").burst_wipeouts(8, 1, domain_size=4).tolist()
+        [True, True]
+        """
+        units, _ = self.wipeout_units(N, r, placement=placement, domain_size=domain_size)
+        return domains_holding_a_unit(units, domain_size)
 
     def trajectory_pool(
         self,

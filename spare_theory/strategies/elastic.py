@@ -49,6 +49,7 @@ import numpy as np
 from .._validation import NoClosedFormError, as_count
 from ..hourly.rules import QuorumRules
 from ..lifetimes.laws import EXPONENTIAL
+from ..placement.domains import failure_domains
 from ..steps.elastic_run import run_elastic
 from ..steps.scenario import StepScenario
 from ..steps.trials import StepTrial
@@ -330,6 +331,20 @@ class ElasticStrategy(Strategy):
                 f"{', '.join(clashes)} set (whole shards; a rejoin stalls reconfigure_seconds "
                 "after heal_seconds; exponential repairs)"
             )
+
+    def burst_wipeouts(
+        self, N: int, r: int, *, domain_size: int, placement: str = "ruler", **plan: Any
+    ) -> np.ndarray:
+        """The domains of at least ``K = N - q + 1`` groups: their event leaves fewer than ``q`` up.
+
+        Examples
+        --------
+        >>> from spare_theory import strategy
+        >>> strategy("hot_spares").burst_wipeouts(16, 1, domain_size=3).tolist()
+        [True, True, True, True, True, False]
+        """
+        q = int(self.check_plan(N, r, plan)["min_groups"])
+        return np.bincount(failure_domains(N, domain_size)) >= N - q + 1
 
     def step_rule(
         self, scenario: StepScenario, r: int, *, rep_recovery: str, **plan: Any

@@ -232,9 +232,9 @@ class SpareStrategy(Strategy):
         if scenario.domain_size is not None and scenario.repair_minutes is not None:
             out.append(
                 "with repairs the model prices failure domains as independent failures of "
-                "their groups, whatever the placement: +1.0 % with domains taking 11 % of the "
-                "failures, +13.5 % (domain-aware) and -30.5 % (ruler) at 93 % "
-                "(docs/theory.md section 9)"
+                "their groups, but the event of a domain that holds a whole type as a "
+                "wipe-out: +2.0 % with domains taking 11 % of the failures, +13.1 % "
+                "(domain-aware) and +0.7 % (ruler) at 93 % (docs/theory.md section 9)"
             )
         elif scenario.domain_size is not None:
             out.append(
