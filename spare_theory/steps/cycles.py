@@ -23,9 +23,13 @@ Rep: consecutive replica sets ``id // r`` (the last one smaller),
 ``Q(t) = prod_sets (1 - p^{|set|})``, except that the published controller
 removes only the lowest flagged id per step: the flagged rest compute
 nothing, count as survivors and wait.  Fluid model: the removed count
-``Rm`` grows by one per step while ``Rm < F = N p``, the removed workers
-are the failed ones below an id threshold ``x = Rm / p``, and only sets
-below ``x`` can be seen wiped out.  Rep never retries (a failure leaves the
+``Rm`` grows by one per step while ``Rm < F = N p``, removal goes lowest id
+first, and a set starting at id ``s`` is seen wiped out once its last
+member is removed, after the ``p s`` failed workers below it and all of its
+own: from ``Rm >= p s + |set|`` (ramped over the last removal; every set
+once ``Rm = F``).  The grid ends where ``log Q`` falls below -40 (found in
+passes), so that its points resolve a cycle far shorter than the time for
+most workers to fail.  Rep never retries (a failure leaves the
 step done).  Only the leader writes a checkpoint while the others start the
 next step, so a checkpoint costs ``E[max(delta + C_L, M_{n-1})] - E[M_n]``
 (``C`` a worker's compute, ``M`` maxima), by quadrature.
@@ -59,6 +63,10 @@ __all__ = [
 
 #: Time points of every cycle table.
 CYCLE_POINTS = 1000
+# Rep's grid ends where log Q falls below _LOG_END (later cycles weigh below e^-40),
+# found in at most _GRID_PASSES passes.
+_LOG_END = -40.0
+_GRID_PASSES = 4
 
 
 @dataclass(frozen=True, eq=False)
@@ -323,11 +331,18 @@ def rep_step_cycle(scenario: StepScenario, r: int) -> StepCycle:
     pis = restart_windows(sc).burst
     burst = float(pis.mean())
     t_hi = min(time_to_failure_share(law, 1.0 - 1e-6, float(pis.max())), cycle_bound_seconds(sc, r))
-    t = np.linspace(0.0, t_hi, CYCLE_POINTS)
-    p_nodes, hz = first_failure_grid(law, t, pis)
-    parts = [_rep_node(sc, r, t, p, hz, sizes, starts) for p in p_nodes]
-    log_qs = np.array([part[0] for part in parts])
-    log_q = special.logsumexp(log_qs, axis=0) - math.log(pis.size)
+    for _ in range(_GRID_PASSES):
+        t = np.linspace(0.0, t_hi, CYCLE_POINTS)
+        p_nodes, hz = first_failure_grid(law, t, pis)
+        parts = [_rep_node(sc, r, t, p, hz, sizes, starts) for p in p_nodes]
+        log_qs = np.array([part[0] for part in parts])
+        log_q = special.logsumexp(log_qs, axis=0) - math.log(pis.size)
+        # With replicas the cycle ends long before most workers have failed: end the
+        # grid where Q is negligible, so that its points resolve the cycle.
+        ended = np.flatnonzero(log_q <= _LOG_END)
+        if ended.size == 0 or t[ended[0]] > 0.5 * t_hi:
+            break
+        t_hi = float(t[ended[0]])
     share = np.exp(log_qs - log_q[None, :]) / pis.size  # class weights given survival
     tau, phi, partial, noticed, failed, post = (
         (share * np.array([part[i] for part in parts])).sum(axis=0) for i in range(1, 7)
@@ -378,10 +393,12 @@ def _rep_node(sc: StepScenario, r: int, t, p, hz, sizes, starts) -> tuple:
     slack = np.minimum.accumulate(np.concatenate([[0.0], (failed - D)[1:]]))
     removed = np.minimum(D + slack, failed)
     removed[0] = 0.0
-    with np.errstate(divide="ignore", invalid="ignore"):
-        x = np.where(removed >= failed - 1e-9, float(N), removed / np.maximum(p, 1e-300))
-    x = np.minimum(x, float(N))
-    eligible = np.clip((x[:, None] - starts[None, :]) / sizes[None, :], 0.0, 1.0)
+    # A set is seen wiped out once its last member is removed: after the failed
+    # workers below it (p per id) and all of its own members (it is wiped out).
+    eligible = np.clip(
+        removed[:, None] - p[:, None] * starts[None, :] - sizes[None, :] + 1.0, 0.0, 1.0
+    )
+    eligible[removed >= failed - 1e-9] = 1.0
     log_p = np.log(np.maximum(p, 1e-300))
     with np.errstate(divide="ignore"):
         log_alive = np.log(-np.expm1(sizes[None, :] * log_p[:, None]))

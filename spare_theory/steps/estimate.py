@@ -167,7 +167,7 @@ class StepEstimate:
     >>> print(round(sum(est.breakdown_hours.values()) / est.hours, 9))
     1.0
     >>> print(round(est.availability, 3), est.feasible, repr(est.reason))
-    0.164 True ''
+    0.165 True ''
     """
 
     strategy: str
@@ -251,19 +251,19 @@ class StepEstimate:
         >>> print(est.summary())
                Training estimate (step-level model of the published simulator)
         ==============================================================================
-        strategy:                         rep    hours:                       1,119.14
-        r:                                  3    total / T0:                    6.1044
-        checkpoint every:             6 steps    availability:                  0.1638
-        restarts:                       212.4    uptime:                        0.6104
-        failures:                   1.347e+04    samples skipped:   none (exact batch)
+        strategy:                         rep    hours:                       1,114.45
+        r:                                  3    total / T0:                    6.0788
+        checkpoint every:             6 steps    availability:                  0.1645
+        restarts:                       210.7    uptime:                        0.6119
+        failures:                   1.342e+04    samples skipped:   none (exact batch)
         ------------------------------------------------------------------------------
         breakdown                        hours    share
-          useful                       183.333    0.164
-          redundancy                   427.161    0.382
-          checkpoint                   16.9344    0.015
-          restart                      435.826    0.389
-          handling                    -2.04005   -0.002
-          rework                       57.9252    0.052
+          useful                       183.333    0.165
+          redundancy                   427.162    0.383
+          checkpoint                    16.919    0.015
+          restart                      432.309    0.388
+          handling                     -2.0408   -0.002
+          rework                       56.7617    0.051
         ------------------------------------------------------------------------------
         caveats: none measured for this plan
         ==============================================================================

@@ -171,7 +171,7 @@ def time_to_train(
     >>> from spare_theory import paper_scenario
     >>> step = time_to_train(paper_scenario(200), "rep", r=3, checkpoint_every_steps=6)
     >>> round(step.total_over_T0, 2), round(step.uptime, 3), round(step.restarts)
-    (6.1, 0.61, 212)
+    (6.08, 0.612, 211)
 
     SPARe with each failed group's shard split into 16 micro-batches:
 
@@ -377,7 +377,7 @@ def optimal_checkpoint_steps(
     >>> from spare_theory import paper_scenario
     >>> est = optimal_checkpoint_steps(paper_scenario(200), "rep", r=3)
     >>> est.checkpoint_every_steps, round(est.total_over_T0, 2)
-    (4, 6.05)
+    (4, 6.03)
     """
     if not isinstance(scenario, StepScenario):
         raise ValueError(f"scenario must be a StepScenario, got {type(scenario).__name__}")
