@@ -318,6 +318,25 @@ def test_rep_r2_with_exponential_lifetimes_matches_the_simulation():
     assert abs(est.total_over_T0 - mean) <= 3 * se, f"{est.total_over_T0 / mean - 1:+.2%}"
 
 
+@pytest.mark.parametrize(
+    ("cluster_mtbf_seconds", "restart_seconds"), [(6000.0, 600.0), (1500.0, 300.0)]
+)
+def test_ckpt_matches_the_simulation_where_it_trains(cluster_mtbf_seconds, restart_seconds):
+    # CKPT-only where a cycle usually outlives the resume: the first removal of a cycle
+    # is a wipe-out whenever any worker has failed (docs/step_model.md section 4).
+    law = stats.expon(scale=cluster_mtbf_seconds * 200)
+    sc = paper_scenario(200, failure_law=law, restart_seconds=restart_seconds, steps=300)
+    est = time_to_train(sc, "ckpt", checkpoint_every_steps=4)
+    sim = spare_theory.simulate_training(sc, "ckpt", checkpoint_every_steps=4, trials=160, seed=3)
+    for model, runs in (
+        (est.total_over_T0, sim.total_over_T0),
+        (est.restarts, sim.global_restarts),
+    ):
+        runs = np.asarray(runs, dtype=float)
+        mean, se = runs.mean(), runs.std(ddof=1) / math.sqrt(runs.size)
+        assert abs(model - mean) <= 3 * se, f"model {model:.3f}, simulation {mean:.3f} +- {se:.3f}"
+
+
 # Rep's caveat at r = 2 under Weibull (RepStrategy.caveats) states this bias, measured
 # with 200 runs (docs/step_model.md section 8b).
 REP_R2_WEIBULL_BIAS = 0.033

@@ -29,7 +29,9 @@ member is removed, after the ``p s`` failed workers below it and all of its
 own: from ``Rm >= p s + |set|`` (ramped over the last removal; every set
 once ``Rm = F``).  The grid ends where ``log Q`` falls below -40 (found in
 passes), so that its points resolve a cycle far shorter than the time for
-most workers to fail.  Rep never retries (a failure leaves the
+most workers to fail.  CKPT-only (sets of one) sees a wipe-out at its first
+removal whenever any worker has failed: ``log Q = min(Rm, 1) N log(1 - p)``
+until ``Rm = F``.  Rep never retries (a failure leaves the
 step done).  Only the leader writes a checkpoint while the others start the
 next step, so a checkpoint costs ``E[max(delta + C_L, M_{n-1})] - E[M_n]``
 (``C`` a worker's compute, ``M`` maxima), by quadrature.
@@ -403,6 +405,12 @@ def _rep_node(sc: StepScenario, r: int, t, p, hz, sizes, starts) -> tuple:
     with np.errstate(divide="ignore"):
         log_alive = np.log(-np.expm1(sizes[None, :] * log_p[:, None]))
     log_q = (eligible * log_alive).sum(axis=1)
+    if r == 1:
+        # Sets of one worker: the first removal takes the lowest failed worker, a
+        # wipe-out whenever any has failed, which sets taken one by one miss (they
+        # give about e^-Rm, not (1 - p)^N, as if the removal could miss).
+        seen = np.where(removed >= failed - 1e-9, 1.0, np.minimum(removed, 1.0))
+        log_q = seen * N * np.log1p(-np.minimum(p, 1.0 - 1e-16))
     mu = working * hz * tau
     queue = np.maximum(failed - removed, 0.0)
     flagged = -np.expm1(-(mu + queue))  # attempts with a flag
