@@ -9,8 +9,10 @@ failure-free run on all ``N`` groups.  Fewer than ``q`` up is a wipe-out
 least ``q`` up, a rejoin) stalls the job for ``s``; an event during a stall
 starts it over, so the job computes at ``u`` iff no stall-starting event
 happened in ``(u - s, u]``.  Events during the restart ``[0, rho]`` start no
-stall.  Dimensionless time ``u = lambda t``; ``mu = 1 / (lambda m)`` with
-``m`` the mean time a failed group is out (repair plus heal).  Derivation in
+stall; the failures of one burst (a failure domain) are one event, so an up
+group starts stalls at ``1 - epsilon`` of its rate (``merged``).
+Dimensionless time ``u = lambda t``; ``mu = 1 / (lambda m)`` with ``m`` the
+mean time a failed group is out (repair plus heal).  Derivation in
 ``docs/theory.md`` section 8.
 
 Groups are independent two-state chains until the wipe-out, so the down
@@ -153,6 +155,12 @@ class ElasticCycle(TabulatedCycle):
         Reconfiguration stall ``s = lambda * reconfigure``, ``>= 0``.
     mu : float
         Repairs per mean group lifetime, ``>= 0`` (0: no repairs).
+    merged : float
+        Share ``epsilon`` of a group's failures that come with another
+        failure of the same burst, ``0 <= epsilon < 1`` (default 0): a burst
+        over ``m`` groups is one membership change, not ``m``, so an up
+        group starts a stall at rate ``1 - epsilon`` (failure domains folded
+        into the rate, ``spare_theory.hourly.compose``, step 2).
     exact_up_to : int
         Largest ``K`` solved by the exact chain with repairs (default
         :data:`EXACT_CHAIN_MAX`); above, the scaled binomial hazard.
@@ -193,6 +201,7 @@ class ElasticCycle(TabulatedCycle):
         rho: float = 0.0,
         stall: float = 0.0,
         mu: float = 0.0,
+        merged: float = 0.0,
         exact_up_to: int = EXACT_CHAIN_MAX,
     ) -> None:
         if not 1 <= quorum <= active <= N:
@@ -202,6 +211,7 @@ class ElasticCycle(TabulatedCycle):
         super().__init__(N, N - active)
         self.active, self.quorum = int(active), int(quorum)
         self.rho, self.stall, self.mu = float(rho), float(stall), float(mu)
+        self.merged = float(merged)
         self.exact_up_to = int(exact_up_to)
         #: Without repairs the throughput falls over the whole cycle (no steady state).
         self.finite_run = self.mu == 0.0
@@ -238,6 +248,7 @@ class ElasticCycle(TabulatedCycle):
             self.rho,
             self.stall,
             self.mu,
+            self.merged,
             self.exact_up_to,
         )
 
@@ -308,7 +319,7 @@ class ElasticCycle(TabulatedCycle):
         N, A, mu = self.N, self.active, self.mu
         f = np.arange(self.K)
         _, V, L = chain_states(G, float(grid[1]), grid.size - 1, lag=self.stall)
-        stay = L * np.exp(-((N - f) + f * mu) * self.stall)
+        stay = L * np.exp(-((N - f) * (1.0 - self.merged) + f * mu) * self.stall)
         exact = (
             stay @ (np.minimum(A, N - f) / N),
             stay.sum(axis=1) * (A / N),
@@ -384,7 +395,8 @@ class ElasticCycle(TabulatedCycle):
         N, A, K, mu = self.N, self.active, self.K, self.mu
         spares = N - A
         before = self.down_probability(u - window)
-        a, b = before * np.exp(-mu * window), (1.0 - before) * np.exp(-window)
+        a = before * np.exp(-mu * window)
+        b = (1.0 - before) * np.exp(-(1.0 - self.merged) * window)
         t = a / (a + b)
         between = _Binomial(t).between
         with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
@@ -452,7 +464,14 @@ class ElasticCycle(TabulatedCycle):
 
 @cached(maxsize=256, shared=True)
 def elastic_cycle(
-    N: int, active: int, quorum: int, *, rho: float = 0.0, stall: float = 0.0, mu: float = 0.0
+    N: int,
+    active: int,
+    quorum: int,
+    *,
+    rho: float = 0.0,
+    stall: float = 0.0,
+    mu: float = 0.0,
+    merged: float = 0.0,
 ) -> ElasticCycle:
     """The :class:`ElasticCycle`, built once per set of argument values.
 
@@ -461,4 +480,4 @@ def elastic_cycle(
     >>> elastic_cycle(64, 64, 32) is elastic_cycle(64, 64, 32)
     True
     """
-    return ElasticCycle(N, active, quorum, rho=rho, stall=stall, mu=mu)
+    return ElasticCycle(N, active, quorum, rho=rho, stall=stall, mu=mu, merged=merged)

@@ -353,22 +353,26 @@ def _priced_law_at(
     r: int,
     plan: dict[str, Any] | None,
     restart_hours: float,
-    bursts: tuple[int, float],
+    bursts: tuple[int, float, float],
 ) -> tuple[Scenario, CycleLaw]:
     """:func:`priced_law` with the outages cut at restarts ``restart_hours`` apart.
 
     Where repairs fold the domain events into the rate (``compose``, step 2),
     the events of the ``wiping`` domains that alone end the cycle
-    (``bursts = (wiping, share)``, :func:`_wiping_domains`) are priced as
-    wipe-outs instead (:class:`~spare_theory.cycles.bursts.BurstWipeouts`).
+    (``bursts = (wiping, share, merged)``, :func:`_wiping_domains`) are priced as
+    wipe-outs instead (:class:`~spare_theory.cycles.bursts.BurstWipeouts`), and
+    a strategy's own law learns which share of the folded failures come with
+    another of the same burst (``merged``).
     """
     m = scenario.microbatches
-    wiping, share = bursts
+    wiping, share, merged_per_hour = bursts
     try:
         whole = priced_scenario(scenario, restart_hours=restart_hours, wiping_share=share)
     except ValueError:  # no model with repairs: CKPT-only may still price it (below)
         whole = scenario
-    own = strategy.hourly_law(whole, r, **(plan or {}))
+    folded = whole.domain_size is None and merged_per_hour > 0.0
+    merged = merged_per_hour / whole.group_failure_rate_per_hour if folded else 0.0
+    own = strategy.hourly_law(whole, r, merged=merged, **(plan or {}))
     if own is None:
         whole = priced_scenario(
             scenario, repairs=r > 1, restart_hours=restart_hours, wiping_share=share
@@ -382,10 +386,12 @@ def _priced_law_at(
 
 def _wiping_domains(
     scenario: Scenario, strategy: ModelStrategy, r: int, plan: dict[str, Any] | None
-) -> tuple[int, float]:
-    """``(domains, share)``: how many domains end the plan's cycle by their event alone
-    (:meth:`~spare_theory.strategies.base.Strategy.burst_wipeouts`), and the share of
-    the groups in them (none without domains or repairs).
+) -> tuple[int, float, float]:
+    """``(domains, share, merged)``: how many domains end the plan's cycle by their event
+    alone (:meth:`~spare_theory.strategies.base.Strategy.burst_wipeouts`), the share of
+    the groups in them, and the failures per hour and group that the other domains'
+    events bring beside a first one (``sum (m_j - 1) / (N mtbf)``): none without
+    domains or repairs.
 
     Asking the strategy also checks the plan against the placement, which the
     fold into the rate does not need: an ``r`` that no placement of the
@@ -393,7 +399,7 @@ def _wiping_domains(
     """
     size = scenario.domain_size
     if size is None or scenario.repair_minutes is None:
-        return 0, 0.0
+        return 0, 0.0, 0.0
     N = scenario.groups
     wiping = np.asarray(
         strategy.burst_wipeouts(
@@ -401,8 +407,10 @@ def _wiping_domains(
         ),
         dtype=bool,
     )
-    groups = np.bincount(failure_domains(N, size))[wiping].sum()
-    return int(np.count_nonzero(wiping)), float(groups) / N
+    sizes = np.bincount(failure_domains(N, size))
+    groups = sizes[wiping].sum()
+    merged = float((sizes[~wiping] - 1).sum()) / (N * float(scenario.domain_mtbf_hours or math.inf))
+    return int(np.count_nonzero(wiping)), float(groups) / N, merged
 
 
 def _extended_law(scenario: Scenario, strategy: ModelStrategy, r: int, m: int) -> CycleLaw:

@@ -310,12 +310,17 @@ class Strategy(ABC):
         except ValueError:  # no r = 2 (CKPT-only): a constant step cost
             return False
 
-    def hourly_law(self, scenario: Any, r: int, **plan: Any) -> CycleLaw | None:
+    def hourly_law(
+        self, scenario: Any, r: int, *, merged: float = 0.0, **plan: Any
+    ) -> CycleLaw | None:
         """The strategy's own cycle law on a whole hour-level scenario (``None``, the default:
         :meth:`cycle_law` extended by the scenario's mechanisms,
         :func:`~spare_theory.hourly.model.scenario_cycle`).
 
-        ``plan``: the checked plan variables (:meth:`check_plan`).
+        ``plan``: the checked plan variables (:meth:`check_plan`).  ``merged``:
+        the share of a group's failures (on the priced scenario) that come
+        with another failure of the same burst, where failure domains were
+        folded into the rate (:func:`~spare_theory.hourly.compose.priced_scenario`).
         """
         return None
 

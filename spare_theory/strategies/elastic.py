@@ -234,11 +234,14 @@ class ElasticStrategy(Strategy):
                 "repairs, no domains, lemons or planned restarts)"
             )
 
-    def hourly_law(self, scenario: Any, r: int, **plan: Any) -> ElasticCycle:
+    def hourly_law(
+        self, scenario: Any, r: int, *, merged: float = 0.0, **plan: Any
+    ) -> ElasticCycle:
         """:class:`~spare_theory.cycles.elastic.ElasticCycle` on the scenario's costs.
 
         ``rho = lambda R``, ``s = lambda * reconfigure_minutes``, ``mu = 1 /
-        (lambda (repair_minutes + heal_minutes))`` (0 without repairs).
+        (lambda (repair_minutes + heal_minutes))`` (0 without repairs); a
+        burst's failures are one membership change (``merged``).
         """
         self.check_scenario(scenario)
         N, lam = scenario.groups, scenario.group_failure_rate_per_hour
@@ -254,6 +257,7 @@ class ElasticStrategy(Strategy):
             rho=lam * scenario.restart_minutes / 60,
             stall=lam * scenario.reconfigure_minutes / 60,
             mu=mu,
+            merged=merged,
         )
 
     def caveats(self, scenario: Any, r: int | None) -> list[str]:
