@@ -125,3 +125,15 @@ def test_a_burst_is_one_membership_change_at_600k(name):
         f"model {model.hours:.1f} h, simulation {sim.mean_hours:.1f} +- "
         f"{sim.standard_error_hours:.1f} h ({gap / sim.mean_hours:+.2%})"
     )
+
+
+def test_bad_burst_rates_name_the_argument():
+    from spare_theory.cycles.elastic import ElasticCycle
+    from spare_theory.cycles.rep import Rep
+
+    with pytest.raises(ValueError, match="kappa"):
+        BurstWipeouts(Rep(16, 2), float("nan"))
+    with pytest.raises(ValueError, match="kappa"):
+        BurstWipeouts(Rep(16, 2), -1.0)
+    with pytest.raises(ValueError, match="merged"):
+        ElasticCycle(16, 16, 8, merged=1.0)

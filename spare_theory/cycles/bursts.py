@@ -47,6 +47,11 @@ class BurstWipeouts(CycleLaw):
         Rate of the events that alone end the cycle, per unit ``u`` of the
         priced group rate (``> 0``).
 
+    Raises
+    ------
+    ValueError
+        Naming ``kappa`` when it is not a positive finite rate.
+
     Examples
     --------
     >>> from spare_theory.cycles.rep import Rep
@@ -57,6 +62,8 @@ class BurstWipeouts(CycleLaw):
     """
 
     def __init__(self, inner: CycleLaw, kappa: float) -> None:
+        if not kappa > 0.0 or not np.isfinite(kappa):
+            raise ValueError(f"kappa must be a positive finite rate, got {kappa!r}")
         super().__init__(inner.N, inner.r, inner.lifetimes)
         self.inner, self.kappa = inner, float(kappa)
         self.name = inner.name  # type: ignore[misc]

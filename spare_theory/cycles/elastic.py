@@ -165,6 +165,12 @@ class ElasticCycle(TabulatedCycle):
         Largest ``K`` solved by the exact chain with repairs (default
         :data:`EXACT_CHAIN_MAX`); above, the scaled binomial hazard.
 
+    Raises
+    ------
+    ValueError
+        For ``quorum``, ``active`` and ``N`` out of order, or ``merged``
+        outside ``[0, 1)``.
+
     Attributes
     ----------
     u, log_q, theta_grid, batch_grid, repairs_rate : numpy.ndarray
@@ -208,6 +214,8 @@ class ElasticCycle(TabulatedCycle):
             raise ValueError(
                 f"need 1 <= quorum <= active <= N, got quorum={quorum}, active={active}, N={N}"
             )
+        if not 0.0 <= merged < 1.0:
+            raise ValueError(f"merged must be in [0, 1), got {merged!r}")
         super().__init__(N, N - active)
         self.active, self.quorum = int(active), int(quorum)
         self.rho, self.stall, self.mu = float(rho), float(stall), float(mu)
