@@ -395,22 +395,24 @@ def _rep_node(sc: StepScenario, r: int, t, p, hz, sizes, starts) -> tuple:
     slack = np.minimum.accumulate(np.concatenate([[0.0], (failed - D)[1:]]))
     removed = np.minimum(D + slack, failed)
     removed[0] = 0.0
-    # A set is seen wiped out once its last member is removed: after the failed
-    # workers below it (p per id) and all of its own members (it is wiped out).
-    eligible = np.clip(
-        removed[:, None] - p[:, None] * starts[None, :] - sizes[None, :] + 1.0, 0.0, 1.0
-    )
-    eligible[removed >= failed - 1e-9] = 1.0
-    log_p = np.log(np.maximum(p, 1e-300))
-    with np.errstate(divide="ignore"):
-        log_alive = np.log(-np.expm1(sizes[None, :] * log_p[:, None]))
-    log_q = (eligible * log_alive).sum(axis=1)
+    caught = removed >= failed - 1e-9  # the queue is empty: every failed worker removed
     if r == 1:
         # Sets of one worker: the first removal takes the lowest failed worker, a
         # wipe-out whenever any has failed, which sets taken one by one miss (they
         # give about e^-Rm, not (1 - p)^N, as if the removal could miss).
-        seen = np.where(removed >= failed - 1e-9, 1.0, np.minimum(removed, 1.0))
+        seen = np.where(caught, 1.0, np.minimum(removed, 1.0))
         log_q = seen * N * np.log1p(-np.minimum(p, 1.0 - 1e-16))
+    else:
+        # A set is seen wiped out once its last member is removed: after the failed
+        # workers below it (p per id) and all of its own members (it is wiped out).
+        eligible = np.clip(
+            removed[:, None] - p[:, None] * starts[None, :] - sizes[None, :] + 1.0, 0.0, 1.0
+        )
+        eligible[caught] = 1.0
+        log_p = np.log(np.maximum(p, 1e-300))
+        with np.errstate(divide="ignore"):
+            log_alive = np.log(-np.expm1(sizes[None, :] * log_p[:, None]))
+        log_q = (eligible * log_alive).sum(axis=1)
     mu = working * hz * tau
     queue = np.maximum(failed - removed, 0.0)
     flagged = -np.expm1(-(mu + queue))  # attempts with a flag
