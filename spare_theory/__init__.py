@@ -22,7 +22,7 @@ lower layer never imports a higher one; docs/architecture.md):
 5. ``hourly``, ``steps``                  hour-level and step-level models and simulations
 6. ``strategies``                         one class per strategy, and their registry
 7. ``training``, ``traces``               the front doors; real failure logs and replays
-8. ``sweeps``, ``reports``                sweeps, error tables, figures
+8. ``sweeps``, ``audit``, ``reports``     sweeps, the random audit, error tables, figures
 9. ``cli``                                the ``spare-theory`` command
 """
 
@@ -125,6 +125,10 @@ _API = {
     "Bursts": "traces.patterns",
     # sweeps
     "sweep": "sweeps",
+    # the random audit of the closed forms
+    "audit": "audit.run",
+    "AuditSpace": "audit.space",
+    "AuditResult": "audit.run",
 }
 
 __getattr__, __dir__, _names = attach(__name__, _API)

@@ -72,6 +72,11 @@ COMMANDS = (
     ),
     Command("reproduce", "regenerate every table and figure", "reproduce"),
     Command(
+        "audit",
+        "the closed forms against the simulation, every strategy, scenarios drawn at random",
+        "audit",
+    ),
+    Command(
         "plan",
         "a job's best plan per strategy, with dollars, MWh, CO2 and lost time by cause",
         "plan",

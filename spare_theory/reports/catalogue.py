@@ -298,6 +298,21 @@ REPORTS: dict[str, Report] = {
             "replayed log), and prints a verdict line.",
         ),
         Report(
+            name="audit",
+            compute="audit.write",
+            tables=("audit", "audit_cells"),
+            figures=("audit",),
+            cost_seconds=70.0,
+            help="the closed forms audited: every strategy's model plan simulated, random "
+            "scenarios",
+            description="Writes OUTDIR/tables/audit (the model's error against the event "
+            "simulation at its own plan, over scenarios drawn at random from the default "
+            "AuditSpace: overall, by optional field and by strategy; median, 90th percentile "
+            "and worst error, share outside 3 % and 3 SE, share refused), audit_cells (every "
+            "cell with the index that re-draws it) and the figure audit. spare-theory audit "
+            "runs any size, seed or space.",
+        ),
+        Report(
             name="regret",
             compute="regret.write",
             tables=("regret", "regret_pick"),

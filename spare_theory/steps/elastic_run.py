@@ -145,6 +145,7 @@ def run_elastic(
     quorum: int,
     repairs: RepairTimes | None = None,
     clocks: Any = None,
+    max_seconds: float = math.inf,
 ) -> tuple[float, ...]:
     """One simulated run of an elastic job with ``r`` hot spares and quorum ``quorum``.
 
@@ -166,6 +167,9 @@ def run_elastic(
         Repairs of removed workers (their own stream).
     clocks : optional
         The workers' failure clocks (a replayed log's); default the law's.
+    max_seconds : float
+        Horizon: a run still unfinished when a global restart ends after it
+        stops there (:class:`~spare_theory.steps.runs.StepRun`).
 
     Returns
     -------
@@ -195,7 +199,7 @@ def run_elastic(
     (True, 16.25)
     """
     sc = scenario
-    run = StepRun(sc, rng, repairs, clocks)
+    run = StepRun(sc, rng, repairs, clocks, max_seconds=max_seconds)
     job = _Elastic(run, quorum)
     N = run.N
     A = N - r

@@ -21,6 +21,7 @@ sets at a step boundary.  Shared machinery: :mod:`spare_theory.steps.runs`.
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
@@ -45,6 +46,7 @@ def run_rep(
     published: bool = True,
     repairs: RepairTimes | None = None,
     clocks: Any = None,
+    max_seconds: float = math.inf,
 ) -> tuple[float, ...]:
     """One simulated run of Rep with ``r`` replicas per set, a checkpoint every ``k`` steps.
 
@@ -65,6 +67,9 @@ def run_rep(
         Repairs of removed workers (their own stream).
     clocks : optional
         The workers' failure clocks (a replayed log's); default the law's.
+    max_seconds : float
+        Horizon: a run still unfinished when a global restart ends after it
+        stops there (:class:`~spare_theory.steps.runs.StepRun`).
 
     Returns
     -------
@@ -93,7 +98,7 @@ def run_rep(
      'redundant_compute_seconds': 1280.0}
     """
     sc = scenario
-    run = StepRun(sc, rng, repairs, clocks)
+    run = StepRun(sc, rng, repairs, clocks, max_seconds=max_seconds)
     N, clocks = run.N, run.clocks
     nxt = clocks.next
     sets = replica_sets(N, r, layout="consecutive")

@@ -82,7 +82,7 @@ from ..lifetimes.clocks import RenewalClocks
 from ..planning.bill import BADPUT_CAUSES
 from .scenario import StepScenario
 
-__all__ = ["BREAKDOWN_FIELDS", "RUN_FIELDS", "RepairTimes", "StepRun"]
+__all__ = ["BREAKDOWN_FIELDS", "RUN_FIELDS", "RepairTimes", "RunCut", "StepRun"]
 
 #: What a run reports, in the order of :meth:`StepRun.result`.
 RUN_FIELDS = (
@@ -170,6 +170,22 @@ class RepairTimes:
         self.ready[:] = np.inf
 
 
+class RunCut(Exception):  # noqa: N818 - a signal, not an error
+    """A run stopped at its horizon (:attr:`StepRun.max_seconds`), unfinished.
+
+    Its :meth:`result` is the run's row with an infinite total time.
+    """
+
+    def __init__(self, run: StepRun) -> None:
+        super().__init__(f"run unfinished at {run.t:.6g} s, past its horizon {run.max_seconds:.6g} s")
+        self.run = run
+
+    def result(self) -> tuple[float, ...]:
+        """:meth:`StepRun.result` with ``total = inf`` (the run did not finish)."""
+        row = self.run.result()
+        return (math.inf, *row[1:])
+
+
 class StepRun:
     """One simulated run's shared state: clocks, time, counters, restarts, repairs.
 
@@ -186,6 +202,10 @@ class StepRun:
         The workers' failure clocks (``next``, ``renew``), e.g. a log's
         (:class:`~spare_theory.steps.sources.LogClocks`); default renewal
         clocks of ``scenario.failure_law``.
+    max_seconds : float
+        Horizon, seconds (default none): a global restart that ends after it
+        raises :class:`RunCut`, so that a plan whose runs never finish costs
+        a bounded time to rule out (as the hour-level ``max_hours``).
 
     Examples
     --------
@@ -204,8 +224,11 @@ class StepRun:
         rng: np.random.Generator,
         repairs: RepairTimes | None = None,
         clocks: Any = None,
+        *,
+        max_seconds: float = math.inf,
     ) -> None:
         self.sc = scenario
+        self.max_seconds = max_seconds
         self.N = scenario.groups
         self.rng = rng
         # The first check happens at time 0: every clock starts there.  A replay
@@ -317,6 +340,8 @@ class StepRun:
         self.restart_seconds += end - start
         self.restarts += 1
         self.t = end
+        if end > self.max_seconds:
+            raise RunCut(self)
         if self.repairs is not None:
             self.repairs.clear()
 

@@ -305,6 +305,7 @@ def run_spare(
     *,
     repairs: RepairTimes | None = None,
     clocks: Any = None,
+    max_seconds: float = math.inf,
 ) -> tuple[float, ...]:
     """One simulated run of SPARe at redundancy ``r``, a checkpoint every ``k`` steps.
 
@@ -326,6 +327,9 @@ def run_spare(
         Repairs of removed workers (their own stream); whole shards only.
     clocks : optional
         The workers' failure clocks (a replayed log's); default the law's.
+    max_seconds : float
+        Horizon: a run still unfinished when a global restart ends after it
+        stops there (:class:`~spare_theory.steps.runs.StepRun`).
 
     Returns
     -------
@@ -355,7 +359,7 @@ def run_spare(
     """
     check_spare_run(scenario, r)
     sc = scenario
-    run = StepRun(sc, rng, repairs, clocks)
+    run = StepRun(sc, rng, repairs, clocks, max_seconds=max_seconds)
     N, nxt = run.N, run.clocks.next
     work: _Stacks | _Pieces = _Pieces(run, r) if sc.microbatches > 1 else _Stacks(run, r)
     leader, pending_leader = 0, False

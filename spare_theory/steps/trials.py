@@ -10,18 +10,19 @@ the per-trial figures in a :class:`StepSimulation`.  Semantics of a run:
 from __future__ import annotations
 
 import concurrent.futures as cf
+import math
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import ClassVar
+from typing import Any, ClassVar
 
 import numpy as np
 
 from .._parallel import map_tasks
 from .._samples import TrialSamples
-from .._validation import as_count, as_seed_sequence, child_seed
+from .._validation import as_count, as_real, as_seed_sequence, child_seed
 from ..hourly.sources import Replay
 from ..planning.bill import BADPUT_CAUSES, BillSamples, CostModel, make_bill
-from .runs import BREAKDOWN_FIELDS, RUN_FIELDS, RepairTimes
+from .runs import BREAKDOWN_FIELDS, RUN_FIELDS, RepairTimes, RunCut
 from .scenario import StepScenario
 from .sources import LogClocks, PoolRepairTimes
 
@@ -198,14 +199,25 @@ class StepSimulation(TrialSamples):
 
 
 def _run_trial(task: tuple) -> tuple:
-    scenario, trial, r, k, seed, replay = task
+    scenario, trial, r, k, seed, replay, max_seconds = task
+    # The horizon is passed only when set: a third-party rule need not know it.
+    cut = {} if math.isinf(max_seconds) else {"max_seconds": max_seconds}
+    try:
+        return _play_trial(scenario, trial, r, k, seed, replay, cut)
+    except RunCut as stop:
+        return stop.result()
+
+
+def _play_trial(
+    scenario: StepScenario, trial: Any, r: int, k: int, seed: Any, replay: Any, cut: dict
+) -> tuple:
     rng = np.random.default_rng(seed)
     if replay is None:
         # Repairs draw from their own child stream: without them nothing changes.
         if not scenario.repairs:
-            return trial(scenario, r, k, rng, repairs=None)
+            return trial(scenario, r, k, rng, repairs=None, **cut)
         kind = PoolRepairTimes if scenario.pool else RepairTimes
-        return trial(scenario, r, k, rng, repairs=kind(scenario, child_seed(seed, 0)))
+        return trial(scenario, r, k, rng, repairs=kind(scenario, child_seed(seed, 0)), **cut)
     clocks = LogClocks(
         replay.table,
         scenario.groups,
@@ -218,7 +230,7 @@ def _run_trial(task: tuple) -> tuple:
         durations = clocks.durations if replay.repairs == "log" else None
         kind = PoolRepairTimes if scenario.pool else RepairTimes
         repairs = kind(scenario, child_seed(seed, 0), durations)
-    return trial(scenario, r, k, rng, repairs=repairs, clocks=clocks)
+    return trial(scenario, r, k, rng, repairs=repairs, clocks=clocks, **cut)
 
 
 def simulate_step_trials(
@@ -235,6 +247,7 @@ def simulate_step_trials(
     exact_batch: bool = True,
     replay: Replay | None = None,
     first_trial: int = 0,
+    max_hours: float = math.inf,
 ) -> StepSimulation:
     """Run ``trials`` simulated training runs of ``scenario`` under a strategy's rule ``trial``.
 
@@ -281,6 +294,11 @@ def simulate_step_trials(
     first_trial : int
         Index of the first trial, ``>= 0``: trials ``first_trial, ...,
         first_trial + trials - 1`` are run (more trials added to a sample).
+    max_hours : float
+        Horizon, hours (default none): a run still unfinished when a global
+        restart ends after it stops there with an infinite ``total_seconds``
+        (``trial`` then takes ``max_seconds=``), so a plan whose runs never
+        finish costs a bounded time to rule out.
 
     Returns
     -------
@@ -313,7 +331,13 @@ def simulate_step_trials(
     n = as_count(trials, "trials")
     first = as_count(first_trial, "first_trial", minimum=0)
     root = as_seed_sequence(seed)
-    tasks = [(scenario, trial, r, k, child_seed(root, i), replay) for i in range(first, first + n)]
+    horizon = 3600.0 * as_real(
+        max_hours, "max_hours", minimum=0.0, strict_minimum=True, allow_inf=True
+    )
+    tasks = [
+        (scenario, trial, r, k, child_seed(root, i), replay, horizon)
+        for i in range(first, first + n)
+    ]
     rows = map_tasks(_run_trial, tasks, executor=executor, desc="trials", progress=progress)
     table = np.array(rows, dtype=np.float64).reshape(n, -1)
     if table.shape[1] not in (len(RUN_FIELDS), len(RUN_FIELDS) + len(BREAKDOWN_FIELDS)):

@@ -332,6 +332,7 @@ def simulation_player(
             executor=executor,
             progress=progress,
             first_trial=first_trial,
+            max_hours=max_hours,
         )
 
     return play

@@ -436,13 +436,15 @@ def simulate_steps_job(
     progress: bool = False,
     replay: Replay | None = None,
     first_trial: int = 0,
+    max_hours: float = math.inf,
 ) -> StepSimulation:
     """The step-level simulation of a resolved plan: :func:`simulate_training`'s core.
 
     Trial ``i`` uses the stream ``child_seed(seed, i)``
     (:func:`~spare_theory.steps.trials.simulate_step_trials`; trials from
     ``first_trial`` on); ``replay`` plays a log's faults
-    (:func:`spare_theory.replay_training`).
+    (:func:`spare_theory.replay_training`); a run unfinished when a global
+    restart ends after ``max_hours`` stops there with infinite hours.
 
     Raises
     ------
@@ -479,4 +481,5 @@ def simulate_steps_job(
         exact_batch=chosen.batch_is_exact(scenario.groups, r, variables),
         replay=replay,
         first_trial=first_trial,
+        max_hours=max_hours,
     )
