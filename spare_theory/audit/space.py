@@ -337,6 +337,7 @@ class AuditSpace:
         from .._validation import as_seed_sequence, child_seed
 
         rng = np.random.default_rng(child_seed(as_seed_sequence(seed), index, 0))
+        scenario: Scenario | StepScenario
         if rng.random() < self.step_share:
             scenario, fields = self._step(rng)
         else:

@@ -34,7 +34,7 @@ from .catalogue import ReportOptions
 __all__ = ["SCENARIOS", "TRIALS", "cells_table", "figure", "summary_percent", "write"]
 
 #: Scenarios of the report's audit (``--quick``: 6) and runs per model answer (``--quick``: 10).
-SCENARIOS, TRIALS = 40, 40
+SCENARIOS, TRIALS = 30, 40
 
 
 def summary_percent(result: AuditResult) -> pd.DataFrame:

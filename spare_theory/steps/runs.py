@@ -170,14 +170,16 @@ class RepairTimes:
         self.ready[:] = np.inf
 
 
-class RunCut(Exception):  # noqa: N818 - a signal, not an error
+class RunCut(Exception):
     """A run stopped at its horizon (:attr:`StepRun.max_seconds`), unfinished.
 
     Its :meth:`result` is the run's row with an infinite total time.
     """
 
     def __init__(self, run: StepRun) -> None:
-        super().__init__(f"run unfinished at {run.t:.6g} s, past its horizon {run.max_seconds:.6g} s")
+        super().__init__(
+            f"run unfinished at {run.t:.6g} s, past its horizon {run.max_seconds:.6g} s"
+        )
         self.run = run
 
     def result(self) -> tuple[float, ...]:
