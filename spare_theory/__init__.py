@@ -22,7 +22,7 @@ lower layer never imports a higher one; docs/architecture.md):
 5. ``hourly``, ``steps``                  hour-level and step-level models and simulations
 6. ``strategies``                         one class per strategy, and their registry
 7. ``training``, ``traces``               the front doors; real failure logs and replays
-8. ``sweeps``, ``audit``, ``reports``     sweeps, the random audit, error tables, figures
+8. ``sweeps``, ``audits``, ``reports``    sweeps, the random audit, error tables, figures
 9. ``cli``                                the ``spare-theory`` command
 """
 
@@ -126,9 +126,9 @@ _API = {
     # sweeps
     "sweep": "sweeps",
     # the random audit of the closed forms
-    "audit": "audit.run",
-    "AuditSpace": "audit.space",
-    "AuditResult": "audit.run",
+    "audit": "audits.run",
+    "AuditSpace": "audits.space",
+    "AuditResult": "audits.run",
 }
 
 __getattr__, __dir__, _names = attach(__name__, _API)

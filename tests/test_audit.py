@@ -16,8 +16,8 @@ import pandas as pd
 import pytest
 from scipy import stats
 
-from spare_theory.audit import FIELDS, AuditResult, AuditSpace, Choice, Span, audit
-from spare_theory.audit import run as audit_run
+from spare_theory.audits import FIELDS, AuditResult, AuditSpace, Choice, Span, audit
+from spare_theory.audits import run as audit_run
 from spare_theory.hourly.scenario import Scenario
 from spare_theory.steps.scenario import StepScenario
 

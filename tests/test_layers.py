@@ -49,7 +49,7 @@ LAYERS = {
     "traces": 7,
     "jobs": 7,
     "sweeps": 8,
-    "audit": 8,
+    "audits": 8,
     "reports": 8,
     "cli": 9,
 }

@@ -1,4 +1,4 @@
-"""Step-level runs take a horizon, as hour-level ones do: a hopeless plan is ruled out in bounded time."""
+"""Step-level runs take a horizon, as hour-level ones do: a hopeless plan ends in bounded time."""
 
 from __future__ import annotations
 

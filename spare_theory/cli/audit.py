@@ -67,8 +67,8 @@ def configure_audit(parser: argparse.ArgumentParser) -> None:
 
 
 def _audit(args: argparse.Namespace) -> Output:
-    from ..audit.run import audit
-    from ..audit.space import AuditSpace
+    from ..audits.run import audit
+    from ..audits.space import AuditSpace
 
     space = AuditSpace() if args.space is None else AuditSpace.from_toml(args.space)
     with executor_from_args(args) as executor:

@@ -1,12 +1,12 @@
 """``spare-theory table audit``: the closed forms audited over random scenarios.
 
-A small run of :func:`spare_theory.audit.run.audit` on the default
-:class:`~spare_theory.audit.space.AuditSpace` (:data:`SCENARIOS` scenarios,
+A small run of :func:`spare_theory.audits.run.audit` on the default
+:class:`~spare_theory.audits.space.AuditSpace` (:data:`SCENARIOS` scenarios,
 every strategy, :data:`TRIALS` simulated runs per model answer):
 
 - ``tables/audit``: the errors overall, by optional field and by strategy
   (:meth:`AuditResult.summary_table
-  <spare_theory.audit.run.AuditResult.summary_table>`), in percent;
+  <spare_theory.audits.run.AuditResult.summary_table>`), in percent;
 - ``tables/audit_cells``: every cell, with the index that re-draws its
   scenario (``spare-theory audit --seed SEED --index I``);
 - ``figures/audit``: each model answer's error against the simulation by
@@ -26,8 +26,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ..audit.run import WITHIN_REL, WITHIN_SE, AuditResult, audit
-from ..audit.space import FIELDS
+from ..audits.run import WITHIN_REL, WITHIN_SE, AuditResult, audit
+from ..audits.space import FIELDS
 from ._io import save_figure, write_table
 from .catalogue import ReportOptions
 
@@ -42,7 +42,7 @@ def summary_percent(result: AuditResult) -> pd.DataFrame:
 
     Examples
     --------
-    >>> from spare_theory.audit import AuditSpace, audit
+    >>> from spare_theory.audits import AuditSpace, audit
     >>> res = audit(AuditSpace(step_share=0.0), scenarios=1, trials=4, strategies=["ckpt"])
     >>> list(summary_percent(res).columns)[:4]
     ['by', 'group', 'cells', 'model']

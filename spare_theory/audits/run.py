@@ -1,7 +1,7 @@
 """The audit: every strategy's model plan, simulated at that very plan, over random scenarios.
 
 For scenario ``i`` of :meth:`AuditSpace.draw(seed, i)
-<spare_theory.audit.space.AuditSpace.draw>` and each strategy, the cell asks
+<spare_theory.audits.space.AuditSpace.draw>` and each strategy, the cell asks
 ``optimal_plan(scenario, strategy, method="model")``.  A model answer is then
 simulated at exactly that plan (as ``simulate_training(scenario, plan,
 trials=trials, seed=...)``), every strategy of the scenario on the same
@@ -177,7 +177,7 @@ class AuditResult:
         ``within``, the number of ``warnings`` raised, ``message`` (the
         refusal, failure or first warning), ``seconds`` (the cell's wall
         time: plan and simulation; the only column that varies between runs)
-        and ``scenario`` (its :attr:`~spare_theory.audit.space.DrawnScenario.description`).
+        and ``scenario`` (its :attr:`~spare_theory.audits.space.DrawnScenario.description`).
     space : AuditSpace
         The space the scenarios were drawn from.
     seed : int or numpy.random.SeedSequence
