@@ -10,6 +10,7 @@ the per-trial figures in a :class:`StepSimulation`.  Semantics of a run:
 from __future__ import annotations
 
 import concurrent.futures as cf
+import inspect
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -200,8 +201,10 @@ class StepSimulation(TrialSamples):
 
 def _run_trial(task: tuple) -> tuple:
     scenario, trial, r, k, seed, replay, max_seconds = task
-    # The horizon is passed only when set: a third-party rule need not know it.
-    cut = {} if math.isinf(max_seconds) else {"max_seconds": max_seconds}
+    # The horizon is passed only when set and to a rule that takes it (the package's
+    # rules do; a third-party rule need not, and then plays its runs to the end).
+    takes = "max_seconds" in inspect.signature(trial).parameters
+    cut = {"max_seconds": max_seconds} if takes and math.isfinite(max_seconds) else {}
     try:
         return _play_trial(scenario, trial, r, k, seed, replay, cut)
     except RunCut as stop:
@@ -297,7 +300,8 @@ def simulate_step_trials(
     max_hours : float
         Horizon, hours (default none): a run still unfinished when a global
         restart ends after it stops there with an infinite ``total_seconds``
-        (``trial`` then takes ``max_seconds=``), so a plan whose runs never
+        (a ``trial`` with a ``max_seconds`` keyword is given it, in seconds;
+        one without plays its runs to the end), so a plan whose runs never
         finish costs a bounded time to rule out.
 
     Returns

@@ -422,7 +422,11 @@ class Strategy(ABC):
         run's totals (:mod:`spare_theory.steps.runs`).  ``rep_recovery``: the
         published controller's quirks for replica sets (``"published"``) or
         not (``"all"``); strategies without replica sets ignore it.
-        ``plan``: the strategy's plan variables (:meth:`check_plan`).
+        ``plan``: the strategy's plan variables (:meth:`check_plan`).  A trial
+        that also takes ``max_seconds`` (and hands it to
+        :class:`~spare_theory.steps.runs.StepRun`) stops a hopeless run at the
+        simulation search's or the audit's horizon; one that does not plays
+        every run to its end.
         """
 
     def wipeout_units(
