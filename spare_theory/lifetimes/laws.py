@@ -110,13 +110,16 @@ class LogsfLaw:
 
         :func:`scipy.optimize.elementwise.find_root` (Chandrupatla's bracketed
         method, vectorised over the brackets); ``inf`` where ``target = -inf``
-        (``p = 1``: no finite ``u``), as scipy's ``ppf(1)``.
+        (``p = 1``: no finite ``u``), as scipy's ``ppf(1)``, and ``0`` where
+        ``target = 0`` (``p = 0``: the bracket is ``[0, 0]``, where a ``logsf(0)``
+        rounded off zero shows no sign change and the search returned NaN).
         """
         target = np.broadcast_to(np.asarray(target, dtype=float), np.shape(lo))
         end = np.isneginf(target)
-        with np.errstate(invalid="ignore"):  # the p = 1 brackets, replaced below
+        with np.errstate(invalid="ignore"):  # the p = 0 and p = 1 brackets, replaced below
             found = elementwise.find_root(lambda u, t: self.logsf(u) - t, (lo, hi), args=(target,))
-        return np.where(end, np.inf, np.asarray(found.x, dtype=float))
+        x = np.where(target == 0.0, 0.0, np.asarray(found.x, dtype=float))
+        return np.where(end, np.inf, x)
 
 
 @dataclass(frozen=True)
