@@ -252,7 +252,8 @@ class Spare(TabulatedCycle):
         if mu != 0.0:
             return None
         law = wipeout_law(self.N, self.r)
-        f = np.arange(law.tail_end() + 1)
+        # No state has all N groups down and unwiped (P(T > N) = 0): the sum stops at N - 1.
+        f = np.arange(min(law.tail_end(), self.N - 1) + 1)
         return float(np.sum(np.asarray(law.sf(f), dtype=float) / (self.N - f)))
 
 
