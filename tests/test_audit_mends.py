@@ -2,13 +2,20 @@
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import warnings
 
 import numpy as np
 import pytest
+from scipy import stats
 
-from spare_theory import Scenario, mean_time_to_wipeout, simulate_time_to_wipeout
+from spare_theory import (
+    NoClosedFormError,
+    Scenario,
+    mean_time_to_wipeout,
+    simulate_time_to_wipeout,
+)
 from spare_theory.audits import audit
 from spare_theory.cycles.domains import LemonLifetimes
 
@@ -54,3 +61,47 @@ def test_the_audits_warning_cells_now_raise_none_and_scenario_70_holds():
     # SPARe was priced at 11.5 h against runs that never finished, Rep 42 % low: lognormal
     # repairs' excess over a step was integrated as -1 s.
     assert seventy["within"].all(), seventy[["strategy", "error", "z"]]
+
+
+_WIPE = Scenario(
+    gpus=32 * 8,
+    gpus_per_group=8,
+    gpu_mtbf_hours=96.0,
+    restart_minutes=20,
+    checkpoint_minutes=1,
+    work_hours=40,
+    repair_minutes=30,
+)
+
+
+@pytest.mark.parametrize(
+    ("fields", "name"),
+    [
+        ({"spare_nodes": 2, "swap_minutes": 5}, "spare_nodes"),
+        ({"lemon_fraction": 0.2, "lemon_rate_factor": 5}, "lemon_fraction"),
+        ({"failure_law": "weibull", "weibull_shape": 0.6}, "failure_law"),
+        ({"domain_size": 4, "domain_mtbf_hours": 20}, "domain_mtbf_hours"),
+    ],
+)
+def test_the_wipeout_doors_refuse_by_name_the_fields_they_do_not_play(fields, name):
+    # Issue 41's table: the simulation gave the same hours with and without a pool or
+    # lemons, and parted from the model 2-5 times under Weibull and domains.
+    sc = dataclasses.replace(_WIPE, **fields)
+    with pytest.raises(NoClosedFormError, match=name):
+        mean_time_to_wipeout(sc, "spare", r=3)
+    with pytest.raises(ValueError, match=name):
+        simulate_time_to_wipeout(sc, "spare", r=3, trials=2, seed=0)
+
+
+@pytest.mark.parametrize("law", ["exponential", "lognormal"])
+def test_the_wipeout_doors_agree_where_the_model_answers(law):
+    sc = _WIPE
+    if law == "lognormal":
+        sc = dataclasses.replace(_WIPE, repair_law=stats.lognorm(1.0, scale=30 * math.exp(-0.5)))
+    model = mean_time_to_wipeout(sc, "spare", r=3)
+    sim = simulate_time_to_wipeout(sc, "spare", r=3, trials=1500, seed=41)
+    error = abs(model - sim.mean_hours)
+    assert error <= max(0.03 * sim.mean_hours, 3 * sim.standard_error_hours), (
+        model,
+        sim.mean_hours,
+    )

@@ -20,7 +20,7 @@ from typing import Any, overload
 
 import numpy as np
 
-from .._validation import as_count
+from .._validation import NoClosedFormError, as_count
 from ..hourly.compose import check_split, priced_scenario
 from ..hourly.model import estimate_plan, wipeout_mean_hours
 from ..hourly.renewal import TrainingEstimate
@@ -32,7 +32,7 @@ from ..steps.estimate import step_estimate as estimate_from_cycles
 from ..steps.pool import priced_step_scenario
 from ..steps.scenario import StepScenario
 from ..strategies.base import Strategy
-from .resolve import reported_r, resolve
+from .resolve import check_wipeout_fields, reported_r, resolve
 
 __all__ = [
     "best_steps",
@@ -277,6 +277,10 @@ def mean_time_to_wipeout(
     ------
     ValueError
         Naming the argument.
+    NoClosedFormError
+        Naming each field this door does not price and its simulation does not
+        play (:data:`~spare_theory.training.resolve.WIPEOUT_FIELDS`: a
+        non-exponential law, failure domains, lemons, a spare pool).
 
     Examples
     --------
@@ -295,6 +299,7 @@ def mean_time_to_wipeout(
     job = resolve(scenario, strategy, r=r, min_groups=min_groups)
     if not isinstance(job.scenario, Scenario):
         raise ValueError(f"scenario must be a Scenario, got {type(scenario).__name__}")
+    check_wipeout_fields(job.scenario, NoClosedFormError)
     chosen, r = job.strategy, job.chosen_r
     scenario = priced_scenario(job.scenario)
     own = chosen.hourly_law(scenario, r, **job.variables)

@@ -22,7 +22,57 @@ from ..planning.resolved import Resolved
 from ..steps.scenario import StepScenario
 from ..strategies.registry import strategy as lookup
 
-__all__ = ["check_scenario", "reported_r", "resolve", "resolved_r"]
+__all__ = [
+    "WIPEOUT_FIELDS",
+    "check_scenario",
+    "check_wipeout_fields",
+    "reported_r",
+    "resolve",
+    "resolved_r",
+]
+
+#: Scenario fields the wipe-out doors (:func:`spare_theory.mean_time_to_wipeout`,
+#: :func:`spare_theory.simulate_time_to_wipeout`) refuse, with why: the simulation
+#: (:func:`~spare_theory.hourly.repairs_sim.simulate_wipeout_times`) plays exponential group
+#: clocks at the scenario's rate, its repair law and placement, and nothing else, so the
+#: model has no check there either.  Issue 41's table, before: the simulation returned the
+#: same hours with and without a pool or lemons, and the model and it parted 2-5 times
+#: under a Weibull law and failure domains.
+WIPEOUT_FIELDS = {
+    "failure_law": "a non-exponential lifetime law (the simulation's clocks are exponential)",
+    "domain_mtbf_hours": "failure domains (the simulation plays no domain events)",
+    "lemon_fraction": "lemon groups (the simulation gives every group one rate)",
+    "spare_nodes": "a spare pool (the simulation repairs groups, not nodes through a pool)",
+}
+
+
+def check_wipeout_fields(scenario: Scenario, error: type[ValueError] = ValueError) -> None:
+    """Raise ``error`` naming each field of :data:`WIPEOUT_FIELDS` that ``scenario`` sets.
+
+    Examples
+    --------
+    >>> sc = Scenario(gpus=64, gpus_per_group=8, restart_minutes=1, checkpoint_minutes=1,
+    ...               work_hours=1, lemon_fraction=0.1, lemon_rate_factor=3)
+    >>> check_wipeout_fields(sc)
+    Traceback (most recent call last):
+    ...
+    ValueError: lemon_fraction: the time to wipe-out is not modelled with lemon groups (...
+    """
+    present = {
+        "failure_law": not scenario.exponential,
+        "domain_mtbf_hours": scenario.domain_mtbf_hours is not None,
+        "lemon_fraction": scenario.lemon_fraction > 0 and scenario.lemon_rate_factor != 1,
+        "spare_nodes": scenario.pool,
+    }
+    named = [name for name, on in present.items() if on]
+    if named:
+        raise error(
+            "; ".join(
+                f"{name}: the time to wipe-out is not modelled with {WIPEOUT_FIELDS[name]}"
+                for name in named
+            )
+            + "; time_to_train and simulate_training play it"
+        )
 
 
 def check_scenario(scenario: Any) -> None:

@@ -34,7 +34,7 @@ from ..planning.resolved import Resolved
 from ..steps.rep_run import REP_RECOVERIES
 from ..steps.scenario import StepScenario
 from ..steps.trials import StepSimulation, simulate_step_trials
-from .resolve import resolve
+from .resolve import check_wipeout_fields, resolve
 
 __all__ = ["simulate_hourly", "simulate_steps_job", "simulate_time_to_wipeout", "simulate_training"]
 
@@ -394,7 +394,10 @@ def simulate_time_to_wipeout(
     Raises
     ------
     ValueError
-        Naming the argument; ``max_events`` when a trial needs more events.
+        Naming the argument; ``max_events`` when a trial needs more events;
+        naming each field it does not play
+        (:data:`~spare_theory.training.resolve.WIPEOUT_FIELDS`: a
+        non-exponential law, failure domains, lemons, a spare pool).
 
     Examples
     --------
@@ -408,6 +411,7 @@ def simulate_time_to_wipeout(
     job = resolve(scenario, strategy, r=r)
     if not isinstance(job.scenario, Scenario):
         raise ValueError(f"scenario must be a Scenario, got {type(scenario).__name__}")
+    check_wipeout_fields(job.scenario)
     units, size = job.strategy.wipeout_units(
         job.scenario.groups,
         job.chosen_r,
