@@ -97,7 +97,8 @@ def mean_group_rate(scenario: Scenario) -> float:
 
     ``lambda`` is an ordinary group's rate
     (:attr:`~spare_theory.hourly.scenario.Scenario.group_failure_rate_per_hour`),
-    ``phi`` and ``kappa`` the lemon share and rate factor, ``lambda_D`` the
+    ``phi`` and ``kappa`` the lemon share (:attr:`Scenario.lemon_share`, the whole count
+    of lemons the simulation plays) and rate factor, ``lambda_D`` the
     rate of the group's domain events (0 without domains).
 
     Examples
@@ -109,7 +110,7 @@ def mean_group_rate(scenario: Scenario) -> float:
     0.008
     """
     rate = scenario.group_failure_rate_per_hour
-    rate *= 1.0 + (scenario.lemon_rate_factor - 1.0) * scenario.lemon_fraction
+    rate *= 1.0 + (scenario.lemon_rate_factor - 1.0) * scenario.lemon_share
     if scenario.domain_mtbf_hours is not None:
         rate += 1.0 / scenario.domain_mtbf_hours
     return rate

@@ -203,18 +203,17 @@ def scenario_lifetimes(scenario: Scenario, *, every_failure: bool = False) -> An
             base = SuperposedLifetimes(scenario.node_lifetime_law, scenario.nodes_per_group)
         else:
             base = EquilibriumLifetimes(scenario.group_lifetime_law)
-    if scenario.lemon_fraction > 0 and scenario.lemon_rate_factor > 1:
+    if scenario.lemon_share > 0 and scenario.lemon_rate_factor > 1:
         kind = PooledLemons if every_failure else LemonLifetimes
-        base = kind(scenario.lemon_fraction, scenario.lemon_rate_factor, base)
+        base = kind(scenario.lemon_share, scenario.lemon_rate_factor, base)
     domains = scenario.domain_size is not None and scenario.domain_mtbf_hours is not None
-    if every_failure and not domains and isinstance(base, PooledLemons | EquilibriumLifetimes):
-        if isinstance(base, PooledLemons) and base.base is not None:
-            # The simulation's whole count of lemons, round(phi N) (the Palm law weighs
-            # the clock that fired by its rate: a fractional lemon has none to weigh).
-            whole = round(scenario.lemon_fraction * scenario.groups) / scenario.groups
-            base = dataclasses.replace(base, lemon_fraction=whole)
-        if isinstance(base, EquilibriumLifetimes) or base.base is not None:
-            return FromFailure(base, scenario.groups)  # each cycle starts at a failure
+    # Each cycle starts at a failure: where the law ages (a non-exponential clock, or lemons
+    # over one), the Palm law of the clock that fired.
+    starts_at_failure = isinstance(base, EquilibriumLifetimes) or (
+        isinstance(base, PooledLemons) and base.base is not None
+    )
+    if every_failure and not domains and starts_at_failure:
+        return FromFailure(base, scenario.groups)
     return EXPONENTIAL if base is None else base
 
 

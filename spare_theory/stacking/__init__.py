@@ -17,6 +17,7 @@ __getattr__, __dir__, __all__ = attach(
         "expected_load": "load",
         "expected_stacks": "overhead",
         "failure_times": "domains_sim",
+        "lemon_count": "domains_sim",
         "lemon_rates": "domains_sim",
         "load_lower_bound": "stacks",
         "min_load": "stacks",

@@ -49,6 +49,7 @@ __all__ = [
     "DomainWipeoutSamples",
     "cycle_trajectory",
     "failure_times",
+    "lemon_count",
     "lemon_rates",
     "simulate_domain_overhead",
     "simulate_domain_wipeout",
@@ -92,8 +93,24 @@ def lemon_rates(
     factor = as_real(lemon_rate_factor, "lemon_rate_factor", minimum=1.0)
     rng = np.random.default_rng(as_seed_sequence(seed))
     rates = np.ones(N)
-    rates[rng.permutation(N)[: round(phi * N)]] = factor
+    rates[rng.permutation(N)[: lemon_count(N, phi)]] = factor
     return rates
+
+
+def lemon_count(N: int, lemon_fraction: float) -> int:
+    """Lemon groups among ``N``: ``round(phi N)``, the whole count every simulation plays.
+
+    The model prices the same count (:attr:`Scenario.lemon_share
+    <spare_theory.hourly.scenario.Scenario.lemon_share>`), not the share ``phi``
+    itself, which ``N`` groups cannot hold unless ``phi N`` is whole.
+
+    Examples
+    --------
+    >>> from spare_theory.stacking.domains_sim import lemon_count
+    >>> lemon_count(12, 0.281), lemon_count(1000, 0.281)
+    (3, 281)
+    """
+    return round(lemon_fraction * N)
 
 
 def _check_simulation(
