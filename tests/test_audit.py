@@ -267,9 +267,7 @@ def _cli(*args: str) -> subprocess.CompletedProcess:
 
 
 def test_the_command_prints_json_and_writes_the_report_files(tmp_path):
-    out = _cli(
-        "--scenarios",
-        "2",
+    common = [
         "--trials",
         "3",
         "--strategy",
@@ -279,9 +277,8 @@ def test_the_command_prints_json_and_writes_the_report_files(tmp_path):
         "4",
         "--no-progress",
         "--json",
-        "--out",
-        str(tmp_path),
-    )
+    ]
+    out = _cli("--scenarios", "2", *common, "--out", str(tmp_path))
     assert out.returncode == 0, out.stderr
     data = json.loads(out.stdout)
     assert data["seed"] == 4 and len(data["cells"]) == 4
@@ -292,20 +289,7 @@ def test_the_command_prints_json_and_writes_the_report_files(tmp_path):
         "audit_cells.csv",
         "audit_cells.md",
     }
-    again = _cli(
-        "--index",
-        "1",
-        "--trials",
-        "3",
-        "--strategy",
-        "ckpt",
-        "spare",
-        "--seed",
-        "4",
-        "--no-progress",
-        "--json",
-    )
-    rerun = json.loads(again.stdout)["cells"]
+    rerun = json.loads(_cli("--index", "1", *common).stdout)["cells"]
     assert [c["model_hours"] for c in rerun] == [
         c["model_hours"] for c in data["cells"] if c["index"] == 1
     ]
