@@ -375,13 +375,9 @@ class Scenario:
     def lemon_share(self) -> float:
         """The share of lemon groups priced and played: ``round(phi N) / N``.
 
-        ``N`` groups hold a whole number of lemons; every simulation plays
-        ``round(lemon_fraction * N)`` of them
-        (:func:`~spare_theory.stacking.domains_sim.lemon_count`), and the model
-        prices that count.  12 groups at ``lemon_fraction = 0.281`` hold 3
-        lemons (0.25): at 9.4 times the rate, pricing 0.281 made the model's
-        hours 27 % longer than its own simulation's (CKPT-only, the audit's
-        scenario 7 of seed 2026).
+        The whole count every simulation plays
+        (:func:`~spare_theory.stacking.domains_sim.lemon_count`), which the
+        model prices too (``docs/audit.md``, mend 2).
 
         Examples
         --------
