@@ -340,3 +340,15 @@ def test_the_audit_targets_hold_on_its_own_seed():
     assert answered["within"].mean() >= 0.95
     assert (answered["error"].abs() <= 0.06).all()
     assert _big_audit().cells["warnings"].sum() == 0
+
+
+def test_a_hopeless_model_answer_is_not_simulated_and_is_counted():
+    # Scenario 31 of seed 38: CKPT-only on 58 groups with a 3.5 min cluster MTBF and 37 min
+    # restarts is priced at millions of hours; simulating that took CI past its limit.
+    res = audit(indices=[31], seed=38, strategies=["ckpt"])
+    row = res.cells.iloc[0]
+    assert row["status"] == "unsimulated" and row["model_hours"] > 20 * 53
+    assert math.isnan(row["simulated_hours"])
+    table = res.summary_table().set_index(["by", "group"])
+    assert table.loc[("all", "all")]["unsimulated"] == 1
+    assert table.loc[("all", "all")]["model"] == 0

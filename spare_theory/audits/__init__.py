@@ -14,6 +14,7 @@ __getattr__, __dir__, __all__ = attach(
         "WITHIN_REL": "run",
         "WITHIN_SE": "run",
         "HORIZON": "run",
+        "HOPELESS": "run",
         "audit": "run",
         "audit_scenario": "run",
     },

@@ -14,7 +14,8 @@ at :data:`HORIZON` times the model's hours, and
 A cell is **within** when ``|error| <= 3 %`` or ``|z| <= 3``
 (:data:`WITHIN_REL`, :data:`WITHIN_SE`); a refusal
 (:class:`~spare_theory._validation.NoClosedFormError`) is counted as
-``refused``, any other error as ``failed`` with its message, and every
+``refused``, any other error as ``failed`` with its message, a model answer
+over :data:`HOPELESS` times the work as ``unsimulated`` (not played), and every
 warning raised while a cell ran is counted in its row.  The summary gives,
 overall, by optional field and by strategy: the cells, the share refused, the
 median, 90th percentile and worst ``|error|``, and the share outside.
@@ -39,13 +40,22 @@ import pandas as pd
 
 from .._parallel import map_tasks
 from .._validation import NoClosedFormError, as_count, as_seed_sequence, child_seed
+from ..steps.scenario import StepScenario
 from ..strategies.registry import registered_strategies, strategy
 from ..training.optimize import optimal_plan
 from ..training.resolve import resolve
 from ..training.simsearch import play_probed, simulation_player
 from .space import FIELDS, AuditSpace, DrawnScenario
 
-__all__ = ["HORIZON", "WITHIN_REL", "WITHIN_SE", "AuditResult", "audit", "audit_scenario"]
+__all__ = [
+    "HOPELESS",
+    "HORIZON",
+    "WITHIN_REL",
+    "WITHIN_SE",
+    "AuditResult",
+    "audit",
+    "audit_scenario",
+]
 
 #: A model answer is within when its relative error is at most this ...
 WITHIN_REL = 0.03
@@ -54,6 +64,9 @@ WITHIN_SE = 3.0
 #: A simulated run still unfinished at this many times the model's hours stops there; a
 #: cell with such a run has ``error = -1`` (the model's hours are nothing of the runs').
 HORIZON = 20.0
+#: A model answer over this many times the failure-free work is not simulated (status
+#: ``"unsimulated"``): whatever its error, the plan is one no planner runs.
+HOPELESS = 20.0
 
 _COLUMNS = (
     "index",
@@ -75,6 +88,13 @@ _COLUMNS = (
     "seconds",
     "scenario",
 )
+
+
+def _work_hours(scenario: Any) -> float:
+    """The failure-free hours of either scenario level."""
+    if isinstance(scenario, StepScenario):
+        return float(scenario.failure_free_hours)
+    return float(scenario.work_hours)
 
 
 def _plan_interval(plan: Any) -> float:
@@ -105,6 +125,20 @@ def _cell(drawn: DrawnScenario, name: str, trials: int, sim_seed: Any) -> dict[s
             plan = None
         except (ValueError, ArithmeticError, RuntimeError) as exc:
             row.update(status="failed", message=f"{type(exc).__name__}: {exc}")
+            plan = None
+        work = _work_hours(drawn.scenario)
+        if plan is not None and plan.hours > HOPELESS * work:
+            # A simulation costs events in proportion to its hours: millions of hours of a
+            # restart-bound plan are not played (as the regret report does not replay them).
+            row.update(
+                status="unsimulated",
+                r=plan.r,
+                min_groups=plan.min_groups,
+                interval=_plan_interval(plan),
+                model_hours=float(plan.hours),
+                message=f"model hours {plan.hours:.4g} over {HOPELESS:g} times the work "
+                f"{work:.4g} h: a hopeless plan, not simulated",
+            )
             plan = None
         if plan is not None:
             model = float(plan.hours)
@@ -170,7 +204,8 @@ class AuditResult:
         One row per (scenario, strategy): ``index`` (the scenario's, under
         :attr:`seed`), ``level`` (``"hour"``, ``"step"``), ``fields`` (its
         optional fields, comma-separated, or ``"none"``), ``strategy``,
-        ``status`` (``"model"``, ``"refused"``, ``"failed"``), the plan
+        ``status`` (``"model"``; ``"refused"``; ``"failed"``; ``"unsimulated"``,
+        a model answer over :data:`HOPELESS` times the work), the plan
         (``r``, ``min_groups``, ``interval``: minutes at the hour level,
         steps at the step level), ``model_hours``, ``simulated_hours`` and
         their ``standard_error_hours``, the relative ``error`` and ``z``,
@@ -209,7 +244,8 @@ class AuditResult:
             One row per group (``by`` is ``"all"``, ``"field"`` or
             ``"strategy"``; ``group`` names it; a scenario with several
             fields counts under each, ``"none"`` is those without any):
-            ``cells``, ``model`` (answered), ``refused_share``, ``failed``,
+            ``cells``, ``model`` (answered and simulated), ``refused_share``,
+            ``failed``, ``unsimulated`` (model answers over :data:`HOPELESS` times the work),
             ``median_abs_error``, ``p90_abs_error``, ``worst_error`` (the
             signed error of largest magnitude), ``outside`` (model answers
             outside 3 % and 3 SE), ``outside_share`` and ``warnings``.
@@ -237,7 +273,9 @@ class AuditResult:
         lines = [
             f"Audit: {self.cells['index'].nunique()} scenarios, {len(self.cells)} cells, "
             f"{len(self.model_cells)} model answers, each simulated {self.trials} times "
-            f"(seed {self.seed!r}); within = |error| <= {WITHIN_REL:.0%} or |z| <= {WITHIN_SE:g}.",
+            f"(seed {self.seed!r}); within = |error| <= {WITHIN_REL:.0%} or |z| <= {WITHIN_SE:g}; "
+            f"{int((self.cells['status'] == 'unsimulated').sum())} over {HOPELESS:g} times "
+            "the work not simulated.",
             "",
             f"{'by':9s} {'group':18s} {'cells':>5s} {'model':>5s} {'refused':>7s} "
             f"{'median':>7s} {'p90':>7s} {'worst':>8s} {'outside':>7s} {'warn':>4s}",
@@ -279,6 +317,7 @@ def _group_row(by: str, name: str, cells: pd.DataFrame) -> dict[str, Any]:
         "model": len(answered),
         "refused_share": float((cells["status"] == "refused").mean()) if len(cells) else math.nan,
         "failed": int((cells["status"] == "failed").sum()),
+        "unsimulated": int((cells["status"] == "unsimulated").sum()),
         "median_abs_error": float(np.median(absolute)) if len(absolute) else math.nan,
         "p90_abs_error": float(np.quantile(absolute, 0.9)) if len(absolute) else math.nan,
         "worst_error": float(errors[np.argmax(absolute)]) if len(absolute) else math.nan,
