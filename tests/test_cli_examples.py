@@ -25,8 +25,8 @@ from spare_theory.cli import main
 ROOT = Path(__file__).resolve().parents[1]
 DOCUMENTS = [ROOT / "README.md", ROOT / "CONTRIBUTING.md", *sorted((ROOT / "docs").glob("*.md"))]
 _BLOCK = re.compile(r"^```(\w*)\n(.*?)^```", re.M | re.S)
-# Subcommands that run reports, grids of plans or bootstraps: minutes, not seconds.
-_SLOW = {"reproduce", "table", "headline", "sweep", "fit", "compare", "plan"}
+# Subcommands that run reports, grids of plans, audits or bootstraps: minutes, not seconds.
+_SLOW = {"reproduce", "table", "headline", "sweep", "fit", "compare", "plan", "audit"}
 
 
 def _blocks(kinds: set[str]) -> list[tuple[Path, str]]:
