@@ -3,9 +3,12 @@
 A log produces a non-exponential law, lemons, bursts (domains) and repairs
 through a pool at once; :mod:`spare_theory.hourly.compose` prices each
 combination with one stated approximation.  Every cell below is the model
-at the simulation's plan against 30 simulated runs (seed 7); a cell passes
+at the simulation's plan against 120 simulated runs (seed 7); a cell passes
 within 3 standard errors.  The cells outside are strict xfails with their
-measured miss and its cause (``docs/theory.md`` section 9).
+measured miss and its cause (``docs/theory.md`` section 9).  Runs of
+CKPT-only are skewed (a few long runs): at 30 runs the standard error is
+itself underestimated, and domains with lemons read -4.0 SE on seed 7 where
+2,000 runs put the model 0.5 SE off.
 """
 
 from __future__ import annotations
@@ -19,7 +22,7 @@ import spare_theory as st
 from spare_theory.hourly.compose import clustering, priced_scenario
 
 K = 3.0  # standard errors
-TRIALS, SEED = 30, 7
+TRIALS, SEED = 120, 7
 # 64 one-node groups; 16 groups of 8 nodes (the pool and node clocks need nodes).
 ONE = dict(
     gpus=64 * 8,
@@ -42,7 +45,14 @@ CELLS = [
     # (id, base, fields, strategy, r)
     ("weibull+repairs-ckpt", ONE, dict(failure_law="weibull", repair_minutes=30.0), "ckpt", None),
     ("weibull+repairs-rep", ONE, dict(failure_law="weibull", repair_minutes=30.0), "rep", 2),
-    ("weibull+repairs-spare", ONE, dict(failure_law="weibull", repair_minutes=30.0), "spare", 4),
+    pytest.param(
+        "weibull+repairs-spare",
+        ONE,
+        dict(failure_law="weibull", repair_minutes=30.0),
+        "spare",
+        4,
+        marks=miss("+0.9 % (3.7 SE): the stationary-clock bias of SPARe under Weibull (section 4)"),
+    ),
     ("lemons+repairs-rep", ONE, dict(**LEMONS, repair_minutes=30.0), "rep", 2),
     ("lemons+repairs-spare", ONE, dict(**LEMONS, repair_minutes=30.0), "spare", 4),
     (
@@ -52,12 +62,13 @@ CELLS = [
         "ckpt",
         None,
     ),
-    (
+    pytest.param(
         "domains+repairs-spare",
         ONE,
         dict(domain_size=4, domain_mtbf_hours=300.0, repair_minutes=30.0),
         "spare",
         4,
+        marks=miss("+1.1 % (4.3 SE): the domain law's own bias on the domain-aware placement"),
     ),
     (
         "domains+lemons-ckpt",
@@ -79,7 +90,17 @@ CELLS = [
         ),
     ),
     ("weibull+lemons-ckpt", ONE, dict(failure_law="weibull", **LEMONS), "ckpt", None),
-    ("weibull+lemons-rep", ONE, dict(failure_law="weibull", **LEMONS), "rep", 2),
+    pytest.param(
+        "weibull+lemons-rep",
+        ONE,
+        dict(failure_law="weibull", **LEMONS),
+        "rep",
+        2,
+        marks=miss(
+            "-1.75 % (5.1 SE; 8.8 SE at 400 runs): young clocks after a wipe-out fail "
+            "early (Weibull alone -0.7 %, 5.4 SE at 400 runs), more so on lemons"
+        ),
+    ),
     ("weibull+lemons-spare", ONE, dict(failure_law="weibull", **LEMONS), "spare", 4),
     ("microbatches+repairs-spare", ONE, dict(microbatches=4, repair_minutes=30.0), "spare", 4),
     ("node clocks-rep", EIGHT, dict(failure_law="weibull", renewal="node"), "rep", 2),
@@ -147,7 +168,7 @@ CELLS = [
         "spare",
         4,
     ),
-    pytest.param(
+    (
         "all at once-ckpt",
         EIGHT,
         dict(
@@ -162,10 +183,6 @@ CELLS = [
         ),
         "ckpt",
         None,
-        marks=miss(
-            "-4.4 % (3.1 SE): the node that failed restarts with a young clock and "
-            "fails again early, more restarts than stationary clocks give"
-        ),
     ),
 ]
 
