@@ -223,6 +223,13 @@ class SpareStrategy(Strategy):
                 )
             return out
         out = []
+        if scenario.microbatches > 1 and (r <= 3 or (r == 4 and scenario.groups < 128)):
+            out.append(
+                "with micro-batches at small r the window-scan overhead runs high against "
+                "exact loads: +2.6 to +11 % at r = 3 (16 to 512 groups), +3.3 to +6.5 % at "
+                "r = 4 below 128 groups, +1 to +4 % at r = 2, and the hours with it (+10.7 % "
+                "at 16 groups, r = 3, m = 4); docs/theory.md section 7"
+            )
         if not scenario.exponential:
             out.append(
                 "under non-exponential GPU lifetimes the model runs high against simulation "
