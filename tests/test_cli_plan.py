@@ -54,7 +54,15 @@ def test_json_follows_the_documented_schema(job_file, capsys):
     code, out, _ = run(capsys, job_file, "--strategy", "ckpt", "spare", "--json")
     assert code == 0
     data = json.loads(out)
-    assert set(data) == {"objective", "scenario", "cost", "plans", "best", "requirements"}
+    assert set(data) == {
+        "objective",
+        "scenario",
+        "cost",
+        "plans",
+        "best",
+        "requirements",
+        "verified",
+    }
     assert data["best"] == "spare" and data["objective"] == "hours"
     assert data["cost"]["gpu_hour_usd"] == 2.0
     assert data["scenario"]["restart_minutes"] == 30.0
@@ -150,3 +158,42 @@ def test_the_example_job_plans(capsys):
     assert code == 0
     data = json.loads(out)
     assert all(p["modelled"] and p["feasible"] for p in data["plans"].values())
+
+
+@pytest.mark.slow  # plans and simulates the job (seconds)
+def test_each_best_plan_is_verified_unless_told_not_to(job_file, capsys):
+    code, out, _ = run(capsys, job_file, "--strategy", "ckpt", "spare", "--json")
+    assert code == 0
+    data = json.loads(out)
+    assert data["verified"] is True
+    for plan in data["plans"].values():
+        bill = plan["bill"]
+        assert plan["verified_trials"] >= 2 and plan["verified_standard_error"] > 0
+        assert bill["verified_hours"] == plan["verified_hours"]
+        assert plan["model_error"] == pytest.approx(plan["hours"] / plan["verified_hours"] - 1)
+        # Dollars are reserved GPUs x hours x price (512 GPUs at $2): at the simulated hours.
+        assert bill["verified_usd"] == pytest.approx(512 * 2.0 * plan["verified_hours"])
+        assert plan["caveats"][0].startswith("verified against the event simulation")
+    code, out, _ = run(capsys, job_file, "--strategy", "ckpt", "spare", "--json", "--no-verify")
+    data = json.loads(out)
+    assert data["verified"] is False
+    for plan in data["plans"].values():
+        assert plan["verified_hours"] is None and "verified_usd" not in plan["bill"]
+
+
+@pytest.mark.slow  # plans and simulates the job (seconds)
+def test_the_verified_table_shows_the_simulated_hours(job_file, capsys):
+    code, out, _ = run(capsys, job_file, "--strategy", "spare", "--seed", "3")
+    assert code == 0 and "simulated hours" in out and "model error" in out
+    code, out, _ = run(capsys, job_file, "--strategy", "spare", "--no-verify")
+    assert code == 0 and "simulated hours" not in out
+
+
+@pytest.mark.slow  # plans and simulates the job (seconds)
+def test_an_energy_plan_is_measured_not_moved(job_file, capsys):
+    code, out, _ = run(
+        capsys, job_file, "--strategy", "hot_spares", "--objective", "energy", "--json"
+    )
+    plan = json.loads(out)["plans"]["hot_spares"]
+    assert code == 0 and plan["verified_hours"] is not None
+    assert plan["moved_by_verification"] is False

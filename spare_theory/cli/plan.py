@@ -19,9 +19,23 @@ import textwrap
 from collections.abc import Callable
 from typing import Any
 
-from ._common import Output, UsageError, add_json
+from ._common import (
+    Output,
+    UsageError,
+    add_executor_options,
+    add_json,
+    add_seed,
+    executor_from_args,
+    integral,
+    real,
+)
 
-__all__ = ["REQUIRE_NAMES", "Requirement", "configure_plan", "parse_requirement"]
+__all__ = [
+    "REQUIRE_NAMES",
+    "Requirement",
+    "configure_plan",
+    "parse_requirement",
+]
 
 _OPERATORS: dict[str, Callable[[float, float], bool]] = {
     "<=": operator.le,
@@ -34,6 +48,7 @@ _REQUIREMENT = re.compile(r"^\s*([a-z_0-9]+)\s*(<=|>=|==|<|>)\s*(\S+)\s*$")
 #: What ``--require`` may name: the best plan's figures and its bill's.
 REQUIRE_NAMES = (
     "hours",
+    "verified_hours",
     "availability",
     "uptime",
     "restarts",
@@ -43,6 +58,7 @@ REQUIRE_NAMES = (
     "gpu_hours",
     "busy_gpu_hours",
     "usd",
+    "verified_usd",
     "energy_mwh",
     "co2_tonnes",
     "useful_hours",
@@ -134,6 +150,27 @@ def configure_plan(parser: argparse.ArgumentParser) -> None:
         metavar="NAME",
         help="strategies to plan (default: every registered one)",
     )
+    parser.add_argument(
+        "--no-verify",
+        action="store_true",
+        help="skip the simulation of each best plan and its neighbours (the model's hours only)",
+    )
+    parser.add_argument(
+        "--rel-se",
+        type=real,
+        default=None,
+        help="relative standard error of each verified plan's simulated mean hours "
+        "(default: optimal_plan's, 0.005)",
+    )
+    parser.add_argument(
+        "--max-trials",
+        type=integral,
+        default=None,
+        help="most simulated runs per verified candidate (default: optimal_plan's, 512)",
+    )
+    add_seed(parser)
+    add_executor_options(parser)
+    parser.add_argument("--no-progress", action="store_true", help="hide progress bars")
     parser.add_argument("--plot", default=None, metavar="FILE.png", help="write the figure")
     add_json(parser)
     parser.set_defaults(handler=_handle)
@@ -158,7 +195,18 @@ def _handle(args: argparse.Namespace) -> Output:
     spec = load_job_file(args.job_file)
     overrides = {**spec.scenario, **spec.log_options()}
     scenario = spec.job.scenario(failure_log=spec.failure_log(), **overrides)
-    result = plan_scenario(scenario, spec.cost, objective=args.objective, strategies=args.strategy)
+    with executor_from_args(args) as executor:
+        result = plan_scenario(
+            scenario,
+            spec.cost,
+            objective=args.objective,
+            strategies=args.strategy,
+            verify=not args.no_verify,
+            seed=args.seed,
+            executor=executor,
+            progress=not args.no_progress,
+            **{k: v for k in ("rel_se", "max_trials") if (v := getattr(args, k)) is not None},
+        )
     best = result["best"]
     checks = []
     for req in args.require:
@@ -193,26 +241,49 @@ def _text(job: Any, scenario: Any, result: dict[str, Any]) -> str:
     )
     lines.append(scenario_text(scenario))
     lines.append(f"best plan of each strategy (objective: {result['objective']}):")
+    verified = result["verified"]
     rows = []
     for p in result["plans"].values():
         if not p["modelled"] or p["bill"] is None:
-            rows.append([p["label"], "-", "-", "-", "-", "-", "-", "-"])
+            rows.append([p["label"], *["-"] * (9 if verified else 7)])
             continue
         bill = p["bill"]
+        checked = []
+        if verified:
+            checked = ["-", "-"]
+            if "verified_hours" in bill:
+                se = bill["verified_standard_error"]
+                checked = [
+                    f"{hours_text(bill['verified_hours'])} +- {se:.2g}",
+                    f"{100 * p['model_error']:+.2f} %" if p["model_error"] is not None else "-",
+                ]
+        usd = bill.get("verified_usd", bill["usd"])
         rows.append(
             [
                 p["label"],
-                str(p["r"]),
+                "-" if p["r"] is None else str(p["r"]),
                 f"{minutes_text(p['checkpoint_interval_minutes'])} min",
                 hours_text(p["hours"]),
+                *checked,
                 f"{p['availability']:.3f}",
-                f"{bill['usd'] / 1e6:,.4g}",
+                f"{usd / 1e6:,.4g}",
                 f"{bill['energy_mwh']:,.4g}",
                 f"{bill['co2_tonnes']:,.4g}",
             ]
         )
-    headers = ["strategy", "r", "checkpoint every", "hours", "availability", "M$", "MWh", "t CO2"]
+    headers = ["strategy", "r", "checkpoint every", "hours"]
+    headers += ["simulated hours", "model error"] if verified else []
+    headers += ["availability", "M$", "MWh", "t CO2"]
     lines += _table(headers, rows)
+    if verified:
+        lines += textwrap.wrap(
+            "simulated hours: each best plan and its neighbours played on common random numbers "
+            "(mean +- standard error); model error: the model's hours over them, minus 1; M$ at "
+            "the simulated hours; MWh and t CO2 the model's; --no-verify skips it",
+            _WIDTH,
+            initial_indent="  ",
+            subsequent_indent="  ",
+        )
     lines.append("lost hours by cause (wall time; useful + lost = hours):")
     rows = [
         [p["label"], hours_text(p["bill"]["useful_hours"])]
@@ -226,11 +297,12 @@ def _text(job: Any, scenario: Any, result: dict[str, Any]) -> str:
             note = f"{p['label']}: no plan from the model: {p['reason']}"
         elif not p["feasible"]:
             note = f"{p['label']}: does not finish: {p['reason']}"
-        elif p["plan_variables"]:
-            chosen = ", ".join(f"{k} = {v}" for k, v in p["plan_variables"].items())
-            note = f"{p['label']}: {chosen} (chosen with r)"
         else:
-            continue
+            notes = [f"{k} = {v} (chosen with r)" for k, v in p["plan_variables"].items()]
+            notes += p["caveats"]  # a verified plan's: its measured error
+            if not notes:
+                continue
+            note = f"{p['label']}: {'; '.join(notes)}"
         lines += textwrap.wrap(note, _WIDTH, initial_indent="  ", subsequent_indent="    ")
     best = result["best"]
     label = "none finishes" if best is None else result["plans"][best]["label"]

@@ -21,6 +21,7 @@ from ..planning.bill import BADPUT_CAUSES, CostModel
 from ..strategies.registry import registered_strategies, strategy
 from ..training.objective import check_objective
 from ..training.optimize import optimal_plan
+from ..training.simsearch import DEFAULT_MAX_TRIALS, DEFAULT_REL_SE
 
 if TYPE_CHECKING:  # matplotlib only when a figure is drawn
     from matplotlib.figure import Figure
@@ -40,12 +41,15 @@ CAUSE_LABELS = {
 _OBJECTIVE_KEY = {"hours": "hours", "usd": "usd", "energy": "energy_mwh"}
 
 
-def _plan_record(scenario: Any, name: str, objective: str, cost: CostModel) -> dict[str, Any]:
+def _plan_record(
+    scenario: Any, name: str, objective: str, cost: CostModel, verify: dict[str, Any] | None
+) -> dict[str, Any]:
     """One strategy's best plan, its bill and its bills by ``r``, JSON-able."""
     chosen = strategy(name)
     record: dict[str, Any] = {"strategy": chosen.name, "label": chosen.label}
+    checks = {} if verify is None else {"verify": True, **verify}
     try:
-        plan = optimal_plan(scenario, chosen, objective=objective, cost=cost)
+        plan = optimal_plan(scenario, chosen, objective=objective, cost=cost, **checks)
     except ValueError as exc:
         return record | {"modelled": False, "reason": str(exc)}
     est = plan.estimate
@@ -62,6 +66,13 @@ def _plan_record(scenario: Any, name: str, objective: str, cost: CostModel) -> d
         "samples_skipped": est.samples_skipped,
         "feasible": est.feasible,
         "reason": est.reason,
+        "method": plan.method,
+        "caveats": list(plan.caveats),
+        "verified_hours": plan.verified_hours,
+        "verified_standard_error": plan.verified_standard_error,
+        "verified_trials": plan.verified_trials,
+        "model_error": plan.model_error,
+        "moved_by_verification": plan.moved_by_verification,
     }
     if not math.isfinite(est.hours):
         return record | {"bill": None, "by_r": []}
@@ -75,11 +86,25 @@ def _plan_record(scenario: Any, name: str, objective: str, cost: CostModel) -> d
             by_r.append(
                 {"r": r, "hours": bill.hours, "usd": bill.usd, "energy_mwh": bill.energy_mwh}
             )
-    return record | {"bill": est.bill(cost).to_dict(), "by_r": by_r}
+    bill = est.bill(cost).to_dict()
+    verified = plan.verified_hours
+    if verified is not None and math.isfinite(verified):
+        # Dollars are G_r x hours x price: the simulated hours price exactly.  The energy's
+        # busy and idle split is the model's breakdown, which the simulation does not give.
+        bill |= {
+            "verified_hours": verified,
+            "verified_standard_error": plan.verified_standard_error,
+            "verified_usd": bill["usd"] * verified / bill["hours"],
+        }
+    return record | {"bill": bill, "by_r": by_r}
 
 
 def best_strategy(plans: dict[str, dict[str, Any]], objective: str) -> str | None:
     """The strategy whose feasible plan has the least ``objective`` (``None``: no plan finishes).
+
+    A verified plan is ranked by its simulated hours or dollars
+    (``verified_hours``, ``verified_usd`` of its bill), the others and the
+    energy by the plan's own figures.
 
     Examples
     --------
@@ -87,10 +112,15 @@ def best_strategy(plans: dict[str, dict[str, Any]], objective: str) -> str | Non
     ...          "b": {"modelled": True, "feasible": True, "bill": {"usd": 1.0}}}
     >>> best_strategy(plans, "usd")
     'b'
+    >>> plans["a"]["bill"]["verified_usd"] = 0.9  # a simulated bill ranks before the model's
+    >>> best_strategy(plans, "usd")
+    'a'
     """
     key = _OBJECTIVE_KEY[objective]
     ok = {n: p for n, p in plans.items() if p["modelled"] and p["feasible"] and p["bill"]}
-    return min(ok, key=lambda n: ok[n]["bill"][key]) if ok else None
+    if not ok:
+        return None
+    return min(ok, key=lambda n: ok[n]["bill"].get(f"verified_{key}", ok[n]["bill"][key]))
 
 
 def plan_scenario(
@@ -99,6 +129,12 @@ def plan_scenario(
     *,
     objective: str = "hours",
     strategies: Any = None,
+    verify: bool = False,
+    seed: int = 0,
+    rel_se: float = DEFAULT_REL_SE,
+    max_trials: int = DEFAULT_MAX_TRIALS,
+    executor: Any = None,
+    progress: bool = False,
 ) -> dict[str, Any]:
     """Every strategy's best plan for ``scenario`` under ``objective``, with its bill (JSON-able).
 
@@ -112,13 +148,25 @@ def plan_scenario(
         What each strategy's plan minimises (:func:`spare_theory.optimal_plan`).
     strategies : sequence of str, optional
         The strategies (default: every registered one).
+    verify : bool, default False
+        Simulate each strategy's best plan and its neighbours on common
+        random numbers (``optimal_plan(..., verify=True)``): each record then
+        carries ``verified_hours``, ``verified_standard_error`` (hours),
+        ``verified_trials``, ``model_error`` (model hours over simulated hours,
+        minus 1) and ``moved_by_verification``, and its bill
+        ``verified_hours``, ``verified_standard_error`` and ``verified_usd``
+        (``usd`` at the simulated hours: dollars are reserved GPUs x hours x
+        price).  ``spare-theory plan`` verifies unless ``--no-verify``.
+    seed, rel_se, max_trials, executor, progress
+        The verification's simulation, as :func:`spare_theory.optimal_plan`.
 
     Returns
     -------
     dict
         ``objective``, ``scenario`` (its fields and ``provenance``), ``cost``,
-        ``plans`` (a record per strategy: ``docs/jobs.md``) and ``best`` (the
-        strategy of least objective, ``None`` if none finishes).
+        ``plans`` (a record per strategy: ``docs/jobs.md``), ``best`` (the
+        strategy of least objective, ``None`` if none finishes) and
+        ``verified`` (whether the plans were simulated).
 
     Examples
     --------
@@ -131,7 +179,12 @@ def plan_scenario(
     """
     objective, cost = check_objective(objective, cost)
     names = registered_strategies() if strategies is None else tuple(strategies)
-    plans = {name: _plan_record(scenario, name, objective, cost) for name in names}
+    checks = (
+        dict(seed=seed, rel_se=rel_se, max_trials=max_trials, executor=executor, progress=progress)
+        if verify
+        else None
+    )
+    plans = {name: _plan_record(scenario, name, objective, cost, checks) for name in names}
     fields = {
         f.name: getattr(scenario, f.name)
         for f in dataclasses.fields(scenario)
@@ -147,6 +200,7 @@ def plan_scenario(
         "cost": dataclasses.asdict(cost),
         "plans": plans,
         "best": best_strategy(plans, objective),
+        "verified": bool(verify),
     }
 
 
@@ -159,6 +213,7 @@ def plan_job(
     failure_log: Any = None,
     log_options: dict[str, Any] | None = None,
     strategies: Any = None,
+    **verification: Any,
 ) -> dict[str, Any]:
     """:func:`plan_scenario` of a job's scenario.
 
@@ -168,8 +223,8 @@ def plan_job(
         The job.
     cost : CostModel, optional
         Default: :meth:`Job.cost_model` (the preset's watts, the other defaults).
-    objective, strategies
-        As :func:`plan_scenario`.
+    objective, strategies, **verification
+        As :func:`plan_scenario` (``verify``, ``seed``, ``rel_se``, ...).
     scenario : dict, optional
         Scenario fields that replace the job's.
     failure_log : FailureLog, optional
@@ -191,7 +246,11 @@ def plan_job(
     overrides = {**(scenario or {}), **(log_options or {})}
     sc = job.scenario(failure_log=failure_log, **overrides)
     return plan_scenario(
-        sc, job.cost_model() if cost is None else cost, objective=objective, strategies=strategies
+        sc,
+        job.cost_model() if cost is None else cost,
+        objective=objective,
+        strategies=strategies,
+        **verification,
     )
 
 

@@ -157,6 +157,8 @@ def optimal_plan(
         caveats are its measured error.  A
         :class:`~spare_theory.traces.failure_log.FailureLog` verifies against
         the replay of that log (an hour-level scenario) instead of the law.
+        Under ``objective="energy"`` the plan is measured but not moved
+        (neighbours are compared by their hours).
     seed : int or numpy.random.SeedSequence, default 0
         Root of the simulations' streams (search and verification): trial
         ``i`` of every candidate plays ``child_seed(seed, i)``.
@@ -292,6 +294,9 @@ def optimal_plan(
         [*job.variables, *(["r"] if job.r is not None else [])]
         + (["interval"] if checkpoint_interval_minutes or checkpoint_every_steps else [])
     )
+    if objective == "energy":
+        # Neighbours are compared by their hours: an energy plan is measured, never moved.
+        fixed |= {"r", "interval", *job.strategy.plan_variables}
     if verify is True:
         source = "the event simulation of the scenario's law"
     else:
