@@ -196,7 +196,7 @@ def _evaluate(point: SweepPoint) -> list[dict[str, Any]]:
                 "cluster_mtbf_minutes": sc.cluster_mtbf_minutes,
                 "strategy": strategy,
                 "microbatches": m,
-                "r": resolved_r(plan.strategy, plan.r),
+                "r": plan.r,
                 "checkpoint_interval_minutes": plan.checkpoint_interval_minutes,
                 "hours": plan.hours,
                 "availability": plan.estimate.availability,
@@ -382,7 +382,8 @@ def sweep(
     for cell, cell_rows in zip(cells, results):
         for index, point_rows in zip(cell, cell_rows):
             rows[index] = point_rows
-    return pd.DataFrame([row for point_rows in rows for row in point_rows])
+    # r is None for a strategy without one: a nullable integer column, as the API says.
+    return pd.DataFrame([row for point_rows in rows for row in point_rows]).astype({"r": "Int64"})
 
 
 _POINT_COLUMNS = [
@@ -410,11 +411,12 @@ def by_point(frame: pd.DataFrame) -> pd.DataFrame:
         Rows in the sweep's grid order.  Columns: the point's labels
         (``restart_model``, ``gpus_per_group``, ``gpus``, ``gpu_mtbf_hours``,
         ``N``, ``restart_minutes``, ``cluster_mtbf_minutes``), then
-        ``r_<strategy>`` and ``hours_<strategy>`` for ``ckpt``, ``rep``,
-        ``spare`` and each ``spare_m<m>`` present (the best plan's redundancy
-        and hours), ``reduction_vs_best_rep_<s>`` (``1 - hours_<s> /
-        hours_rep``, a fraction) and ``availability_<s>`` (a fraction) for
-        ``spare`` and each split, and
+        ``hours_<strategy>`` for ``ckpt``, ``rep``, ``spare`` and each
+        ``spare_m<m>`` present (the best plan's hours) and ``r_<strategy>``
+        (its redundancy) for each of them but CKPT-only, which has none,
+        ``reduction_vs_best_rep_<s>`` (``1 - hours_<s> / hours_rep``, a
+        fraction) and ``availability_<s>`` (a fraction) for ``spare`` and
+        each split, and
         ``spare_is_plain_checkpointing`` (``r_spare == 1``: the best "SPARe"
         plan has no redundancy and is plain checkpointing; its hours and
         availability are CKPT-only's, not SPARe's).
@@ -435,7 +437,10 @@ def by_point(frame: pd.DataFrame) -> pd.DataFrame:
     per_strategy = {s: frame[frame["strategy"] == s].set_index(_POINT_COLUMNS) for s in names}
     wide = pd.concat(
         [
-            per_strategy[s][["r", "hours"]].rename(columns={"r": f"r_{s}", "hours": f"hours_{s}"})
+            # A strategy without an r (CKPT-only) has no r column.
+            per_strategy[s][
+                ["r", "hours"] if per_strategy[s]["r"].notna().any() else ["hours"]
+            ].rename(columns={"r": f"r_{s}", "hours": f"hours_{s}"})
             for s in names
         ],
         axis=1,

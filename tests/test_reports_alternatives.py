@@ -46,7 +46,7 @@ def _price(row, tau=None):
     return time_to_train(
         _scenario(row),
         row.strategy,
-        r=row.r or None,
+        r=None if pd.isna(row.r) else int(row.r),
         checkpoint_interval_minutes=interval,
         microbatches=int(row.microbatches),
         **plan,
@@ -87,7 +87,7 @@ def test_each_row_is_no_worse_than_its_neighbours(table):
         for factor in (0.8, 1.25):
             other = _price(row, tau=row.checkpoint_interval_minutes * factor)
             assert other.hours >= row.hours * (1 - 1e-9), (row.strategy, row.preset, factor)
-        if row.r > 1 and row.strategy in ("spare", "hot_spares"):
+        if row.strategy in ("spare", "hot_spares") and row.r > 1:
             for r in (row.r - 1, row.r + 1):
                 best = optimal_plan(
                     _scenario(row), row.strategy, r_values=[r], microbatches=int(row.microbatches)
@@ -188,7 +188,9 @@ def test_compare_prints_the_plans_and_the_verdict(capsys, table):
     assert out["verdict"].startswith("This scenario: at the scenario's costs SPARe is the best")
     assert main(["compare", "--gpus", "1e5", "--gpus-per-group", "1024"]) == 0
     text = capsys.readouterr().out
-    assert re.search(r"^elastic\s+0\s+\d+\s", text, re.M) and "best other plan" in text
+    # Elastic DP and CKPT-only have no r: printed as "-", as the API's None.
+    assert re.search(r"^elastic\s+-\s+\d+\s", text, re.M) and "best other plan" in text
+    assert re.search(r"^ckpt\s+-\s+-\s", text, re.M)
     assert max(len(line) for line in text.splitlines()) <= 100
 
 
@@ -229,7 +231,7 @@ def test_paper_rows_are_their_plans_priced_by_time_to_train():
         est = time_to_train(
             sc,
             row.strategy,
-            r=row.r or None,
+            r=None if pd.isna(row.r) else int(row.r),
             checkpoint_every_steps=int(row.checkpoint_every_steps),
             microbatches=int(row.microbatches),
             **plan,

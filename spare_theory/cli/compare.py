@@ -94,7 +94,7 @@ def _table_text(plans: Any) -> list[str]:
         body.append(
             [
                 name,
-                f"{row.r}",
+                "-" if row.r != row.r or row.r is None else f"{int(row.r)}",
                 "-" if q is None or q != q else f"{int(q)}",
                 f"{row.checkpoint_interval_minutes:.3g} min",
                 f"{row.hours:,.0f}" if row.hours < 1e6 else "never",

@@ -53,7 +53,6 @@ from ..hourly.scenario import PRESETS, Scenario
 from ..steps.scenario import paper_scenario
 from ..strategies.registry import registered_strategies
 from ..training.optimize import optimal_plan
-from ..training.resolve import resolved_r
 from ._io import save_figure, write_table
 from .alternatives_text import (
     FASTEST_PRESET,
@@ -156,7 +155,7 @@ def _plan_row(task: tuple[str, Scenario, str, str | None, int]) -> dict[str, Any
         "restart_minutes": sc.restart_minutes,
         "checkpoint_minutes": sc.checkpoint_minutes,
         "reconfigure_minutes": sc.reconfigure_minutes,
-        "r": resolved_r(strategy, plan.r),
+        "r": plan.r,
         "min_groups": plan.min_groups,
         "checkpoint_interval_minutes": est.checkpoint_interval_minutes,
         "hours": est.hours,
@@ -354,7 +353,7 @@ def _paper_row(task: tuple[int, str, int]) -> dict[str, Any]:
         "strategy": strategy,
         "preset": "",
         "microbatches": microbatches,
-        "r": resolved_r(strategy, plan.r),
+        "r": plan.r,
         "min_groups": plan.min_groups,
         "checkpoint_every_steps": plan.checkpoint_every_steps,
         "total_over_T0": est.total_over_T0,

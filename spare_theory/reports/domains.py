@@ -40,7 +40,6 @@ from ..placement.domains import PLACEMENTS, failure_domains, placement_hosts
 from ..stacking.domains_sim import cycle_trajectory, failure_times, simulate_domain_wipeout
 from ..training.estimate import time_to_train
 from ..training.optimize import optimal_plan
-from ..training.resolve import resolved_r
 from ..wipeout.domains import domain_wipeout_law
 from ._io import save_figure, write_table
 from .catalogue import ReportOptions
@@ -335,7 +334,8 @@ def lemon_table(
         }
         if runs:
             tau = plan.estimate.checkpoint_interval_minutes
-            r = resolved_r("spare", plan.r)
+            r = plan.r
+            assert r is not None  # SPARe's plan always has one
             keep = simulate_domain_training(sc, r, tau, runs, seed=child_seed(seed, c))
             drop = simulate_domain_training(
                 sc, r, tau, runs, seed=child_seed(seed, c), exclude_after=exclude_after

@@ -51,7 +51,6 @@ from ..steps.scenario import paper_scenario
 from ..strategies.registry import PUBLISHED_STRATEGIES
 from ..training.estimate import mean_time_to_wipeout, optimal_checkpoint_steps
 from ..training.optimize import optimal_plan
-from ..training.resolve import resolved_r
 from ..training.simulate import simulate_time_to_wipeout
 from ._io import save_figure, write_table
 from .catalogue import ReportOptions
@@ -107,7 +106,7 @@ def _plan_cell(task: tuple[int, float | None, str, bool]) -> dict[str, Any]:
         "groups": sc.groups,
         "repair": _label(minutes),
         "strategy": strategy,
-        "r": resolved_r(strategy, plan.r),
+        "r": plan.r,
         "checkpoint_interval_minutes": est.checkpoint_interval_minutes,
         "hours": est.hours,
         "availability": est.availability,
@@ -214,7 +213,7 @@ def _paper_cell(task: tuple[int, float | None, str]) -> dict[str, Any]:
         "groups": N,
         "repair": _label(minutes),
         "strategy": strategy,
-        "r": resolved_r(strategy, plan.r),
+        "r": plan.r,
         "checkpoint_every_steps": est.checkpoint_every_steps,
         "total_over_T0": est.total_over_T0,
         "hours": est.hours,

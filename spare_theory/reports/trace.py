@@ -48,7 +48,6 @@ from ..traces.pools import log_spares, replayed_shortage, replayed_spares
 from ..traces.replay import replay_training
 from ..training.estimate import time_to_train
 from ..training.optimize import optimal_plan
-from ..training.resolve import resolved_r
 from ._io import write_table
 from .catalogue import ReportOptions
 
@@ -119,7 +118,7 @@ def trace_cell(task: tuple) -> dict[str, Any]:
         "gpus": gpus,
         "groups": full.groups,
         "strategy": name,
-        "r": resolved_r(name, plan.r),
+        "r": plan.r,
         "min_groups": variables.get("min_groups"),
         "checkpoint_interval_minutes": tau,
         "spare_nodes": spares,

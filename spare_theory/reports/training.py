@@ -32,7 +32,6 @@ from ..hourly.scenario import Scenario
 from ..planning.redundancy import r_star_rule
 from ..training.estimate import time_to_train
 from ..training.optimize import optimal_plan
-from ..training.resolve import resolved_r
 from ..training.simulate import simulate_training
 from ._io import save_figure, write_table
 from .catalogue import ReportOptions
@@ -101,7 +100,7 @@ def _error_cell(task: tuple[Any, ...]) -> dict[str, Any]:
         "restart_minutes": restart,
         "checkpoint_minutes": ckpt,
         "strategy": strategy,
-        "r": resolved_r(strategy, est.r),
+        "r": est.r,
         "checkpoint_interval_minutes": est.checkpoint_interval_minutes,
         "work_hours": sc.work_hours,
         "hours": est.hours,
@@ -306,10 +305,7 @@ def _figures(outdir: Path) -> list[Path]:
             r_values,
             hours,
             marker=marker,
-            label=(
-                f"{lookup(strategy).label} (best r = {resolved_r(strategy, plan.r)}, "
-                f"{plan.hours:,.0f} h)"
-            ),
+            label=(f"{lookup(strategy).label} (best r = {plan.r}, {plan.hours:,.0f} h)"),
         )
     top = 30 * plans["rep"].hours
     ckpt = plans["ckpt"].hours
