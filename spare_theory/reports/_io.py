@@ -16,11 +16,15 @@ if TYPE_CHECKING:  # annotations only: reproduce --help needs neither pandas nor
 
 __all__ = [
     "CSV_FLOAT_FORMAT",
+    "CSV_ROUNDING",
+    "ERROR_DECIMALS",
+    "PCT_DECIMALS",
     "PNG_METADATA",
     "atomic_path",
     "markdown_table",
     "save_figure",
     "write_table",
+    "written_frame",
 ]
 
 
@@ -101,7 +105,7 @@ def atomic_path(path: str | os.PathLike[str]) -> Iterator[Path]:
 
 
 def markdown_table(frame: pd.DataFrame, notes: str = "") -> str:
-    """A GitHub-flavoured Markdown rendering of ``frame`` (NaN shown as an em dash).
+    """A GitHub-flavoured Markdown rendering of ``frame`` (NaN and ``pd.NA`` shown as an em dash).
 
     Whole numbers print as integers (also when stored as floats); other
     floats below 1 keep four significant digits, those up to 100 four
@@ -124,13 +128,60 @@ def markdown_table(frame: pd.DataFrame, notes: str = "") -> str:
     """
     header = "| " + " | ".join(str(c) for c in frame.columns) + " |"
     rule = "| " + " | ".join("---" for _ in frame.columns) + " |"
-    rows = ["| " + " | ".join(_fmt(v) for v in row) + " |" for row in frame.itertuples(index=False)]
+    import pandas as pd
+
+    rows = [
+        "| " + " | ".join("—" if v is pd.NA else _fmt(v) for v in row) + " |"
+        for row in frame.itertuples(index=False)
+    ]
     text = "\n".join([header, rule, *rows]) + "\n"
     return text + ("\n" + notes.strip() + "\n" if notes else "")
 
 
-#: The CSV float format of every table: 10 significant digits.
-CSV_FLOAT_FORMAT = "%.10g"
+#: The CSV float format of every table: 6 significant digits.
+CSV_FLOAT_FORMAT = "%.6g"
+#: The largest relative rounding of a CSV float (half a unit in the 6th digit).
+CSV_ROUNDING = 5e-6
+#: Decimals kept of a percentage column (``*_pct``) and of a relative error (a fraction).
+PCT_DECIMALS, ERROR_DECIMALS = 4, 6
+
+
+def written_frame(frame: pd.DataFrame) -> pd.DataFrame:
+    """``frame`` as its table holds it (CSV and Markdown): errors to fixed decimals.
+
+    An error is a difference of two nearly equal figures (a model's hours and
+    a simulation's), so library versions that move those figures in their
+    9th digit move it in its 6th: percentages (columns ending ``_pct``) keep
+    :data:`PCT_DECIMALS` decimals (1e-4 points) and relative errors (a
+    column named with ``error`` or starting ``err_``) :data:`ERROR_DECIMALS`
+    (1e-6), far below the standard errors they are read against.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> frame = pd.DataFrame({"hours": [981.35892017], "regret_pct": [0.0714682411],
+    ...                       "rel_error": [-1.2345678e-7]})
+    >>> written_frame(frame).to_dict("records")
+    [{'hours': 981.35892017, 'regret_pct': 0.0715, 'rel_error': 0.0}]
+    """
+    decimals = {}
+    for column in frame.columns:
+        if frame[column].dtype.kind != "f":
+            continue
+        text = str(column)
+        if text.endswith("_pct"):
+            decimals[column] = PCT_DECIMALS
+        elif "error" in text or text.startswith("err_"):
+            decimals[column] = ERROR_DECIMALS
+    if not decimals:
+        return frame
+    out = frame.copy()
+    for column, places in decimals.items():
+        # + 0.0 writes -0.0 as 0: the sign of an error rounded off is noise too.
+        out[column] = out[column].round(places) + 0.0
+    return out
+
+
 #: PNG metadata of every figure: none that changes with the library versions.
 PNG_METADATA: dict[str, str | None] = {"Software": None}
 
@@ -147,11 +198,13 @@ def write_table(
 
     Each file is written to a temporary file and renamed (:func:`atomic_path`),
     so an interrupted run never leaves a half-written table.  Floats are
-    written with 10 significant digits (:data:`CSV_FLOAT_FORMAT`): every figure
-    the docs quote has fewer, and the last bits that differ between library
-    versions (summation orders, special-function kernels) do not reach the
-    file, so ``reproduce`` rewrites the committed tables byte for byte on any
-    supported version.
+    written with 6 significant digits (:data:`CSV_FLOAT_FORMAT`), errors and
+    percentages to fixed decimals in both files (:func:`written_frame`): every figure the docs
+    quote has fewer, and the digits that differ between library versions
+    (summation orders, special-function kernels, optimiser stops: measured up
+    to 3e-6 relative on a difference, 1e-9 elsewhere) do not reach the file,
+    so ``reproduce`` rewrites the committed tables byte for byte on another
+    machine, unless a figure lies that close to a rounding boundary.
 
     Examples
     --------
@@ -164,11 +217,12 @@ def write_table(
     outdir = Path(outdir)
     outdir.mkdir(parents=True, exist_ok=True)
     csv_path, md_path = outdir / f"{name}.csv", outdir / f"{name}.md"
+    written = written_frame(frame)
     with atomic_path(csv_path) as part:
-        frame.to_csv(part, index=False, float_format=CSV_FLOAT_FORMAT)
+        written.to_csv(part, index=False, float_format=CSV_FLOAT_FORMAT)
     heading = f"# {title}\n\n" if title else ""
     with atomic_path(md_path) as part:
-        part.write_text(heading + markdown_table(frame, notes))
+        part.write_text(heading + markdown_table(written, notes))
     return csv_path, md_path
 
 
