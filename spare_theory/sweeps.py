@@ -326,13 +326,13 @@ def sweep(
     >>> frame = sweep(gpus=[16_384, 131_072], gpu_mtbf_hours=[50_000.0],
     ...               gpus_per_group=[2048], restart_model="constant", progress=False)
     >>> frame[["gpus", "N", "strategy", "r", "hours", "reduction_vs_best_rep"]].round(3)
-         gpus   N strategy  r      hours  reduction_vs_best_rep
-    0   16384   8     ckpt  1   1274.226                  0.000
-    1   16384   8      rep  1   1274.226                  0.000
-    2   16384   8    spare  1   1274.226                  0.000
-    3  131072  64     ckpt  1  20811.267                 -7.803
-    4  131072  64      rep  2   2364.009                  0.000
-    5  131072  64    spare  6   1734.299                  0.266
+         gpus   N strategy     r      hours  reduction_vs_best_rep
+    0   16384   8     ckpt  <NA>   1274.226                  0.000
+    1   16384   8      rep     1   1274.226                  0.000
+    2   16384   8    spare     1   1274.226                  0.000
+    3  131072  64     ckpt  <NA>  20811.267                 -7.803
+    4  131072  64      rep     2   2364.009                  0.000
+    5  131072  64    spare     6   1734.299                  0.266
     """
     g_values = _count_list(gpus, "gpus")
     m_values = _positive_list(gpu_mtbf_hours, "gpu_mtbf_hours")

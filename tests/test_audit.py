@@ -209,6 +209,8 @@ def _hand_cells() -> pd.DataFrame:
                 "error": error,
                 "z": z,
                 "within": within,
+                # As if the shipped rule refused SPARe with lemons.
+                "audit_refused": fields == "lemons" and name == "spare",
                 "warnings": 1 if name == "spare" else 0,
             }
         )
@@ -225,6 +227,9 @@ def test_the_summary_counts_errors_by_field_and_strategy():
     assert everything["median_abs_error"] == pytest.approx(0.045)
     assert everything["worst_error"] == pytest.approx(-0.10)
     assert everything["outside"] == 2 and everything["outside_share"] == pytest.approx(0.5)
+    # Of the 3 answers the rule keeps, 1 is outside (CKPT-only with lemons and a pool).
+    assert everything["audit_refused"] == 1 and everything["kept_outside"] == 1
+    assert everything["kept_outside_share"] == pytest.approx(1 / 3)
     assert everything["warnings"] == 2
     lemons = table.loc[("field", "lemons")]
     assert (lemons["cells"], lemons["model"], lemons["outside"]) == (3, 2, 2)

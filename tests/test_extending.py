@@ -157,7 +157,9 @@ def test_optimal_plan_is_the_best_of_every_r(standby):
     scan = {r: time_to_train(SC, "standby", r=r).hours for r in range(1, 13)}
     best = min(scan, key=scan.get)
     assert (plan.r, plan.hours) == (best, pytest.approx(scan[best], rel=1e-9))
-    assert plan.caveats == () and "Best plan" in plan.summary()
+    # A third-party strategy: no documented bias, and no audited answer like it.
+    assert len(plan.caveats) == 1 and "no model answer of this strategy" in plan.caveats[0]
+    assert "Best plan" in plan.summary() and "audit (" in plan.summary()
 
 
 def test_what_it_does_not_model_is_refused_with_a_reason(standby):

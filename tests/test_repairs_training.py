@@ -35,8 +35,9 @@ def test_no_repairs_is_todays_model(strategy, r):
     sc = scenario()
     est = time_to_train(sc, strategy, r=r, checkpoint_interval_minutes=45.0)
     law = lookup(strategy).cycle_law(sc.groups, r or 1)
-    # The front door reports r = None for CKPT-only (no redundancy).
-    assert est == dataclasses.replace(evaluate(sc, law, 45.0, strategy=strategy), r=r)
+    # The front door reports r = None for CKPT-only (no redundancy) and adds the caveats.
+    below = evaluate(sc, law, 45.0, strategy=strategy)
+    assert est == dataclasses.replace(below, r=r, caveats=est.caveats)
     assert est.repairs == 0 and est.planned_restarts == 0 and est.wipeouts == est.restarts
 
 

@@ -47,9 +47,10 @@ def test_builders_give_the_front_doors_estimate(strategy, sc):
     cycle, repair_cycle, r, k = BUILDERS[strategy]
     est = step_estimate(sc, cycle, repair_cycle, strategy=strategy, r=r, checkpoint_every_steps=k)
     front = time_to_train(sc, strategy, r=r, checkpoint_every_steps=k)
-    # The front door reports r = None for CKPT-only (no redundancy), the same estimate else.
+    # The front door reports r = None for CKPT-only (no redundancy) and adds the caveats,
+    # the same estimate else.
     assert front.r == (None if strategy == "ckpt" else r)
-    assert est == dataclasses.replace(front, r=r)
+    assert est == dataclasses.replace(front, r=r, caveats=est.caveats)
     if not sc.repairs:
         direct = estimate_steps(sc, cycle(sc, r), strategy=strategy, r=r, checkpoint_every_steps=k)
         assert direct == est

@@ -41,6 +41,7 @@ import pandas as pd
 from .._parallel import map_tasks
 from .._validation import NoClosedFormError, as_count, as_seed_sequence, child_seed
 from ..steps.scenario import StepScenario
+from ..strategies.coverage import audit_refusal, closed_forms_only
 from ..strategies.registry import registered_strategies, strategy
 from ..training.optimize import optimal_plan
 from ..training.resolve import resolve
@@ -83,6 +84,7 @@ _COLUMNS = (
     "error",
     "z",
     "within",
+    "audit_refused",
     "warnings",
     "message",
     "seconds",
@@ -118,8 +120,11 @@ def _cell(drawn: DrawnScenario, name: str, trials: int, sim_seed: Any) -> dict[s
     )
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
+        # The closed forms themselves, also where the shipped audit refuses them.
+        row["audit_refused"] = audit_refusal(name, drawn.scenario) is not None
         try:
-            plan = optimal_plan(drawn.scenario, name, method="model")
+            with closed_forms_only():
+                plan = optimal_plan(drawn.scenario, name, method="model")
         except NoClosedFormError as exc:
             row.update(status="refused", message=str(exc))
             plan = None
@@ -209,7 +214,11 @@ class AuditResult:
         (``r``, ``min_groups``, ``interval``: minutes at the hour level,
         steps at the step level), ``model_hours``, ``simulated_hours`` and
         their ``standard_error_hours``, the relative ``error`` and ``z``,
-        ``within``, the number of ``warnings`` raised, ``message`` (the
+        ``within``, ``audit_refused`` (whether the shipped audit's rule
+        refuses the model there:
+        :func:`~spare_theory.strategies.coverage.audit_refusal`; the cell
+        measures the closed form all the same), the number of ``warnings``
+        raised, ``message`` (the
         refusal, failure or first warning), ``seconds`` (the cell's wall
         time: plan and simulation; the only column that varies between runs)
         and ``scenario`` (its :attr:`~spare_theory.audits.space.DrawnScenario.description`).
@@ -259,7 +268,10 @@ class AuditResult:
             ``failed``, ``unsimulated`` (model answers over :data:`HOPELESS` times the work),
             ``median_abs_error``, ``p90_abs_error``, ``worst_error`` (the
             signed error of largest magnitude), ``outside`` (model answers
-            outside 3 % and 3 SE), ``outside_share`` and ``warnings``.
+            outside 3 % and 3 SE), ``outside_share``, ``audit_refused`` (model
+            answers the shipped audit's rule refuses), ``kept_outside`` and
+            ``kept_outside_share`` (outside among the model answers it keeps:
+            what ``method="model"`` hands out) and ``warnings``.
         """
         cells = self.cells
         groups: list[tuple[str, str, pd.Series]] = [("all", "all", cells["index"] >= 0)]
@@ -286,7 +298,9 @@ class AuditResult:
             f"{len(self.model_cells)} model answers, each simulated {self.trials} times "
             f"(seed {self.seed!r}); within = |error| <= {WITHIN_REL:.0%} or |z| <= {WITHIN_SE:g}; "
             f"{int((self.cells['status'] == 'unsimulated').sum())} over {HOPELESS:g} times "
-            "the work not simulated.",
+            "the work not simulated; "
+            f"{int(self.model_cells['audit_refused'].astype(bool).sum())} the shipped audit's "
+            "rule refuses (strategies.coverage).",
             "",
             f"{'by':9s} {'group':18s} {'cells':>5s} {'model':>5s} {'refused':>7s} "
             f"{'median':>7s} {'p90':>7s} {'worst':>8s} {'outside':>7s} {'warn':>4s}",
@@ -321,6 +335,9 @@ def _group_row(by: str, name: str, cells: pd.DataFrame) -> dict[str, Any]:
     errors = answered["error"].to_numpy(dtype=float)
     absolute = np.abs(errors)
     outside = int((~answered["within"].astype(bool)).sum())
+    refused = answered["audit_refused"].astype(bool)
+    kept = answered[~refused]
+    kept_outside = int((~kept["within"].astype(bool)).sum())
     return {
         "by": by,
         "group": name,
@@ -334,6 +351,9 @@ def _group_row(by: str, name: str, cells: pd.DataFrame) -> dict[str, Any]:
         "worst_error": float(errors[np.argmax(absolute)]) if len(absolute) else math.nan,
         "outside": outside,
         "outside_share": outside / len(answered) if len(answered) else math.nan,
+        "audit_refused": int(refused.sum()),
+        "kept_outside": kept_outside,
+        "kept_outside_share": kept_outside / len(kept) if len(kept) else math.nan,
         "warnings": int(cells["warnings"].sum()),
     }
 

@@ -146,8 +146,8 @@ def plan_record(
     >>> rec = plan_record(sc, "spare")
     >>> rec["r"], rec["r_within_1pct"], rec["interval_limit"], round(rec["hours"], 1)
     (7, [5, 8], None, 209.7)
-    >>> rec["caveats"], plan_record(sc, "hot_spares")["variables"]
-    ([], {'spare_groups': 23, 'min_groups': 233})
+    >>> rec["caveats"][-1][:33], plan_record(sc, "hot_spares")["variables"]
+    ('audit (150 random scenarios, seed', {'spare_groups': 23, 'min_groups': 233})
     """
     from ..strategies.registry import strategy
     from ..training.optimize import optimal_plan

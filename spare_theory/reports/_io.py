@@ -23,6 +23,7 @@ __all__ = [
     "atomic_path",
     "markdown_table",
     "save_figure",
+    "with_plan_r",
     "write_table",
     "written_frame",
 ]
@@ -144,6 +145,21 @@ CSV_FLOAT_FORMAT = "%.6g"
 CSV_ROUNDING = 5e-6
 #: Decimals kept of a percentage column (``*_pct``) and of a relative error (a fraction).
 PCT_DECIMALS, ERROR_DECIMALS = 4, 6
+
+
+def with_plan_r(frame: pd.DataFrame) -> pd.DataFrame:
+    """``frame`` with its ``r`` column as nullable integers: ``<NA>`` where a plan has none.
+
+    A plan's ``r`` is ``None`` for a strategy without one (CKPT-only, elastic
+    DP); a float column would print the others as ``4.0``.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> with_plan_r(pd.DataFrame({"r": [None, 4]}))["r"].tolist()
+    [<NA>, 4]
+    """
+    return frame.astype({"r": "Int64"}) if "r" in frame.columns else frame
 
 
 def written_frame(frame: pd.DataFrame) -> pd.DataFrame:

@@ -53,7 +53,7 @@ from ..hourly.scenario import PRESETS, Scenario
 from ..steps.scenario import paper_scenario
 from ..strategies.registry import registered_strategies
 from ..training.optimize import optimal_plan
-from ._io import save_figure, write_table
+from ._io import save_figure, with_plan_r, write_table
 from .alternatives_text import (
     FASTEST_PRESET,
     REFERENCE,
@@ -299,7 +299,7 @@ def plans_table(
         desc="alternatives",
         progress=progress,
     )
-    return _mark(pd.DataFrame(rows))
+    return _mark(with_plan_r(pd.DataFrame(rows)))
 
 
 def crossover_table(
@@ -313,7 +313,7 @@ def crossover_table(
     chosen = scenarios() if chosen is None else chosen
     tasks = [t for t in _tasks(chosen, stall_scenarios) if t[0] == "cross"]
     rows = map_tasks(_run, tasks, executor=executor, desc="crossovers", progress=progress)
-    return pd.DataFrame(rows)
+    return with_plan_r(pd.DataFrame(rows))
 
 
 def _both(
@@ -383,7 +383,7 @@ def paper_table(
     tasks = [(N, s, 1) for N in groups for s in registered_strategies()]
     tasks += [(N, REFERENCE, MICROBATCHES) for N in groups]
     rows = map_tasks(_paper_row, tasks, executor=executor, desc="paper", progress=progress)
-    return _mark(pd.DataFrame(rows))
+    return _mark(with_plan_r(pd.DataFrame(rows)))
 
 
 def compare(

@@ -48,7 +48,14 @@ def summary_percent(result: AuditResult) -> pd.DataFrame:
     ['by', 'group', 'cells', 'model']
     """
     table = result.summary_table()
-    percent = ("refused_share", "median_abs_error", "p90_abs_error", "worst_error", "outside_share")
+    percent = (
+        "refused_share",
+        "median_abs_error",
+        "p90_abs_error",
+        "worst_error",
+        "outside_share",
+        "kept_outside_share",
+    )
     return pd.DataFrame(
         {
             name: (100 * table[name]).round(1) if name in percent else table[name]
@@ -72,6 +79,7 @@ def cells_table(result: AuditResult) -> pd.DataFrame:
     out["error_pct"] = (100 * cells["error"].astype(float)).round(1)
     out["z"] = cells["z"].astype(float).round(1)
     out["within"] = cells["within"]
+    out["audit_refused"] = cells["audit_refused"]
     out["warnings"] = cells["warnings"]
     out["reason"] = [_reason(row) for row in cells.itertuples(index=False)]
     return out
@@ -135,6 +143,14 @@ def write(options: ReportOptions) -> list[Path]:
         f"{(result.cells['status'] == 'refused').mean():.1%} of the cells refused to the "
         f"simulation; {int(result.cells['warnings'].sum())} warnings."
     )
+    refused = answered["audit_refused"].astype(bool)
+    if refused.any():
+        kept = within[~refused]
+        verdict += (
+            f" The shipped audit's rule (strategies.coverage) refuses {int(refused.sum())} of "
+            f"those answers; {int(kept.sum())} of the {len(kept)} it keeps are within "
+            f"({kept.mean():.1%})."
+        )
     tables = options.outdir / "tables"
     return [
         *write_table(

@@ -52,7 +52,7 @@ from ..strategies.registry import PUBLISHED_STRATEGIES
 from ..training.estimate import mean_time_to_wipeout, optimal_checkpoint_steps
 from ..training.optimize import optimal_plan
 from ..training.simulate import simulate_time_to_wipeout
-from ._io import save_figure, write_table
+from ._io import save_figure, with_plan_r, write_table
 from .catalogue import ReportOptions
 
 if TYPE_CHECKING:  # matplotlib is imported only when a figure is drawn
@@ -177,7 +177,7 @@ def plans_table(
         for s in PUBLISHED_STRATEGIES
     ]
     rows = map_tasks(_plan_cell, tasks, executor=executor, desc="repairs plans", progress=progress)
-    table = pd.DataFrame(rows)
+    table = with_plan_r(pd.DataFrame(rows))
     best = table[["hours", "planned_hours"]].astype(float).min(axis=1, skipna=True)
     group_best = best.groupby([table["gpus_per_group"], table["repair"]]).transform("min")
     table["winner"] = best == group_best
@@ -261,11 +261,11 @@ def paper_plans_table(
     --------
     >>> t = paper_plans_table((31,), (10.0,), progress=False)
     >>> t[["strategy", "r", "r_within_1pct", "winner"]].values.tolist()
-    [['ckpt', 1, 1, False], ['rep', 4, 4, False], ['spare', 6, 6, True]]
+    [['ckpt', <NA>, 1, False], ['rep', 4, 4, False], ['spare', 6, 6, True]]
     """
     tasks = [(N, m, s) for N in groups for m in repair_minutes for s in PUBLISHED_STRATEGIES]
     rows = map_tasks(_paper_cell, tasks, executor=executor, desc="repairs paper", progress=progress)
-    table = pd.DataFrame(rows)
+    table = with_plan_r(pd.DataFrame(rows))
     best = table.groupby(["groups", "repair"])["hours"].transform("min")
     table["winner"] = table["hours"] == best
     return table
@@ -336,7 +336,7 @@ def wipeout_table(
     rows = map_tasks(
         _wipeout_cell, tasks, executor=executor, desc="repairs wipe-out", progress=progress
     )
-    return pd.DataFrame(rows)
+    return with_plan_r(pd.DataFrame(rows))
 
 
 def _figure(

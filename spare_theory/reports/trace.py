@@ -48,7 +48,7 @@ from ..traces.pools import log_spares, replayed_shortage, replayed_spares
 from ..traces.replay import replay_training
 from ..training.estimate import time_to_train
 from ..training.optimize import optimal_plan
-from ._io import write_table
+from ._io import with_plan_r, write_table
 from .catalogue import ReportOptions
 
 __all__ = [
@@ -181,7 +181,7 @@ def trace_table(
     cells = [(g, s) for g in gpus for s in strategies]
     tasks = [(g, s, trials, child_seed(root, i)) for i, (g, s) in enumerate(cells)]
     rows = map_tasks(trace_cell, tasks, executor=executor, desc="trace", progress=progress)
-    return pd.DataFrame(rows)
+    return with_plan_r(pd.DataFrame(rows))
 
 
 def spares_table(
@@ -223,7 +223,7 @@ def spares_table(
                     "replay_shortage_at_poisson_se": se,
                 }
             )
-    return pd.DataFrame(rows)
+    return with_plan_r(pd.DataFrame(rows))
 
 
 def _verdict(table: pd.DataFrame) -> str:

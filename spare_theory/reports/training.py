@@ -33,7 +33,7 @@ from ..planning.redundancy import r_star_rule
 from ..training.estimate import time_to_train
 from ..training.optimize import optimal_plan
 from ..training.simulate import simulate_training
-from ._io import save_figure, write_table
+from ._io import save_figure, with_plan_r, write_table
 from .catalogue import ReportOptions
 from .economics import ECONOMICS_COST, ECONOMICS_NOTES, ranking_changes
 from .headline import (
@@ -227,7 +227,7 @@ def r_star_table(*, N: Iterable[int] | None = None, quick: bool = False) -> pd.D
                 "rule_loss": rule_hours / plan.hours - 1,
             }
         )
-    return pd.DataFrame(rows)
+    return with_plan_r(pd.DataFrame(rows))
 
 
 def training_bias_text(table: pd.DataFrame) -> str:

@@ -48,6 +48,7 @@ from ..hourly.scenario import Scenario
 from ..lifetimes.laws import EXPONENTIAL
 from ..placement.domains import domains_holding_a_unit
 from ..steps.scenario import StepScenario
+from .coverage import audit_caveat, audit_refusal
 from .protocols import FailureRuleFactory, StepTrialRule, TrajectoryPool
 
 if TYPE_CHECKING:  # the estimates are models: the simulations import this module without them
@@ -249,7 +250,9 @@ class Strategy(ABC):
         a spare pool and non-exponential repairs, laws and lemons mapped onto
         exponential ones, as :func:`~spare_theory.time_to_train` prices
         them); a strategy may also name a region where its closed form is
-        measured to be off.
+        measured to be off.  Then the audit's: where the strategy's audited
+        model answers on scenarios with these fields are off
+        (:func:`~spare_theory.strategies.coverage.audit_refusal`).
 
         Examples
         --------
@@ -259,6 +262,11 @@ class Strategy(ABC):
         >>> strategy("rep").model_refusal(sc) is None, strategy("elastic").model_refusal(sc)[:30]
         (True, "strategy 'elastic' is not mode")
         """
+        reason = self._closed_form_refusal(scenario)
+        return reason if reason is not None else audit_refusal(self.name, scenario)
+
+    def _closed_form_refusal(self, scenario: Any) -> str | None:
+        """Where the closed forms do not reach or are measured off (:meth:`model_refusal`)."""
         if not isinstance(scenario, Scenario):
             return None
         # Imported here: the simulations import this module and load no model.
@@ -494,7 +502,10 @@ class Strategy(ABC):
         """``estimate`` of a plan on ``scenario`` with its :meth:`caveats` attached.
 
         What the front doors return: estimates are built below the
-        strategies and carry the caveats only from here.
+        strategies and carry the caveats only from here.  The last caveat is
+        what the shipped audit measured for the strategy's model answers on
+        scenarios with the same optional fields
+        (:func:`~spare_theory.strategies.coverage.audit_caveat`).
 
         Examples
         --------
@@ -503,10 +514,14 @@ class Strategy(ABC):
         ...               restart_minutes=20, checkpoint_minutes=5, work_hours=48,
         ...               failure_law="weibull")
         >>> est = time_to_train(sc, "spare", r=4, checkpoint_interval_minutes=60)
-        >>> len(est.caveats), strategy("spare").with_caveats(est, sc) == est
-        (1, True)
+        >>> len(est.caveats), est.caveats[-1][:5], strategy("spare").with_caveats(est, sc) == est
+        (2, 'audit', True)
         """
-        return dataclasses.replace(estimate, caveats=tuple(self.caveats(scenario, estimate.r)))
+        # Last, what the audit measured for model answers like this one (strategies.coverage).
+        measured = audit_caveat(self.name, scenario)
+        return dataclasses.replace(
+            estimate, caveats=(*self.caveats(scenario, estimate.r), measured)
+        )
 
 
 def single_units(N: int) -> tuple[np.ndarray, np.ndarray]:

@@ -1,0 +1,154 @@
+"""The audit's measured error on every model answer; the model refused where it is off."""
+
+from __future__ import annotations
+
+import dataclasses
+from importlib import resources
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import spare_theory as st
+from spare_theory import NoClosedFormError, Scenario, optimal_plan, time_to_train
+from spare_theory.audits import AuditSpace, audit
+from spare_theory.strategies import coverage
+
+SHIPPED = pd.read_csv(resources.files("spare_theory").joinpath("data/audit_cells.csv"))
+
+
+def test_a_scenarios_fields_are_those_the_audit_drew():
+    # The lookup labels any scenario as the audit labelled the ones it drew.
+    space = AuditSpace()
+    for index in range(120):
+        drawn = space.draw(coverage.AUDIT_SEED, index)
+        assert set(coverage.scenario_fields(drawn.scenario)) == set(drawn.fields), index
+
+
+def test_the_shipped_cells_are_the_documented_audit():
+    default = AuditSpace().groups
+    assert (default.low, default.high) == coverage.AUDIT_GROUPS
+    assert SHIPPED["index"].nunique() == coverage.AUDIT_SCENARIOS
+    assert set(SHIPPED["strategy"]) == set(st.registered_strategies())
+    assert SHIPPED["index"].max() == coverage.AUDIT_SCENARIOS - 1
+
+
+def _by_hand(strategy, fields):
+    # From the file, without the module's parsing: the exact set of fields, "none" for none.
+    key = ", ".join(fields) or "none"
+    rows = SHIPPED[(SHIPPED["strategy"] == strategy) & (SHIPPED["status"] == "model")]
+    same = rows[rows["fields"].map(lambda t: sorted(t.split(", ")) == sorted(key.split(", ")))]
+    return same["error_pct"].to_numpy(float)
+
+
+@pytest.mark.parametrize("strategy", ["ckpt", "rep", "spare", "elastic", "hot_spares"])
+def test_the_caveat_gives_the_audits_error_on_answers_with_the_same_fields(strategy):
+    sc = Scenario(
+        gpus=256,
+        gpus_per_group=8,
+        gpu_mtbf_hours=400.0,
+        restart_minutes=20,
+        checkpoint_minutes=2,
+        work_hours=40,
+        repair_minutes=60.0,
+    )
+    got = coverage.audited_error(strategy, sc)
+    errors = _by_hand(strategy, ("repairs",))
+    assert got.fields == ("repairs",) and got.cells == errors.size > 0
+    assert got.p90_abs_error_pct == pytest.approx(np.percentile(np.abs(errors), 90))
+    caveat = coverage.audit_caveat(strategy, sc)
+    assert f"{got.cells} model answers on scenarios with repairs" in caveat
+    assert f"within {got.p90_abs_error_pct:.1f} %" in caveat and "groups" not in caveat
+
+
+def test_every_model_answer_ends_with_it_and_summary_says_it():
+    sc = Scenario(
+        gpus=256,
+        gpus_per_group=8,
+        gpu_mtbf_hours=400.0,
+        restart_minutes=20,
+        checkpoint_minutes=2,
+        work_hours=40,
+    )
+    est = time_to_train(sc, "spare", r=3, checkpoint_interval_minutes=30)
+    assert est.caveats[-1] == coverage.audit_caveat("spare", sc)
+    plan = optimal_plan(sc, "rep")
+    assert plan.method == "model" and plan.caveats[-1].startswith("audit (")
+    assert plan.caveats[-1][:60] in plan.summary().replace("\n", " ")
+    # Outside the audit's 8 to 64 groups, the caveat says so.
+    big = dataclasses.replace(sc, gpus=8 * 500)
+    assert "this scenario has 500" in time_to_train(big, "rep", r=2).caveats[-1]
+
+
+def test_a_field_the_audit_never_drew_is_said_unmeasured():
+    sc = Scenario(
+        gpus=256,
+        gpus_per_group=8,
+        gpu_mtbf_hours=400.0,
+        restart_minutes=20,
+        checkpoint_minutes=2,
+        work_hours=40,
+        microbatches=4,
+    )
+    assert coverage.audited_error("spare", sc).cells == 0
+    assert "is not measured" in coverage.audit_caveat("spare", sc)
+
+
+def _step_weibull():
+    # The audit's region measured off: step level, Weibull lifetimes, nothing else.
+    from scipy import stats
+
+    from spare_theory.steps.scenario import StepScenario
+
+    return StepScenario(
+        groups=16,
+        steps=400,
+        allreduce_seconds=0.16,
+        checkpoint_seconds=60.0,
+        restart_seconds=600.0,
+        failure_law=stats.weibull_min(0.6, scale=36_000.0),
+    )
+
+
+@pytest.mark.parametrize("strategy", ["ckpt", "rep", "spare"])
+def test_the_model_is_refused_where_the_audit_measured_it_off(strategy):
+    sc = _step_weibull()
+    got = coverage.audited_error(strategy, sc)
+    assert got.fields == ("weibull", "step level")
+    assert got.cells >= coverage.REFUSE_MIN_CELLS
+    assert got.p90_abs_error_pct > coverage.REFUSE_P90_PCT
+    with pytest.raises(NoClosedFormError, match="the audit measured"):
+        optimal_plan(sc, strategy, method="model")
+    # The audit itself still measures the closed form there.
+    with coverage.closed_forms_only():
+        assert optimal_plan(sc, strategy, method="model").method == "model"
+
+
+def test_where_the_audit_found_the_model_good_it_is_not_refused():
+    sc = Scenario(
+        gpus=256,
+        gpus_per_group=8,
+        gpu_mtbf_hours=400.0,
+        restart_minutes=20,
+        checkpoint_minutes=2,
+        work_hours=40,
+    )
+    for name in ("ckpt", "rep", "spare", "elastic", "hot_spares"):
+        assert coverage.audit_refusal(name, sc) is None
+
+
+@pytest.mark.slow  # plans by the simulation search (seconds)
+def test_auto_plans_a_refused_region_by_the_simulation():
+    plan = optimal_plan(_step_weibull(), "spare", r=3, max_trials=64)
+    assert plan.method == "simulation" and "the audit measured" in plan.caveats[0]
+
+
+@pytest.mark.slow  # re-runs two of the audit's scenarios (seconds)
+def test_snapshot_the_shipped_cells_are_what_the_audit_writes():
+    # Scenario 9 holds SPARe's worst shipped answer; 0 is an hour-level one.
+    from spare_theory.reports.audit import cells_table
+
+    again = cells_table(audit(seed=coverage.AUDIT_SEED, indices=[0, 9], trials=40))
+    shipped = SHIPPED[SHIPPED["index"].isin([0, 9])].reset_index(drop=True)
+    columns = ["index", "level", "fields", "strategy", "status", "error_pct", "z", "within"]
+    pd.testing.assert_frame_equal(again[columns].reset_index(drop=True), shipped[columns])
