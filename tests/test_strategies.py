@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import ast
 import dataclasses
+from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
@@ -30,6 +31,7 @@ from spare_theory import (
     strategy,
     time_to_train,
 )
+from spare_theory.strategies import registry
 from spare_theory.strategies.registry import PUBLISHED_STRATEGIES
 from spare_theory.strategies.rep import RepStrategy
 
@@ -52,8 +54,10 @@ class RepCopy(RepStrategy):
 
 
 @pytest.fixture(scope="module")
-def copy() -> Strategy:
-    return register_strategy(RepCopy(), replace=True)
+def copy() -> Iterator[Strategy]:
+    # Unregistered after the module: other tests in the worker list the registered ones.
+    yield register_strategy(RepCopy(), replace=True)
+    del registry._REGISTRY[RepCopy.name]
 
 
 def test_registry_resolves_names_and_objects():

@@ -393,9 +393,13 @@ def _model_plan(
     threshold = None
     if k is not None and chosen.cycle_law(N, best_r).cost_grows:
         threshold = _cost_realising(N, k)
+    # The caveats of the scenario the plan prices: its planned-restart trigger included.
+    priced = (
+        job.scenario if k is None else dataclasses.replace(job.scenario, planned_restart_failures=k)
+    )
     return dataclasses.replace(
         plan,
-        estimate=chosen.with_caveats(plan.estimate, job.scenario),
+        estimate=chosen.with_caveats(plan.estimate, priced),
         planned_restart_failures=k,
         planned_restart_cost=threshold,
         microbatches=job.scenario.microbatches,
