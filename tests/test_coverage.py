@@ -33,6 +33,19 @@ def test_the_shipped_cells_are_the_documented_audit():
     assert SHIPPED["index"].max() == coverage.AUDIT_SCENARIOS - 1
 
 
+def _scenario(**fields):
+    # 32 groups of 8 GPUs failing every 50 h, within the audit's space; ``fields`` added.
+    return Scenario(
+        gpus=256,
+        gpus_per_group=8,
+        gpu_mtbf_hours=400.0,
+        restart_minutes=20,
+        checkpoint_minutes=2,
+        work_hours=40,
+        **fields,
+    )
+
+
 def _by_hand(strategy, fields):
     # From the file, without the module's parsing: the exact set of fields, "none" for none.
     key = ", ".join(fields) or "none"
@@ -43,15 +56,7 @@ def _by_hand(strategy, fields):
 
 @pytest.mark.parametrize("strategy", ["ckpt", "rep", "spare", "elastic", "hot_spares"])
 def test_the_caveat_gives_the_audits_error_on_answers_with_the_same_fields(strategy):
-    sc = Scenario(
-        gpus=256,
-        gpus_per_group=8,
-        gpu_mtbf_hours=400.0,
-        restart_minutes=20,
-        checkpoint_minutes=2,
-        work_hours=40,
-        repair_minutes=60.0,
-    )
+    sc = _scenario(repair_minutes=60.0)
     got = coverage.audited_error(strategy, sc)
     errors = _by_hand(strategy, ("repairs",))
     assert got.fields == ("repairs",) and got.cells == errors.size > 0
@@ -62,14 +67,7 @@ def test_the_caveat_gives_the_audits_error_on_answers_with_the_same_fields(strat
 
 
 def test_every_model_answer_ends_with_it_and_summary_says_it():
-    sc = Scenario(
-        gpus=256,
-        gpus_per_group=8,
-        gpu_mtbf_hours=400.0,
-        restart_minutes=20,
-        checkpoint_minutes=2,
-        work_hours=40,
-    )
+    sc = _scenario()
     est = time_to_train(sc, "spare", r=3, checkpoint_interval_minutes=30)
     assert est.caveats[-1] == coverage.audit_caveat("spare", sc)
     plan = optimal_plan(sc, "rep")
@@ -81,15 +79,7 @@ def test_every_model_answer_ends_with_it_and_summary_says_it():
 
 
 def test_a_field_the_audit_never_drew_is_said_unmeasured():
-    sc = Scenario(
-        gpus=256,
-        gpus_per_group=8,
-        gpu_mtbf_hours=400.0,
-        restart_minutes=20,
-        checkpoint_minutes=2,
-        work_hours=40,
-        microbatches=4,
-    )
+    sc = _scenario(microbatches=4)
     assert coverage.audited_error("spare", sc).cells == 0
     assert "is not measured" in coverage.audit_caveat("spare", sc)
 
@@ -125,14 +115,7 @@ def test_the_model_is_refused_where_the_audit_measured_it_off(strategy):
 
 
 def test_where_the_audit_found_the_model_good_it_is_not_refused():
-    sc = Scenario(
-        gpus=256,
-        gpus_per_group=8,
-        gpu_mtbf_hours=400.0,
-        restart_minutes=20,
-        checkpoint_minutes=2,
-        work_hours=40,
-    )
+    sc = _scenario()
     for name in ("ckpt", "rep", "spare", "elastic", "hot_spares"):
         assert coverage.audit_refusal(name, sc) is None
 

@@ -84,6 +84,8 @@ def _wrap(text: str) -> list[str]:
 
 
 def _table_text(plans: Any) -> list[str]:
+    import pandas as pd
+
     from ..reports.alternatives_text import plan_name
 
     headers = ["plan", "r", "quorum", "interval", "hours", "uptime", "skipped", "exact", ""]
@@ -94,8 +96,8 @@ def _table_text(plans: Any) -> list[str]:
         body.append(
             [
                 name,
-                "-" if row.r != row.r or row.r is None else f"{int(row.r)}",
-                "-" if q is None or q != q else f"{int(q)}",
+                "-" if pd.isna(row.r) else f"{int(row.r)}",
+                "-" if pd.isna(q) else f"{int(q)}",
                 f"{row.checkpoint_interval_minutes:.3g} min",
                 f"{row.hours:,.0f}" if row.hours < 1e6 else "never",
                 f"{row.uptime:.3f}",

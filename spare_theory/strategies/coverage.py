@@ -196,10 +196,6 @@ def _fields_text(fields: tuple[str, ...]) -> str:
     return "no optional field" if not fields else ", ".join(fields)
 
 
-def _groups(scenario: Any) -> int:
-    return int(scenario.groups)
-
-
 def audit_caveat(strategy_name: str, scenario: Any) -> str:
     """The caveat a model answer carries: the audit's error on answers like it.
 
@@ -225,7 +221,7 @@ def audit_caveat(strategy_name: str, scenario: Any) -> str:
             f"simulation (worst {got.worst_error_pct:+.1f} %, {got.outside} outside 3 % and 3 SE)"
         )
     low, high = AUDIT_GROUPS
-    N = _groups(scenario)
+    N = int(scenario.groups)
     if not low <= N <= high:
         text += f"; it drew {low} to {high} groups, this scenario has {N:,}"
     return text
@@ -266,7 +262,7 @@ def audit_refusal(strategy_name: str, scenario: Any) -> str | None:
     True
     """
     low, high = AUDIT_GROUPS
-    if not _refusing[-1] or not low <= _groups(scenario) <= high:
+    if not _refusing[-1] or not low <= scenario.groups <= high:
         return None  # refused only where measured
     got = audited_error(strategy_name, scenario)
     if got.cells < REFUSE_MIN_CELLS or not got.p90_abs_error_pct > REFUSE_P90_PCT:
