@@ -63,13 +63,13 @@ def test_one_hot_spare_prices_each_burst_of_two_or_more_groups_as_a_restart():
     # never take two: their events are folded into the rate.
     hot = st.strategy("hot_spares")
     sc = st.Scenario(**SIXTEEN_GROUPS, **DOMAINS, repair_minutes=60.0)
-    priced, law = priced_law(sc, hot, 1)
-    lam = priced.group_failure_rate_per_hour
+    process, law = priced_law(sc, hot, 1)
+    lam = process.rate_per_hour
     assert lam == pytest.approx(64 / 2400.0)
     assert law.logq(1.0) - law.inner.logq(1.0) == pytest.approx(-4 / 600.0 / lam)
     single = dataclasses.replace(sc, domain_size=1)
-    priced, law = priced_law(single, hot, 1)
-    assert priced.group_failure_rate_per_hour == pytest.approx(64 / 2400.0 + 1 / 600.0)
+    process, law = priced_law(single, hot, 1)
+    assert process.rate_per_hour == pytest.approx(64 / 2400.0 + 1 / 600.0)
     assert not isinstance(law, BurstWipeouts)
 
 

@@ -7,6 +7,7 @@ import pytest
 
 from spare_theory import Scenario, optimal_plan, strategy, time_to_train
 from spare_theory.cycles.domains import LemonLifetimes
+from spare_theory.hourly.compose import group_process
 from spare_theory.hourly.domains import scenario_with_domain_share
 from spare_theory.hourly.domains_sim import simulate_domain_training
 from spare_theory.hourly.model import evaluate_law, scenario_cycle
@@ -29,7 +30,7 @@ def test_scenario_domain_fields_default_to_todays_model():
     plain = time_to_train(BASE, "spare", r=6, checkpoint_interval_minutes=30.0)
     law = strategy("spare").cycle_law(BASE.groups, 6)
     assert scenario_cycle(BASE, strategy("spare"), 6) is law
-    assert plain.hours == evaluate_law(BASE, law, 30.0, "spare").hours
+    assert plain.hours == evaluate_law(group_process(BASE), law, 30.0, "spare").hours
     # s = 0 gives back the scenario without domains.
     assert scenario_with_domain_share(BASE, 16, 0.0) == BASE
 

@@ -26,6 +26,7 @@ import pytest
 
 import spare_theory as st
 from spare_theory.cycles.elastic import ElasticCycle
+from spare_theory.hourly.compose import group_process
 
 #: Tolerance of a model-against-simulation cell: K_SE standard errors or REL_TOL relative.
 K_SE = 3.0
@@ -153,12 +154,12 @@ def test_the_finite_run_term_only_where_the_throughput_falls():
     from spare_theory.hourly.renewal import evaluate
 
     repaired = dataclasses.replace(BASE, repair_minutes=60.0)
-    law = st.strategy("elastic").hourly_law(repaired, 0, min_groups=32)
+    law = st.strategy("elastic").hourly_law(group_process(repaired), 0, min_groups=32)
     assert not law.finite_run
     assert st.time_to_train(
         repaired, "elastic", min_groups=32, checkpoint_interval_minutes=60
-    ).hours == (evaluate(repaired, law, 60.0).hours)
-    plain = st.strategy("elastic").hourly_law(BASE, 0, min_groups=16)
+    ).hours == (evaluate(group_process(repaired), law, 60.0).hours)
+    plain = st.strategy("elastic").hourly_law(group_process(BASE), 0, min_groups=16)
     assert plain.finite_run
     # The term does not grow with the run: it is W-free (2.76 h at quorum 16).
     lam = BASE.group_failure_rate_per_hour
@@ -166,7 +167,9 @@ def test_the_finite_run_term_only_where_the_throughput_falls():
     for W in (40, 400):
         sc = dataclasses.replace(BASE, work_hours=W)
         est = st.time_to_train(sc, "elastic", min_groups=16, checkpoint_interval_minutes=60)
-        assert est.hours - evaluate(sc, plain, 60.0).hours == pytest.approx(term, rel=1e-9)
+        assert est.hours - evaluate(group_process(sc), plain, 60.0).hours == pytest.approx(
+            term, rel=1e-9
+        )
         assert sum(est.breakdown_hours.values()) == pytest.approx(est.hours, rel=1e-12)
 
 
@@ -176,13 +179,13 @@ def test_no_finite_run_term_for_a_run_within_one_cycle():
     from spare_theory.hourly.fresh_start import finite_run_term
     from spare_theory.hourly.renewal import evaluate
 
-    law = st.strategy("elastic").hourly_law(BASE, 0, min_groups=1)
+    law = st.strategy("elastic").hourly_law(group_process(BASE), 0, min_groups=1)
     lam = BASE.group_failure_rate_per_hour
     term = finite_run_term(law, lam / 3, lam, lam / 30) / lam
     for W, weight in [(10, 0.0), (1000, 1.0)]:
         sc = dataclasses.replace(BASE, work_hours=W)
         est = st.time_to_train(sc, "elastic", min_groups=1, checkpoint_interval_minutes=60)
-        long_run = evaluate(sc, law, 60.0)
+        long_run = evaluate(group_process(sc), law, 60.0)
         assert (est.wipeouts < 1) is (weight == 0.0) and (est.wipeouts > 2) is (weight == 1.0)
         assert est.hours == pytest.approx(long_run.hours + weight * term, rel=1e-12)
 
@@ -332,8 +335,8 @@ def test_the_renewal_pieces_add_up_to_the_mean_cycle(quorum):
     # one log-linear piece per segment made the cycle 13.1 h instead of 15.5 h (quorum 157).
     from spare_theory.hourly.renewal import renewal_terms, scaled_times
 
-    law = st.strategy("elastic").hourly_law(PUBLISHED, 0, min_groups=quorum)
-    rho, kappa, d = scaled_times(PUBLISHED, [687.0])
+    law = st.strategy("elastic").hourly_law(group_process(PUBLISHED), 0, min_groups=quorum)
+    rho, kappa, d = scaled_times(group_process(PUBLISHED), [687.0])
     terms = renewal_terms(law, rho, kappa, d)
     cycle = float(terms.total()[0]) * np.exp(terms.log_q0)
     assert cycle == pytest.approx(law.mean_time_to_wipeout(0.0), rel=1e-3)

@@ -19,7 +19,7 @@ import pytest
 from scenarios import SIXTEEN_GROUPS
 
 import spare_theory as st
-from spare_theory.hourly.compose import clustering, priced_scenario
+from spare_theory.hourly.compose import clustering, group_process
 
 K = 3.0  # standard errors
 TRIALS, SEED = 120, 7
@@ -206,12 +206,14 @@ def test_nothing_changes_where_the_old_model_priced_the_scenario():
     plain = st.Scenario(**ONE, repair_minutes=30.0)
     for extra in (dict(), dict(spare_nodes=0), dict(spare_nodes=None)):
         sc = dataclasses.replace(plain, **extra)
-        assert priced_scenario(sc) == sc  # nothing to approximate: priced as it is
+        assert group_process(sc).approximations == ()  # nothing to approximate
         assert st.time_to_train(
             sc, "spare", r=4, checkpoint_interval_minutes=60.0
         ) == st.time_to_train(plain, "spare", r=4, checkpoint_interval_minutes=60.0)
     weibull = st.Scenario(**ONE, failure_law="weibull")
-    assert priced_scenario(weibull) == weibull  # no repairs: its stationary clocks as before
+    process = group_process(weibull)  # no repairs: its stationary clocks as before
+    assert process.clocks and process.approximations == ()
+    assert process.rate_per_hour == weibull.group_failure_rate_per_hour
 
 
 def test_clustering_of_a_renewal_law_and_its_rate():
@@ -219,12 +221,12 @@ def test_clustering_of_a_renewal_law_and_its_rate():
     sc = st.Scenario(
         **{**ONE, "gpu_mtbf_hours": 2000.0}, failure_law="weibull", repair_minutes=60.0
     )
-    c = clustering(sc)
+    c = clustering(sc, 60.0)
     assert 1.0 < c < 1.05
-    assert priced_scenario(sc).group_failure_rate_per_hour == pytest.approx(
+    assert group_process(sc).rate_per_hour == pytest.approx(
         sc.group_failure_rate_per_hour / c, rel=1e-12
     )
-    assert clustering(st.Scenario(**ONE, repair_minutes=60.0)) == 1.0
+    assert clustering(st.Scenario(**ONE, repair_minutes=60.0), 60.0) == 1.0
 
 
 def test_what_no_model_covers_names_the_field_and_still_simulates():

@@ -231,7 +231,7 @@ def test_one_plan_resolves_its_inputs_once_and_each_r_once():
     counts = {"lookup": 0, "priced": 0, "check_plan": 0, "check_r": 0}
     wrapped = {
         (resolve, "lookup"): "lookup",
-        (model, "priced_scenario"): "priced",
+        (model, "group_process"): "priced",
     }
     saved = {key: getattr(*key) for key in wrapped}
 

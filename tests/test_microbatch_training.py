@@ -4,6 +4,7 @@ import pytest
 
 from spare_theory import Scenario, time_to_train
 from spare_theory.cycles.spare import Spare, SpareSplit
+from spare_theory.hourly.compose import group_process
 from spare_theory.hourly.model import evaluate_law
 
 
@@ -11,7 +12,7 @@ def test_m1_is_the_published_spare_model_exactly():
     sc = Scenario.published_600k(4096)
     for r, tau in [(4, 30.0), (8, 60.0)]:
         a = time_to_train(sc, "spare", r=r, checkpoint_interval_minutes=tau, microbatches=1)
-        b = evaluate_law(sc, SpareSplit(sc.groups, r, microbatches=1), tau, "spare")
+        b = evaluate_law(group_process(sc), SpareSplit(sc.groups, r, microbatches=1), tau, "spare")
         assert a.hours == b.hours and a.availability == b.availability
     law, split = Spare(200, 4), SpareSplit(200, 4, microbatches=1)
     assert (law.theta_grid == split.theta_grid).all() and (law.log_q == split.log_q).all()

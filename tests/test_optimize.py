@@ -6,6 +6,7 @@ import pytest
 from spare_theory import strategy as lookup
 from spare_theory._validation import NoClosedFormError
 from spare_theory.cycles.base import cycle_law_of
+from spare_theory.hourly.compose import group_process
 from spare_theory.hourly.renewal import hours_grid
 from spare_theory.hourly.scenario import Scenario
 from spare_theory.placement.rulers import min_groups_for_ruler
@@ -170,7 +171,7 @@ def _reference_interval_hours(sc, strategy, r):
     with np.errstate(over="ignore"):  # restart-dominated runs: hours overflow to inf
         values = np.concatenate(
             [
-                sc.work_hours * hours_grid(sc, law, chunk)[1]
+                sc.work_hours * hours_grid(group_process(sc), law, chunk)[1]
                 for chunk in np.array_split(grid, max(grid.size // 50, 1))
             ]
         )

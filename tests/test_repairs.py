@@ -9,7 +9,7 @@ import pytest
 from scipy import stats
 
 from spare_theory.cycles.chains import set_mean_absorption
-from spare_theory.hourly.model import repair_rate
+from spare_theory.hourly.compose import group_process
 from spare_theory.hourly.scenario import LLAMA3_H100_GPU_MTBF_HOURS, Scenario
 from spare_theory.training.estimate import mean_time_to_wipeout
 from spare_theory.training.simulate import simulate_time_to_wipeout
@@ -95,9 +95,9 @@ def test_fast_repairs_rare_event_rate():
     for strategy, r, units in [("spare", 2, 64), ("spare", 3, 64), ("rep", 2, 32)]:
         sc = scenario(repair_minutes=1.0)
         lam = sc.group_failure_rate_per_hour
-        pi = 1 / (1 + repair_rate(sc))
+        pi = 1 / (1 + group_process(sc).mu)
         rate = units * r * lam * (1 - pi) * pi ** (r - 1)
-        lam_m = 1 / repair_rate(sc)
+        lam_m = 1 / group_process(sc).mu
         assert mean_time_to_wipeout(sc, strategy, r=r) == pytest.approx(1 / rate, rel=5 * r * lam_m)
     # Wipe-outs vanish as repairs get fast.
     times = [mean_time_to_wipeout(scenario(repair_minutes=m), "spare", r=3) for m in (60, 10, 1)]

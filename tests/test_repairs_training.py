@@ -10,6 +10,7 @@ import pytest
 
 from spare_theory import Scenario, optimal_plan, time_to_train
 from spare_theory import strategy as lookup
+from spare_theory.hourly.compose import group_process
 from spare_theory.hourly.renewal import evaluate
 from spare_theory.hourly.scenario import LLAMA3_H100_GPU_MTBF_HOURS
 from spare_theory.training.simulate import simulate_training
@@ -36,7 +37,7 @@ def test_no_repairs_is_todays_model(strategy, r):
     est = time_to_train(sc, strategy, r=r, checkpoint_interval_minutes=45.0)
     law = lookup(strategy).cycle_law(sc.groups, r or 1)
     # The front door reports r = None for CKPT-only (no redundancy) and adds the caveats.
-    below = evaluate(sc, law, 45.0, strategy=strategy)
+    below = evaluate(group_process(sc), law, 45.0, strategy=strategy)
     assert est == dataclasses.replace(below, r=r, caveats=est.caveats)
     assert est.repairs == 0 and est.planned_restarts == 0 and est.wipeouts == est.restarts
 

@@ -69,28 +69,36 @@ def test_the_outage_is_the_shorter_of_the_repair_and_the_time_to_the_restart(law
         integrate.quad(integrand, a, b, limit=200)[0] for a, b in [(0, 90), (90, math.inf)]
     )
     # 128 Gauss-Legendre nodes over the quantiles: about 1e-5 where the tail outlasts T.
-    assert compose.outage_hours(sc, restart_hours) == pytest.approx(expected / 60.0, rel=1e-4)
-    assert compose.outage_hours(sc) == pytest.approx(1.5)
+    repair = (sc.repair_minutes, sc.repair_law)
+    assert compose.outage_hours(*repair, restart_hours) == pytest.approx(expected / 60.0, rel=1e-4)
+    assert compose.outage_hours(*repair) == pytest.approx(1.5)
 
 
 def test_the_restart_hours_are_the_priced_cycle_itself():
     # The fixed point: the cycle law priced with outages cut at restarts T apart
     # has a mean time to wipe-out of T less the restart.
     sc = fitted()
-    priced, law = model.priced_law(sc, strategy("rep"), 2)
-    restart_hours = model._cycle_mean_hours(priced, law) + sc.restart_minutes / 60.0
-    again = compose.priced_scenario(sc, restart_hours=restart_hours)
-    assert again.gpu_mtbf_hours == pytest.approx(priced.gpu_mtbf_hours, rel=1e-4)
+    process, law = model.priced_law(sc, strategy("rep"), 2)
+    restart_hours = model._cycle_mean_hours(process, law) + sc.restart_minutes / 60.0
+    again = compose.group_process(sc, restart_hours=restart_hours)
+    assert again.rate_per_hour == pytest.approx(process.rate_per_hour, rel=1e-4)
+    assert "restart-cut outages" in process.approximations
     # Cycles of hours against repairs of 133 h: the outages are cut by far.
     assert restart_hours < 0.2 * sc.repair_minutes / 60.0
-    assert compose.clustering(sc, restart_hours) < compose.clustering(sc)
+    repair = (sc.repair_minutes, sc.repair_law)
+    assert compose.clustering(sc, *repair, restart_hours) < compose.clustering(sc, *repair)
 
 
 def test_a_pool_and_exponential_clocks_are_priced_as_before():
     pooled = fitted(spare_nodes=400, swap_minutes=30)
-    assert model.priced_law(pooled, strategy("rep"), 2)[0] == compose.priced_scenario(pooled)
+    process = model.priced_law(pooled, strategy("rep"), 2)[0]
+    assert "pool" in process.approximations  # a restart does not end a pool's wait
+    assert "restart-cut outages" not in process.approximations
+    assert process.rate_per_hour == compose.group_process(pooled).rate_per_hour
     plain = dataclasses.replace(REPAIRS, repair_minutes=600.0)
-    assert model.priced_law(plain, strategy("spare"), 3)[0] == plain
+    process = model.priced_law(plain, strategy("spare"), 3)[0]
+    assert process.approximations == ()
+    assert process.rate_per_hour == plain.group_failure_rate_per_hour
 
 
 def test_the_cut_outages_price_the_fitted_log_without_a_pool(monkeypatch):

@@ -6,6 +6,7 @@ import pytest
 
 import spare_theory as st
 from spare_theory.cycles.domains import DomainSpare
+from spare_theory.hourly.compose import group_process
 from spare_theory.hourly.model import evaluate_law
 
 BASE = dict(
@@ -27,7 +28,7 @@ def test_time_to_train_models_failure_domains() -> None:
     # than without racks.
     delta = round(1.0 / (5000.0 * racks.group_failure_rate_per_hour), 12)
     law = DomainSpare(racks.groups, 6, 16, delta)
-    assert with_domains.hours == evaluate_law(racks, law, 60.0, "spare").hours
+    assert with_domains.hours == evaluate_law(group_process(racks), law, 60.0, "spare").hours
     assert (
         with_domains.hours
         > st.time_to_train(plain, "spare", r=6, checkpoint_interval_minutes=60.0).hours

@@ -8,6 +8,7 @@ from hypothesis import strategies as st
 from spare_theory import strategy as lookup
 from spare_theory.cycles.rep import rep_survival_log
 from spare_theory.cycles.spare import Spare
+from spare_theory.hourly.compose import group_process
 from spare_theory.hourly.renewal import hours_grid
 from spare_theory.hourly.scenario import Scenario
 from spare_theory.training.estimate import time_to_train
@@ -176,7 +177,7 @@ def test_vectorised_hours_equal_scalar_estimates(strategy, r):
     sc = Scenario(**BASE)
     taus = np.array([0.5, 7.0, 60.0, 900.0, 20000.0])
     law = lookup(strategy).cycle_law(sc.groups, r)
-    grid = sc.work_hours * hours_grid(sc, law, np.log(taus))[1]
+    grid = sc.work_hours * hours_grid(group_process(sc), law, np.log(taus))[1]
     single = [time_to_train(sc, strategy, r=r, checkpoint_interval_minutes=t).hours for t in taus]
     np.testing.assert_allclose(grid, single, rtol=1e-12)
 
@@ -298,7 +299,7 @@ def test_a_new_cycle_law_is_one_class():
 
     sc = Scenario(**BASE)
     for tau in (5.0, 60.0, 600.0):
-        mine = evaluate(sc, Plain(sc.groups, 1), tau)
+        mine = evaluate(group_process(sc), Plain(sc.groups, 1), tau)
         ref = time_to_train(sc, "ckpt", checkpoint_interval_minutes=tau)
         assert mine.strategy == "plain"
         assert mine.hours == pytest.approx(ref.hours, rel=1e-9)

@@ -3,8 +3,9 @@
 A scenario built from a failure log combines a non-exponential lifetime
 law, lemon groups, failure domains (bursts) and repairs through a pool of
 spare nodes.  The cycle laws of :mod:`spare_theory.cycles` cover each
-mechanism on its own; :func:`priced_scenario` maps a combination onto a
-scenario they cover, one stated approximation per step, in this order
+mechanism on its own; :func:`group_process` maps a combination onto the
+process they cover (a :class:`GroupProcess`), one stated approximation per
+step, named in its ``approximations``, in this order
 (``docs/theory.md`` section 9 gives the derivations and the errors measured
 against the event simulation, which plays every combination exactly):
 
@@ -57,7 +58,7 @@ against the event simulation, which plays every combination exactly):
    the average over the lemons' placement (a lemon's clock runs ``kappa``
    times as fast, :class:`~spare_theory.cycles.domains.LemonLifetimes`), as
    the exponential one; a non-exponential law with failure domains has no
-   model: :func:`priced_scenario` raises a ``ValueError`` that says which
+   model: :func:`group_process` raises a ``ValueError`` that says which
    field to drop.
 
 Everything else is priced as it is, so every number the model gave before
@@ -68,6 +69,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+from typing import Any
 
 import numpy as np
 
@@ -82,13 +84,14 @@ from .scenario import Scenario
 _OUTAGE_NODES = 128
 
 __all__ = [
+    "GroupProcess",
     "check_split",
     "cluster_node_failure_rate",
     "clustering",
+    "group_process",
     "mean_group_rate",
     "outage_hours",
     "pool_down_minutes",
-    "priced_scenario",
 ]
 
 
@@ -116,66 +119,70 @@ def mean_group_rate(scenario: Scenario) -> float:
     return rate
 
 
-def outage_hours(scenario: Scenario, restart_hours: float = math.inf) -> float:
+def outage_hours(
+    repair_minutes: float, repair_law: Any = "exponential", restart_hours: float = math.inf
+) -> float:
     """Mean hours a group's outage lasts: ``D = E[min(repair, E)]``, ``E ~ Exp(restart_hours)``.
 
-    An outage ends when the repair does or when a global restart makes every
-    group whole, whichever comes first; the time from a failure to the end
-    of the next restart is taken as exponential of mean ``restart_hours``
-    (``inf``: none comes, ``D`` is the mean repair).  ``D = int_0^inf
-    S(t) e^{-t / T} dt`` with ``S`` the repair law's survival (``D T / (D + T)``
-    for an exponential repair of mean ``D``).
+    An outage ends when the repair (mean ``repair_minutes``, law
+    ``repair_law``: ``"exponential"``, ``"fixed"`` or a frozen scipy law in
+    minutes) does or when a global restart makes every group whole,
+    whichever comes first; the time from a failure to the end of the next
+    restart is taken as exponential of mean ``restart_hours`` (``inf``: none
+    comes, ``D`` is the mean repair).  ``D = int_0^inf S(t) e^{-t / T} dt``
+    with ``S`` the repair law's survival (``D T / (D + T)`` for an
+    exponential repair of mean ``D``).
 
     Examples
     --------
-    >>> sc = Scenario(gpus=1024, gpus_per_group=8, gpu_mtbf_hours=2000.0, restart_minutes=20,
-    ...               checkpoint_minutes=5, work_hours=48, repair_minutes=60.0)
-    >>> outage_hours(sc), outage_hours(sc, 3.0)
+    >>> outage_hours(60.0), outage_hours(60.0, "exponential", 3.0)
     (1.0, 0.75)
     >>> from scipy import stats, integrate
     >>> law = stats.lognorm(1.9, scale=1200.0)  # minutes, heavy-tailed
-    >>> sc = dataclasses.replace(sc, repair_law=law, repair_minutes=float(law.mean()))
     >>> quad, _ = integrate.quad(lambda t: law.sf(t) * np.exp(-t / 300.0), 0, np.inf)
-    >>> round(outage_hours(sc, 5.0), 4), round(quad / 60.0, 4)
+    >>> round(outage_hours(float(law.mean()), law, 5.0), 4), round(quad / 60.0, 4)
     (4.0256, 4.0256)
     """
-    repair = float(scenario.repair_minutes or 0.0) / 60.0
+    repair = repair_minutes / 60.0
     if not math.isfinite(restart_hours):
         return repair
-    law = scenario.repair_law
-    if law == "exponential":
+    if repair_law == "exponential":
         return repair * restart_hours / (repair + restart_hours)
-    if law == "fixed":
+    if repair_law == "fixed":
         return restart_hours * -math.expm1(-repair / restart_hours)
     # A frozen scipy law in minutes: T E[1 - exp(-X / T)], by Gauss-Legendre over its
     # quantiles (smooth there: the integrand saturates where the quantile diverges).
     nodes, weights = np.polynomial.legendre.leggauss(_OUTAGE_NODES)
-    minutes = law.ppf(0.5 * (nodes + 1.0)) / (60.0 * restart_hours)
+    minutes = repair_law.ppf(0.5 * (nodes + 1.0)) / (60.0 * restart_hours)
     return restart_hours * 0.5 * float(weights @ -np.expm1(-minutes))
 
 
-def clustering(scenario: Scenario, restart_hours: float = math.inf) -> float:
+def clustering(
+    scenario: Scenario,
+    repair_minutes: float | None,
+    repair_law: Any = "exponential",
+    restart_hours: float = math.inf,
+) -> float:
     """``c = 1 + M(D) - D / m``: extra failures a renewal clock brings within an outage.
 
-    ``D`` the mean outage (:func:`outage_hours`: the repair, cut short by
-    the next global restart ``restart_hours`` away on average), ``M`` the
-    renewal function of the clock that fired (the node's law with
-    ``renewal="node"``, the group's with ``"group"``), ``m`` its mean
-    (module docstring, step 2); 1 for exponential lifetimes or without
-    repairs.
+    ``D`` the mean outage (:func:`outage_hours` of the repairs priced,
+    ``repair_minutes`` of law ``repair_law``, cut short by the next global
+    restart ``restart_hours`` away on average), ``M`` the renewal function of
+    the clock that fired (the node's law with ``renewal="node"``, the
+    group's with ``"group"``), ``m`` its mean (module docstring, step 2); 1
+    for exponential lifetimes or without repairs (``repair_minutes=None``).
 
     Examples
     --------
     >>> sc = Scenario(gpus=1024, gpus_per_group=8, gpu_mtbf_hours=2000.0, restart_minutes=20,
-    ...               checkpoint_minutes=5, work_hours=48, failure_law="weibull",
-    ...               repair_minutes=60.0)
-    >>> round(clustering(sc), 4), round(clustering(sc, restart_hours=0.5), 4)
+    ...               checkpoint_minutes=5, work_hours=48, failure_law="weibull")
+    >>> round(clustering(sc, 60.0), 4), round(clustering(sc, 60.0, restart_hours=0.5), 4)
     (1.0167, 1.0077)
     """
-    if scenario.exponential or scenario.repair_minutes is None:
+    if scenario.exponential or repair_minutes is None:
         return 1.0
     law = scenario.node_lifetime_law if scenario.renewal == "node" else scenario.group_lifetime_law
-    down = outage_hours(scenario, restart_hours)
+    down = outage_hours(repair_minutes, repair_law, restart_hours)
     return 1.0 + renewal_function(law, down) - down / float(law.mean())
 
 
@@ -270,17 +277,102 @@ def _group_clock_down_hours(scenario: Scenario, repair: float, swap: float) -> f
     return float(down)
 
 
+@dataclasses.dataclass(frozen=True)
+class GroupProcess:
+    """What the groups of a scenario undergo, as the hour-level model prices it.
+
+    Built once per plan by :func:`group_process` from the run as given
+    (``scenario``): the steps of the module docstring, each recorded by its
+    short name in ``approximations``.  The cycle laws and the renewal core read
+    this object, never a scenario rewritten to look like one they cover.
+
+    Attributes
+    ----------
+    scenario : Scenario
+        The run as given: its sizes, costs, work and laws.
+    rate_per_hour : float
+        ``lambda``: failures per hour of one group as priced, the unit of
+        the cycle laws' dimensionless time (step 2's outage rate under
+        repairs, step 3's lemon-weighted rate beside domains).
+    clocks : bool
+        The non-exponential lifetime law is kept as renewal clocks
+        (``False``: exponential at ``rate_per_hour``).
+    lemons : bool
+        Lemon groups are kept as a law of their own (``False``: none, or
+        averaged into the rate).
+    domains : bool
+        Failure domains are kept as events of ``domain_size`` groups
+        (``False``: none, or folded into the rate and the bursts).
+    repair_minutes : float or None
+        Mean minutes a failed group is out (step 1: the pool's down time);
+        ``None``: no repairs priced.
+    repair_law : str or frozen distribution
+        The law of that time (the pool's: exponential).
+    burst_ratio : float
+        Domain events per hour that alone end the plan's cycle, in units of
+        ``rate_per_hour`` (priced as wipe-outs,
+        :class:`~spare_theory.cycles.bursts.BurstWipeouts`).
+    merged : float
+        Share of a group's priced failures that come with another of the same
+        folded burst (a strategy's own law counts them as one change).
+    approximations : tuple of str
+        The steps applied, in order: ``"pool"`` (step 1), ``"group-clock
+        pool"`` (its fixed point on group clocks), ``"mean rate"`` (step 2),
+        ``"clustering"`` and ``"restart-cut outages"`` (its renewal-clock
+        factor ``c``, at outages cut by restarts), ``"lemons averaged"``,
+        ``"domains folded"``, ``"burst wipe-outs"``, ``"lemons folded"``
+        (step 3).  Empty: the scenario is priced as it is.
+
+    Examples
+    --------
+    >>> sc = Scenario(gpus=1024, gpus_per_group=8, gpu_mtbf_hours=2000.0, restart_minutes=20,
+    ...               checkpoint_minutes=5, work_hours=48, failure_law="weibull",
+    ...               repair_minutes=60.0)
+    >>> process = group_process(sc)
+    >>> process.clocks, round(process.rate_per_hour, 6), process.approximations
+    (False, 0.007073, ('mean rate', 'clustering'))
+    >>> group_process(Scenario.published_600k()).approximations
+    ()
+    """
+
+    scenario: Scenario
+    rate_per_hour: float
+    clocks: bool
+    lemons: bool
+    domains: bool
+    repair_minutes: float | None
+    repair_law: Any
+    burst_ratio: float = 0.0
+    merged: float = 0.0
+    approximations: tuple[str, ...] = ()
+
+    @property
+    def groups(self) -> int:
+        """``N``, the scenario's groups."""
+        return self.scenario.groups
+
+    @property
+    def mu(self) -> float:
+        """``mu = 1 / (lambda m)``: repairs per priced mean group lifetime (0 without repairs)."""
+        if self.repair_minutes is None:
+            return 0.0
+        return 60.0 / (self.rate_per_hour * self.repair_minutes)
+
+    @property
+    def stall(self) -> float:
+        """``lambda * rejoin_minutes``: a rejoin's stall in units of ``1 / lambda``."""
+        return self.rate_per_hour * self.scenario.rejoin_minutes / 60.0
+
+
 @cached(maxsize=256)
-def priced_scenario(
+def group_process(
     scenario: Scenario,
     *,
     repairs: bool = True,
     restart_hours: float = math.inf,
-    wiping_share: float = 0.0,
-) -> Scenario:
-    """The scenario whose fields the cycle laws cover, after the steps of the module docstring.
-
-    ``scenario`` itself when it needs none of them.
+    bursts: tuple[int, float, float] = (0, 0.0, 0.0),
+) -> GroupProcess:
+    """The process the groups of ``scenario`` undergo, after the steps of the module docstring.
 
     Parameters
     ----------
@@ -298,88 +390,87 @@ def priced_scenario(
         :func:`outage_hours`); ``inf`` (the default): outages end at
         repairs.  The model finds it as a fixed point with the plan's cycle
         law (:func:`~spare_theory.hourly.model.priced_law`).
-    wiping_share : float
-        Share of the groups whose domain's event alone ends the plan's cycle
-        (:meth:`~spare_theory.strategies.base.Strategy.burst_wipeouts`): their
-        domain events are priced as wipe-outs
-        (:class:`~spare_theory.cycles.bursts.BurstWipeouts`), not folded
-        into the rate at step 2.  0 (the default): every event is folded.
+    bursts : tuple
+        ``(wiping, share, merged_per_hour)``: the domains whose event alone
+        ends the plan's cycle, the share of the groups in them, and the
+        failures per hour and group the other domains' events bring beside a
+        first one (:meth:`~spare_theory.strategies.base.Strategy.burst_wipeouts`,
+        :func:`~spare_theory.hourly.model.priced_law`).  Where step 2 folds the
+        domain events into the rate, the wiping ones are priced as wipe-outs
+        instead (``burst_ratio``); none (the default): every event is folded.
 
     Returns
     -------
-    Scenario
-        With the pool turned into a group repair law (step 1), a mean-rate
-        exponential law under repairs (step 2), lemons folded into the rate
-        beside domains (step 3).
+    GroupProcess
 
     Raises
     ------
-    ValueError
+    NoClosedFormError
         For a non-exponential ``failure_law`` with failure domains and no
         repairs: no model, drop ``domain_size`` (``simulate_training`` runs it).
 
     Examples
     --------
     >>> sc = Scenario(gpus=1024, gpus_per_group=8, gpu_mtbf_hours=2000.0, restart_minutes=20,
-    ...               checkpoint_minutes=5, work_hours=48, failure_law="weibull",
-    ...               repair_minutes=60.0)
-    >>> priced = priced_scenario(sc)
-    >>> priced.failure_law, round(priced.group_failure_rate_per_hour, 6)
-    ('exponential', 0.007073)
-    >>> priced_scenario(Scenario.published_600k()) == Scenario.published_600k()
+    ...               checkpoint_minutes=5, work_hours=48, repair_minutes=30.0,
+    ...               spare_nodes=2, swap_minutes=10.0)
+    >>> process = group_process(sc)
+    >>> process.approximations, process.repair_law  # out for the swap and a short wait
+    (('pool',), 'exponential')
+    >>> 10.0 < process.repair_minutes < 30.0
+    True
+    >>> group_process(sc, repairs=False).repair_minutes is None
     True
     """
-    sc = scenario
-    if not repairs and sc.repair_minutes is not None:
-        sc = dataclasses.replace(
-            sc,
-            repair_minutes=None,
-            repair_law="exponential",
-            rejoin_minutes=0.0,
-            spare_nodes=None,
-            swap_minutes=None,
-        )
-    if sc.pool:
-        sc = dataclasses.replace(
-            sc,
-            repair_minutes=pool_down_minutes(sc),
-            repair_law="exponential",
-            spare_nodes=None,
-            swap_minutes=None,
-        )
+    sc, steps = scenario, []
+    repair_minutes = sc.repair_minutes if repairs else None
+    repair_law = sc.repair_law if repair_minutes is not None else "exponential"
+    if repair_minutes is not None and sc.pool:
+        steps.append("pool" if sc.exponential or sc.renewal == "node" else "group-clock pool")
+        repair_minutes, repair_law = pool_down_minutes(sc), "exponential"
+    lam = sc.group_failure_rate_per_hour
     lemons = sc.lemon_fraction > 0 and sc.lemon_rate_factor > 1
     domains = sc.domain_size is not None and sc.domain_mtbf_hours is not None
-    if sc.repair_minutes is not None and (lemons or domains or not sc.exponential):
+    kept = dict(clocks=not sc.exponential, lemons=lemons, domains=domains)
+    if repair_minutes is not None and (lemons or domains or not sc.exponential):
+        wiping, share, merged_per_hour = bursts
         burst = 0.0 if sc.domain_mtbf_hours is None else 1.0 / sc.domain_mtbf_hours
-        own = mean_group_rate(sc) - burst
-        rate = own / clustering(sc, restart_hours) + burst * (1.0 - wiping_share)
-        return dataclasses.replace(
+        c = clustering(sc, repair_minutes, repair_law, restart_hours)
+        steps += ["mean rate"] + ["clustering"] * (not sc.exponential)
+        steps += ["restart-cut outages"] * (not sc.exponential and math.isfinite(restart_hours))
+        steps += ["lemons averaged"] * lemons + ["domains folded"] * domains
+        steps += ["burst wipe-outs"] * (wiping > 0)
+        lam = (mean_group_rate(sc) - burst) / c + burst * (1.0 - share)
+        return GroupProcess(
             sc,
-            failure_law="exponential",
-            renewal="group",
-            gpu_mtbf_hours=sc.gpus_per_group / rate,
-            lemon_fraction=0.0,
-            lemon_rate_factor=1.0,
-            domain_size=None,
-            domain_mtbf_hours=None,
+            lam,
+            clocks=False,
+            lemons=False,
+            domains=False,
+            repair_minutes=repair_minutes,
+            repair_law=repair_law,
+            burst_ratio=wiping / float(sc.domain_mtbf_hours or math.inf) / lam,
+            merged=merged_per_hour / lam,
+            approximations=tuple(steps),
         )
-    if not repairs:
-        return sc  # CKPT-only: the law, lemons and domain events together, exactly
-    if domains and not sc.exponential:
+    if repairs and domains and not sc.exponential:
         raise NoClosedFormError(
             "failure domains (domain_size) with a non-exponential failure_law have no model "
             "without repairs: drop domain_size or use failure_law='exponential' "
             "(simulate_training runs the combination)"
         )
-    if domains and lemons:
-        return dataclasses.replace(
-            sc,
-            gpu_mtbf_hours=sc.gpu_mtbf_hours
-            / (1.0 + (sc.lemon_rate_factor - 1.0) * sc.lemon_fraction),
-            lemon_fraction=0.0,
-            lemon_rate_factor=1.0,
-        )
-    return sc
+    if repairs and domains and lemons:
+        steps.append("lemons folded")
+        lam *= 1.0 + (sc.lemon_rate_factor - 1.0) * sc.lemon_fraction
+        kept["lemons"] = False
+    return GroupProcess(
+        sc,
+        lam,
+        **kept,
+        repair_minutes=repair_minutes,
+        repair_law=repair_law,
+        approximations=tuple(steps),
+    )
 
 
 def check_split(scenario: Scenario, strategy: ModelStrategy) -> int:
@@ -388,7 +479,7 @@ def check_split(scenario: Scenario, strategy: ModelStrategy) -> int:
     Splitting is modelled for a strategy that splits (SPARe) under any
     lifetime law, lemons, repairs and planned restarts (by count or by
     cost), not under failure domains (after the approximations of
-    :func:`priced_scenario`, which fold domains
+    :func:`group_process`, which fold domains
     into the rate when repairs are on).
 
     Parameters
@@ -417,7 +508,7 @@ def check_split(scenario: Scenario, strategy: ModelStrategy) -> int:
     8
     """
     m = strategy.check_microbatches(scenario.microbatches)
-    if m != 1 and priced_scenario(scenario).domain_size is not None:
+    if m != 1 and group_process(scenario).domains:
         raise NoClosedFormError(
             "microbatches must be 1 with domain_size set (no split model under failure "
             "domains without repairs): drop domain_size or microbatches "

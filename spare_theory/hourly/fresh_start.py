@@ -39,8 +39,8 @@ import math
 import numpy as np
 
 from ..cycles.base import CycleLaw
+from .compose import GroupProcess
 from .renewal import TrainingEstimate, scaled_times
-from .scenario import Scenario
 
 __all__ = ["finite_run_term", "with_finite_run"]
 
@@ -114,7 +114,7 @@ def finite_run_term(law: CycleLaw, rho: float, kappa: float, d: float) -> float:
 
 
 def with_finite_run(
-    estimate: TrainingEstimate, law: CycleLaw, scenario: Scenario
+    estimate: TrainingEstimate, law: CycleLaw, process: GroupProcess
 ) -> TrainingEstimate:
     """``estimate`` with ``C`` (:func:`finite_run_term`) added to its hours, for a law that asks.
 
@@ -139,9 +139,9 @@ def with_finite_run(
     """
     if not (law.finite_run and math.isfinite(estimate.hours)):
         return estimate
-    lam = scenario.group_failure_rate_per_hour
-    rho, kappa, d = scaled_times(scenario, estimate.checkpoint_interval_minutes)
-    W = scenario.work_hours
+    lam = process.rate_per_hour
+    rho, kappa, d = scaled_times(process, estimate.checkpoint_interval_minutes)
+    W = process.scenario.work_hours
     # The expansion needs a run of several cycles: off below one expected wipe-out,
     # whole from two on, linear between (no jump in hours for the planner's search).
     weight = min(max(estimate.wipeouts - 1.0, 0.0), 1.0)

@@ -24,7 +24,7 @@ refused here, never silently ignored:
   (elastic DP, hot spares: stalls, quorum, heal) gives its own on the whole
   scenario (:meth:`~spare_theory.strategies.base.Strategy.hourly_law`) and
   refuses the fields it does not model
-  (:meth:`~spare_theory.strategies.base.Strategy.check_scenario`).
+  (:meth:`~spare_theory.strategies.base.Strategy.check_process`).
 
 Combinations no model covers raise ``ValueError`` naming the fields.  The
 best interval of a law is :func:`best_interval` (the one interval search of
@@ -55,7 +55,7 @@ from ..lifetimes.laws import EXPONENTIAL, EquilibriumLifetimes, SuperposedLifeti
 from ..placement.domains import failure_domains
 from ..planning.resolved import ModelStrategy, Resolved
 from ..planning.search import minimize_log_interval
-from .compose import priced_scenario
+from .compose import GroupProcess, group_process
 from .fresh_start import with_finite_run
 from .renewal import TrainingEstimate, estimate_from, evaluate, hours_grid
 from .scenario import Scenario
@@ -66,11 +66,10 @@ __all__ = [
     "estimate_plan",
     "evaluate_law",
     "expected_repairs",
+    "group_lifetimes",
     "planned_trigger",
     "priced_law",
-    "repair_rate",
     "scenario_cycle",
-    "scenario_lifetimes",
     "wipeout_mean_hours",
 ]
 
@@ -86,29 +85,6 @@ _AT_LIMIT = 1e-4
 _OUTAGE_STEPS = 30
 _OUTAGE_TOLERANCE = 1e-4
 _CYCLE_POINTS = 4097
-
-
-def repair_rate(scenario: Scenario) -> float:
-    """``mu = 1 / (lambda m)``: repairs per mean group lifetime (0 without repairs).
-
-    Examples
-    --------
-    >>> sc = Scenario(gpus=1024, gpus_per_group=8, gpu_mtbf_hours=2000.0,
-    ...               restart_minutes=20, checkpoint_minutes=5, work_hours=48,
-    ...               repair_minutes=60)
-    >>> repair_rate(sc)
-    250.0
-    """
-    if scenario.repair_minutes is None:
-        return 0.0
-    return 60.0 / (scenario.group_failure_rate_per_hour * scenario.repair_minutes)
-
-
-def _correlated(scenario: Scenario) -> bool:
-    """Failure domains or lemon groups are on."""
-    domains = scenario.domain_size is not None and scenario.domain_mtbf_hours is not None
-    lemons = scenario.lemon_fraction > 0 and scenario.lemon_rate_factor > 1
-    return domains or lemons
 
 
 def planned_trigger(scenario: Scenario, law: CycleLaw, microbatches: int = 1) -> int | None:
@@ -152,15 +128,16 @@ def planned_trigger(scenario: Scenario, law: CycleLaw, microbatches: int = 1) ->
     return int(cost_trigger_failures(scenario.groups, c, microbatches=microbatches))
 
 
-def _correlated_cycle(scenario: Scenario, strategy: ModelStrategy, r: int) -> CycleLaw:
+def _correlated_cycle(process: GroupProcess, strategy: ModelStrategy, r: int) -> CycleLaw:
     """The law under failure domains (``r = 1``: on top of any law; else exponential)."""
-    N, size = scenario.groups, int(scenario.domain_size or 1)
-    delta = 1.0 / (float(scenario.domain_mtbf_hours or 0.0) * scenario.group_failure_rate_per_hour)
+    sc = process.scenario
+    N, size = sc.groups, int(sc.domain_size or 1)
+    delta = 1.0 / (float(sc.domain_mtbf_hours or 0.0) * process.rate_per_hour)
     if r == 1:
         # Any failure ends the cycle: rate N lambda + D lambda_D = N lambda (1 + delta D / N),
         # the domain events on top of the groups' own law (lemons, stationary clocks).
         D = -(-N // size)
-        base = scenario_lifetimes(scenario, every_failure=True)
+        base = group_lifetimes(process, every_failure=True)
         extra = delta * D / N
         return strategy.cycle_law(
             N,
@@ -173,47 +150,48 @@ def _correlated_cycle(scenario: Scenario, strategy: ModelStrategy, r: int) -> Cy
         domain_size=size,
         domain_rate_ratio=round(delta, 12),
         lifetimes=None,
-        placement=scenario.placement,
+        placement=sc.placement,
     )
 
 
-def scenario_lifetimes(scenario: Scenario, *, every_failure: bool = False) -> Any:
+def group_lifetimes(process: GroupProcess, *, every_failure: bool = False) -> Any:
     """A group's lifetime law in dimensionless time, as the cycle laws take it (no repairs).
 
-    Exponential: :data:`~spare_theory.lifetimes.laws.EXPONENTIAL`; another law
-    with ``renewal="group"``: the group clock in equilibrium
-    (:class:`~spare_theory.lifetimes.laws.EquilibriumLifetimes`), with
-    ``renewal="node"``: the first failure of its nodes' equilibrium clocks
-    (:class:`~spare_theory.lifetimes.laws.SuperposedLifetimes`); lemon groups
-    on top (:class:`~spare_theory.cycles.domains.LemonLifetimes`, a lemon's
-    clock ``kappa`` times as fast), or, for a law whose cycle ends at
+    Exponential: :data:`~spare_theory.lifetimes.laws.EXPONENTIAL`; renewal
+    clocks kept by the process with ``renewal="group"``: the group clock in
+    equilibrium (:class:`~spare_theory.lifetimes.laws.EquilibriumLifetimes`),
+    with ``renewal="node"``: the first failure of its nodes' equilibrium
+    clocks (:class:`~spare_theory.lifetimes.laws.SuperposedLifetimes`); lemon
+    groups on top (:class:`~spare_theory.cycles.domains.LemonLifetimes`, a
+    lemon's clock ``kappa`` times as fast), or, for a law whose cycle ends at
     ``every_failure`` (CKPT-only), the product over a fixed set of lemons
     (:class:`~spare_theory.cycles.domains.PooledLemons`).
 
     Examples
     --------
+    >>> from spare_theory.hourly.compose import group_process
     >>> sc = Scenario(gpus=1024, gpus_per_group=64, restart_minutes=20, checkpoint_minutes=5,
     ...               work_hours=48, failure_law="weibull", renewal="node")
-    >>> scenario_lifetimes(sc).key
+    >>> group_lifetimes(group_process(sc)).key
     ('weibull', 0.78, 8)
     """
+    sc = process.scenario
     base: Any = None
-    if not scenario.exponential:
-        if scenario.renewal == "node":
-            base = SuperposedLifetimes(scenario.node_lifetime_law, scenario.nodes_per_group)
+    if process.clocks:
+        if sc.renewal == "node":
+            base = SuperposedLifetimes(sc.node_lifetime_law, sc.nodes_per_group)
         else:
-            base = EquilibriumLifetimes(scenario.group_lifetime_law)
-    if scenario.lemon_share > 0 and scenario.lemon_rate_factor > 1:
+            base = EquilibriumLifetimes(sc.group_lifetime_law)
+    if process.lemons and sc.lemon_share > 0:
         kind = PooledLemons if every_failure else LemonLifetimes
-        base = kind(scenario.lemon_share, scenario.lemon_rate_factor, base)
-    domains = scenario.domain_size is not None and scenario.domain_mtbf_hours is not None
+        base = kind(sc.lemon_share, sc.lemon_rate_factor, base)
     # Each cycle starts at a failure: where the law ages (a non-exponential clock, or lemons
     # over one), the Palm law of the clock that fired.
     starts_at_failure = isinstance(base, EquilibriumLifetimes) or (
         isinstance(base, PooledLemons) and base.base is not None
     )
-    if every_failure and not domains and starts_at_failure:
-        return FromFailure(base, scenario.groups)
+    if every_failure and not process.domains and starts_at_failure:
+        return FromFailure(base, sc.groups)
     return EXPONENTIAL if base is None else base
 
 
@@ -222,7 +200,7 @@ def scenario_cycle(
 ) -> CycleLaw:
     """The cycle law of a checked plan ``(strategy, r)`` on ``scenario`` (module docstring).
 
-    The law of :func:`priced_law`, which also returns the scenario it is priced on.
+    The law of :func:`priced_law`, which also returns the process it is priced on.
 
     CKPT-only (``r = 1``) ends its cycle at every failure, so repairs and
     planned restarts leave it unchanged.  A strategy with its own law on a
@@ -283,14 +261,23 @@ def scenario_cycle(
 
 def priced_law(
     scenario: Scenario, strategy: ModelStrategy, r: int, plan: dict[str, Any] | None = None
-) -> tuple[Scenario, CycleLaw]:
-    """The scenario as the model prices it and the cycle law of a checked plan on it.
+) -> tuple[GroupProcess, CycleLaw]:
+    """The process the model prices and the cycle law of a checked plan on it.
 
-    The scenario of :func:`~spare_theory.hourly.compose.priced_scenario`:
-    with repairs for a law that waits for failed groups, without for one
-    that ends its cycle at every failure (CKPT-only, ``r = 1``); the law of
+    The process of :func:`~spare_theory.hourly.compose.group_process`: with
+    repairs for a law that waits for failed groups, without for one that
+    ends its cycle at every failure (CKPT-only, ``r = 1``); the law of
     :func:`scenario_cycle`.  The renewal-reward estimate
     (:func:`evaluate_law`) takes both.
+
+    The law is built in one declared order: the strategy's own law on the
+    process (:meth:`Strategy.hourly_law
+    <spare_theory.strategies.base.Strategy.hourly_law>`), else its law
+    extended by the process's mechanisms (lifetimes, domains, planned
+    restarts, repairs: :func:`_extended_law`); then the domain events that
+    alone end the cycle as wipe-outs
+    (:class:`~spare_theory.cycles.bursts.BurstWipeouts`); the fresh start's
+    term is added to the estimate (:func:`evaluate_law`).
 
     Under a non-exponential law with repairs and no spare pool, an outage
     ends at the next global restart if that comes before its repair, so the
@@ -312,27 +299,27 @@ def priced_law(
     >>> from spare_theory import strategy
     >>> sc = Scenario(gpus=1024, gpus_per_group=8, restart_minutes=20, checkpoint_minutes=5,
     ...               work_hours=48, repair_minutes=30)
-    >>> priced, law = priced_law(sc, strategy("spare"), 1)
-    >>> priced.repair_minutes, type(law).__name__
+    >>> process, law = priced_law(sc, strategy("spare"), 1)
+    >>> process.repair_minutes, type(law).__name__
     (None, 'CkptOnly')
     """
     restart_hours = math.inf
     bursts = _wiping_domains(scenario, strategy, r, plan)
     for _ in range(_OUTAGE_STEPS):
-        priced, law = _priced_law_at(scenario, strategy, r, plan, restart_hours, bursts)
-        if scenario.exponential or scenario.pool or priced.repair_minutes is None:
+        process, law = _priced_law_at(scenario, strategy, r, plan, restart_hours, bursts)
+        if scenario.exponential or scenario.pool or process.repair_minutes is None:
             # No renewal clock to cut short, or a pool's wait, which a restart does not
             # end for the pool: the nodes it fills the slots with are owed back.
-            return priced, law
+            return process, law
         # The outages end at the plan's restarts: c at the cycle it prices (a fixed point).
-        found = _cycle_mean_hours(priced, law) + scenario.restart_minutes / 60.0
+        found = _cycle_mean_hours(process, law) + scenario.restart_minutes / 60.0
         if abs(found - restart_hours) <= _OUTAGE_TOLERANCE * found:
             break
         restart_hours = found
-    return priced, law
+    return process, law
 
 
-def _cycle_mean_hours(priced: Scenario, law: CycleLaw) -> float:
+def _cycle_mean_hours(process: GroupProcess, law: CycleLaw) -> float:
     """``int_0^inf Q du / lambda``: mean hours from a restart to the wipe-out (``inf``: none)."""
     with np.errstate(divide="ignore"):
         try:
@@ -343,7 +330,7 @@ def _cycle_mean_hours(priced: Scenario, law: CycleLaw) -> float:
         return math.inf
     u = np.linspace(0.0, end, _CYCLE_POINTS)
     mean_u = float(integrate.simpson(np.exp(law.logq(u)), x=u))
-    return mean_u / priced.group_failure_rate_per_hour
+    return mean_u / process.rate_per_hour
 
 
 def _priced_law_at(
@@ -353,34 +340,19 @@ def _priced_law_at(
     plan: dict[str, Any] | None,
     restart_hours: float,
     bursts: tuple[int, float, float],
-) -> tuple[Scenario, CycleLaw]:
-    """:func:`priced_law` with the outages cut at restarts ``restart_hours`` apart.
-
-    Where repairs fold the domain events into the rate (``compose``, step 2),
-    the events of the ``wiping`` domains that alone end the cycle
-    (``bursts = (wiping, share, merged)``, :func:`_wiping_domains`) are priced as
-    wipe-outs instead (:class:`~spare_theory.cycles.bursts.BurstWipeouts`), and
-    a strategy's own law learns which share of the folded failures come with
-    another of the same burst (``merged``).
-    """
-    m = scenario.microbatches
-    wiping, share, merged_per_hour = bursts
+) -> tuple[GroupProcess, CycleLaw]:
+    """:func:`priced_law` with the outages cut at restarts ``restart_hours`` apart."""
     try:
-        whole = priced_scenario(scenario, restart_hours=restart_hours, wiping_share=share)
-    except ValueError:  # no model with repairs: CKPT-only may still price it (below)
-        whole = scenario
-    folded = whole.domain_size is None and merged_per_hour > 0.0
-    merged = merged_per_hour / whole.group_failure_rate_per_hour if folded else 0.0
-    own = strategy.hourly_law(whole, r, merged=merged, **(plan or {}))
-    if own is None:
-        whole = priced_scenario(
-            scenario, repairs=r > 1, restart_hours=restart_hours, wiping_share=share
-        )
-        own = _extended_law(whole, strategy, r, m)
-    if wiping == 0 or whole.domain_size is not None:
-        return whole, own  # no event ends the cycle alone, or the law prices the domains
-    per_hour = wiping / float(scenario.domain_mtbf_hours or math.inf)
-    return whole, BurstWipeouts(own, per_hour / whole.group_failure_rate_per_hour)
+        process = group_process(scenario, restart_hours=restart_hours, bursts=bursts)
+    except NoClosedFormError:  # no model with repairs: CKPT-only may still price it (below)
+        process = group_process(scenario, repairs=False)
+    law = strategy.hourly_law(process, r, **(plan or {}))
+    if law is None:
+        process = group_process(scenario, repairs=r > 1, restart_hours=restart_hours, bursts=bursts)
+        law = _extended_law(process, strategy, r, scenario.microbatches)
+    if process.burst_ratio > 0.0:
+        law = BurstWipeouts(law, process.burst_ratio)
+    return process, law
 
 
 def _wiping_domains(
@@ -412,45 +384,41 @@ def _wiping_domains(
     return int(np.count_nonzero(wiping)), float(groups) / N, merged
 
 
-def _extended_law(scenario: Scenario, strategy: ModelStrategy, r: int, m: int) -> CycleLaw:
-    """The strategy's law extended by the priced scenario's mechanisms (module docstring)."""
-    N = scenario.groups
+def _extended_law(process: GroupProcess, strategy: ModelStrategy, r: int, m: int) -> CycleLaw:
+    """The strategy's law extended by the process's mechanisms (module docstring)."""
+    sc = process.scenario
+    N = sc.groups
     base = strategy.split_cycle_law(N, r, m)
-    k = planned_trigger(scenario, base, m)
-    plain = scenario.exponential and not _correlated(scenario)
-    if m != 1 and r > 1 and plain and scenario.repair_minutes is None:
+    k = planned_trigger(sc, base, m)
+    plain = not (process.clocks or process.lemons or process.domains)
+    if m != 1 and r > 1 and plain and process.repair_minutes is None:
         return base if k is None else planned_cycle(base, k)
-    planned = k is not None or scenario.planned_restart_cost is not None
+    planned = k is not None or sc.planned_restart_cost is not None
     if not plain and planned:
         raise NoClosedFormError(
             "planned_restart_failures and planned_restart_cost are modelled with "
             "failure_law='exponential', no failure domains and no lemons: drop them, or the "
             "planned restart (simulate_training runs the combination)"
         )
-    if scenario.domain_size is not None and scenario.domain_mtbf_hours is not None:
-        return _correlated_cycle(scenario, strategy, r)
-    if not plain:  # a stationary renewal law, lemons, or both (no repairs: priced_scenario)
-        lifetimes = scenario_lifetimes(scenario, every_failure=r == 1)
-        if _correlated(scenario) and r > 1:
-            return (
-                strategy.correlated_cycle_law(
-                    N, r, domain_size=None, domain_rate_ratio=0.0, lifetimes=lifetimes
-                )
-                if m == 1
-                else strategy.split_cycle_law(N, r, m, lifetimes)
+    if process.domains:
+        return _correlated_cycle(process, strategy, r)
+    if not plain:  # a stationary renewal law, lemons, or both (no repairs: group_process)
+        lifetimes = group_lifetimes(process, every_failure=r == 1)
+        if process.lemons and r > 1 and m == 1:
+            return strategy.correlated_cycle_law(
+                N, r, domain_size=None, domain_rate_ratio=0.0, lifetimes=lifetimes
             )
         return strategy.split_cycle_law(N, r, m, lifetimes)
-    if r == 1 or (scenario.repair_minutes is None and k is None):
+    if r == 1 or (process.repair_minutes is None and k is None):
         return base
-    stall = scenario.group_failure_rate_per_hour * scenario.rejoin_minutes / 60.0
     if k is not None:
-        return planned_cycle(base, k, repair_rate(scenario), stall)
-    return repair_cycle(base, repair_rate(scenario), stall, scenario.repair_law)
+        return planned_cycle(base, k, process.mu, process.stall)
+    return repair_cycle(base, process.mu, process.stall, process.repair_law)
 
 
 @cached(maxsize=64, shared=True)
-def best_interval(scenario: Scenario, law: CycleLaw) -> TrainingEstimate:
-    """The estimate of ``law`` on ``scenario`` at the checkpoint interval that minimises the hours.
+def best_interval(process: GroupProcess, law: CycleLaw) -> TrainingEstimate:
+    """The estimate of ``law`` on ``process`` at the checkpoint interval that minimises the hours.
 
     Search range: within a factor 100 of Young's interval
     ``sqrt(2 delta M)`` (``M``: time to ``Q = 1/e``), clipped to
@@ -481,10 +449,10 @@ def best_interval(scenario: Scenario, law: CycleLaw) -> TrainingEstimate:
 
     Parameters
     ----------
-    scenario : Scenario
-        The run.
+    process : GroupProcess
+        The run as priced (:func:`priced_law`).
     law : CycleLaw
-        The plan's cycle law (:func:`scenario_cycle`).
+        The plan's cycle law on it (:func:`priced_law`).
 
     Returns
     -------
@@ -497,7 +465,7 @@ def best_interval(scenario: Scenario, law: CycleLaw) -> TrainingEstimate:
     >>> from spare_theory import strategy
     >>> sc = Scenario(gpus=1024, gpus_per_group=8, gpu_mtbf_hours=2000.0,
     ...               restart_minutes=20, checkpoint_minutes=5, work_hours=48)
-    >>> best = best_interval(sc, strategy("ckpt").cycle_law(128, 1))
+    >>> best = best_interval(group_process(sc), strategy("ckpt").cycle_law(128, 1))
     >>> round(best.checkpoint_interval_minutes, 2), best.interval_limit
     (30.98, None)
 
@@ -506,14 +474,14 @@ def best_interval(scenario: Scenario, law: CycleLaw) -> TrainingEstimate:
     minutes, and no periodic checkpoint pays off:
 
     >>> fast = dataclasses.replace(Scenario.published_600k(), repair_minutes=60)
-    >>> top = best_interval(fast, scenario_cycle(fast, strategy("spare"), 10))
+    >>> top = best_interval(*priced_law(fast, strategy("spare"), 10))
     >>> round(top.checkpoint_interval_minutes), 600 * fast.work_hours, top.interval_limit
     (432000, 432000.0, 'upper')
     """
+    scenario, lam = process.scenario, process.rate_per_hour
     delta = scenario.checkpoint_minutes
-    lam = scenario.group_failure_rate_per_hour
     if delta == 0:
-        return dataclasses.replace(evaluate(scenario, law, 1 / 60), interval_limit="lower")
+        return dataclasses.replace(evaluate(process, law, 1 / 60), interval_limit="lower")
     young = math.log(math.sqrt(2 * delta * 60 * law.mean_u / lam))
     # Cycles far longer than the run (fast repairs): no interval beyond 600 W.
     young = min(young, math.log(600 * scenario.work_hours))
@@ -526,7 +494,7 @@ def best_interval(scenario: Scenario, law: CycleLaw) -> TrainingEstimate:
         M = 60 / (law.constant_hazard * lam)
         tau = M * (1 + float(lambertw(-math.exp(-1 - delta / M)).real))
         x = min(max(math.log(tau), lo), hi)
-        return _at_limit(evaluate(scenario, law, math.exp(x)), x, lo, hi)
+        return _at_limit(evaluate(process, law, math.exp(x)), x, lo, hi)
     # No plan of one checkpoint per cycle timed just before a predicted wipe-out
     # (CKPT-only under another failure law: uncapped).
     if law.r > 1:
@@ -534,13 +502,13 @@ def best_interval(scenario: Scenario, law: CycleLaw) -> TrainingEstimate:
     rho = lam * scenario.restart_minutes / 60
     span = math.log(max(law.restart_terms(rho)[2] - rho, 1e-300) * 60 / lam)
     x, terms, i = minimize_log_interval(
-        lambda log_tau: hours_grid(scenario, law, log_tau),
+        lambda log_tau: hours_grid(process, law, log_tau),
         lo,
         hi,
         span - math.log(_FEW_SEGMENTS),
         span,
     )
-    return _at_limit(estimate_from(scenario, law.name, law.r, math.exp(x), terms, i), x, lo, hi)
+    return _at_limit(estimate_from(process, law.name, law.r, math.exp(x), terms, i), x, lo, hi)
 
 
 def _at_limit(estimate: TrainingEstimate, x: float, lo: float, hi: float) -> TrainingEstimate:
@@ -550,11 +518,11 @@ def _at_limit(estimate: TrainingEstimate, x: float, lo: float, hi: float) -> Tra
 
 
 def evaluate_law(
-    scenario: Scenario, law: CycleLaw, tau_minutes: float | None, name: str
+    process: GroupProcess, law: CycleLaw, tau_minutes: float | None, name: str
 ) -> TrainingEstimate:
     """The estimate of ``law`` at ``tau_minutes`` (``None``: the best), labelled ``name``.
 
-    ``scenario`` is the one the law is priced on (:func:`priced_law`).
+    ``process`` is the one the law is priced on (:func:`priced_law`).
 
     With the expected repairs and planned restarts filled in
     (:func:`attach_repairs`), and the finite-run term of a law that asks for
@@ -565,18 +533,19 @@ def evaluate_law(
     >>> from spare_theory import strategy
     >>> sc = Scenario(gpus=1024, gpus_per_group=8, gpu_mtbf_hours=2000.0,
     ...               restart_minutes=20, checkpoint_minutes=5, work_hours=48)
-    >>> round(evaluate_law(sc, strategy("rep").cycle_law(128, 2), 60.0, "rep").hours, 2)
+    >>> law = strategy("rep").cycle_law(128, 2)
+    >>> round(evaluate_law(group_process(sc), law, 60.0, "rep").hours, 2)
     107.14
     """
     if tau_minutes is None:
-        estimate = best_interval(scenario, law)
+        estimate = best_interval(process, law)
     else:
-        estimate = evaluate(scenario, law, tau_minutes)
-    estimate = with_finite_run(attach_repairs(scenario, law, estimate), law, scenario)
+        estimate = evaluate(process, law, tau_minutes)
+    estimate = with_finite_run(attach_repairs(process, law, estimate), law, process)
     return estimate if estimate.strategy == name else dataclasses.replace(estimate, strategy=name)
 
 
-def attach_repairs(scenario: Scenario, law: CycleLaw, estimate: Any) -> Any:
+def attach_repairs(process: GroupProcess, law: CycleLaw, estimate: Any) -> Any:
     """``estimate`` with :func:`expected_repairs` and the planned restarts filled in.
 
     Unchanged for a law without repairs or planned restarts.
@@ -587,8 +556,9 @@ def attach_repairs(scenario: Scenario, law: CycleLaw, estimate: Any) -> Any:
     >>> sc = Scenario(gpus=1024, gpus_per_group=8, gpu_mtbf_hours=2000.0,
     ...               restart_minutes=20, checkpoint_minutes=5, work_hours=48,
     ...               repair_minutes=30)
-    >>> law = repair_cycle(Rep(sc.groups, 2), repair_rate(sc))
-    >>> round(attach_repairs(sc, law, evaluate(sc, law, 60.0)).repairs)
+    >>> process = group_process(sc)
+    >>> law = repair_cycle(Rep(sc.groups, 2), process.mu)
+    >>> round(attach_repairs(process, law, evaluate(process, law, 60.0)).repairs)
     53
     """
     if law.planned:
@@ -596,10 +566,10 @@ def attach_repairs(scenario: Scenario, law: CycleLaw, estimate: Any) -> Any:
         estimate = dataclasses.replace(estimate, planned_restarts=float(planned))
     if law.mu == 0:
         return estimate
-    return dataclasses.replace(estimate, repairs=expected_repairs(scenario, law, estimate.hours))
+    return dataclasses.replace(estimate, repairs=expected_repairs(process, law, estimate.hours))
 
 
-def expected_repairs(scenario: Scenario, law: CycleLaw, hours: float) -> float:
+def expected_repairs(process: GroupProcess, law: CycleLaw, hours: float) -> float:
     """Expected repairs over a run of ``hours``: ``hours lambda int Q N mu p du / int Q du``.
 
     The repair rate averaged over the cycle (restarts included); 0 for a law
@@ -611,16 +581,17 @@ def expected_repairs(scenario: Scenario, law: CycleLaw, hours: float) -> float:
     >>> sc = Scenario(gpus=1024, gpus_per_group=8, gpu_mtbf_hours=2000.0,
     ...               restart_minutes=20, checkpoint_minutes=5, work_hours=48,
     ...               repair_minutes=30)
-    >>> law = repair_cycle(Spare(sc.groups, 4), repair_rate(sc))
-    >>> round(expected_repairs(sc, law, 100.0), 1)
+    >>> process = group_process(sc)
+    >>> law = repair_cycle(Spare(sc.groups, 4), process.mu)
+    >>> round(expected_repairs(process, law, 100.0), 1)
     51.1
     """
     if not math.isfinite(hours):
         return math.inf
-    return hours * scenario.group_failure_rate_per_hour * law.repairs_per_cycle_time()
+    return hours * process.rate_per_hour * law.repairs_per_cycle_time()
 
 
-def wipeout_mean_hours(scenario: Scenario, law: CycleLaw) -> float:
+def wipeout_mean_hours(process: GroupProcess, law: CycleLaw) -> float:
     """Expected hours from a healthy start to the first wipe-out under ``law``.
 
     The law's closed form where it has one (CKPT-only ``1 / (N lambda)``;
@@ -634,21 +605,19 @@ def wipeout_mean_hours(scenario: Scenario, law: CycleLaw) -> float:
     >>> from spare_theory.cycles.spare import Spare
     >>> sc = Scenario(gpus=64 * 2048, gpus_per_group=2048, gpu_mtbf_hours=50_678.0,
     ...               restart_minutes=60, checkpoint_minutes=5, work_hours=100)
-    >>> round(wipeout_mean_hours(sc, Spare(64, 3)), 2)
+    >>> round(wipeout_mean_hours(group_process(sc), Spare(64, 3)), 2)
     6.78
     """
-    scenario = priced_scenario(scenario)
-    lam, mu = scenario.group_failure_rate_per_hour, repair_rate(scenario)
-    closed = law.mean_time_to_wipeout(mu)
+    closed = law.mean_time_to_wipeout(process.mu)
     if closed is None:
-        closed = repair_cycle(law, mu, 0.0, scenario.repair_law).mean_time
-    return closed / lam
+        closed = repair_cycle(law, process.mu, 0.0, process.repair_law).mean_time
+    return closed / process.rate_per_hour
 
 
 def estimate_plan(job: Resolved) -> TrainingEstimate:
     """The hour-level estimate of a resolved plan (its interval, or the best one).
 
-    Its law and priced scenario (:func:`priced_law`) evaluated by
+    Its process and law (:func:`priced_law`) evaluated by
     :func:`evaluate_law`, labelled with the strategy's name.
 
     Examples
@@ -660,11 +629,5 @@ def estimate_plan(job: Resolved) -> TrainingEstimate:
     >>> round(estimate_plan(job).hours, 2)
     107.14
     """
-    priced, law = priced_law(job.scenario, job.strategy, job.chosen_r, job.variables)
-    estimate = evaluate_law(priced, law, job.checkpoint_interval_minutes, job.strategy.name)
-    # The priced scenario turns a spare pool into repair times; its GPUs stay reserved.
-    sc = job.scenario
-    reserved = sc.gpus + (sc.spare_nodes or 0) * sc.gpus_per_node
-    if estimate.reserved_gpus == reserved:
-        return estimate
-    return dataclasses.replace(estimate, reserved_gpus=reserved)
+    process, law = priced_law(job.scenario, job.strategy, job.chosen_r, job.variables)
+    return evaluate_law(process, law, job.checkpoint_interval_minutes, job.strategy.name)

@@ -49,7 +49,7 @@ from numpy.typing import ArrayLike
 from .._samples import summary_text
 from ..cycles.base import CycleLaw, piece_survival
 from ..planning.bill import BADPUT_CAUSES, Bill, CostModel, make_bill, split_redundancy
-from .scenario import Scenario
+from .compose import GroupProcess
 
 __all__ = [
     "RenewalTerms",
@@ -644,18 +644,23 @@ def planned_kept(
     return compute + checkpoint
 
 
-def scaled_times(scenario: Scenario, tau_minutes: ArrayLike) -> tuple[float, np.ndarray, float]:
+def scaled_times(process: GroupProcess, tau_minutes: ArrayLike) -> tuple[float, np.ndarray, float]:
     """``(rho, kappa, d)``: restart, interval(s) and checkpoint in units of ``1/lambda``.
+
+    ``lambda`` is the process's priced rate (:attr:`GroupProcess.rate_per_hour
+    <spare_theory.hourly.compose.GroupProcess.rate_per_hour>`).
 
     Examples
     --------
+    >>> from spare_theory.hourly.compose import group_process
+    >>> from spare_theory import Scenario
     >>> sc = Scenario(gpus=1024, gpus_per_group=8, gpu_mtbf_hours=2000.0,
     ...               restart_minutes=30, checkpoint_minutes=6, work_hours=48)
-    >>> rho, kappa, d = scaled_times(sc, [60.0])
+    >>> rho, kappa, d = scaled_times(group_process(sc), [60.0])
     >>> round(rho, 6), kappa.tolist(), round(d, 6)
     (0.002, [0.004], 0.0004)
     """
-    lam = scenario.group_failure_rate_per_hour
+    scenario, lam = process.scenario, process.rate_per_hour
     return (
         lam * scenario.restart_minutes / 60,
         lam * np.asarray(tau_minutes, dtype=float) / 60,
@@ -664,7 +669,7 @@ def scaled_times(scenario: Scenario, tau_minutes: ArrayLike) -> tuple[float, np.
 
 
 def estimate_from(
-    scenario: Scenario,
+    process: GroupProcess,
     strategy: str,
     r: int,
     tau_minutes: float,
@@ -680,15 +685,18 @@ def estimate_from(
 
     Examples
     --------
+    >>> from spare_theory.hourly.compose import group_process
+    >>> from spare_theory import Scenario
     >>> from spare_theory.cycles.rep import CkptOnly, Rep
     >>> sc = Scenario(gpus=1024, gpus_per_group=8, gpu_mtbf_hours=2000.0,
     ...               restart_minutes=20, checkpoint_minutes=5, work_hours=48)
     >>> law = Rep(sc.groups, 2)
-    >>> terms = renewal_terms(law, *scaled_times(sc, [30.0, 60.0]))
-    >>> round(estimate_from(sc, "rep", 2, 60.0, terms, 1).hours, 2)
+    >>> process = group_process(sc)
+    >>> terms = renewal_terms(law, *scaled_times(process, [30.0, 60.0]))
+    >>> round(estimate_from(process, "rep", 2, 60.0, terms, 1).hours, 2)
     107.14
     """
-    lam = scenario.group_failure_rate_per_hour
+    scenario, lam = process.scenario, process.rate_per_hour
     values = {k: float(getattr(terms, k)[i]) for k in _PARTS}
     log_q0 = terms.log_q0
     total = sum(values[k] for k in _PARTS)
@@ -727,23 +735,24 @@ def estimate_from(
 
 
 def evaluate(
-    scenario: Scenario,
+    process: GroupProcess,
     law: CycleLaw,
     tau_minutes: float,
     *,
     strategy: str | None = None,
 ) -> TrainingEstimate:
-    """The renewal-reward estimate of ``scenario`` under cycle law ``law`` at interval ``tau``.
+    """The renewal-reward estimate of ``process`` under cycle law ``law`` at interval ``tau``.
 
     No argument checks (see :func:`spare_theory.training.estimate.time_to_train`, the
     checked front door).
 
     Parameters
     ----------
-    scenario : Scenario
-        Cluster, failure rate, costs and work.
+    process : GroupProcess
+        The run as priced: cluster, failure rate, costs and work
+        (:func:`~spare_theory.hourly.compose.group_process`).
     law : CycleLaw
-        The strategy's cycle at ``N = scenario.groups``
+        The strategy's cycle at ``N = process.groups``
         (:meth:`Strategy.cycle_law <spare_theory.strategies.base.Strategy.cycle_law>`).
     tau_minutes : float
         Compute time between checkpoints, minutes, ``> 0``.
@@ -757,30 +766,34 @@ def evaluate(
 
     Examples
     --------
+    >>> from spare_theory.hourly.compose import group_process
+    >>> from spare_theory import Scenario
     >>> from spare_theory.cycles.rep import CkptOnly, Rep
     >>> sc = Scenario(gpus=1024, gpus_per_group=8, gpu_mtbf_hours=2000.0,
     ...               restart_minutes=20, checkpoint_minutes=5, work_hours=48)
-    >>> round(evaluate(sc, Rep(sc.groups, 2), 60.0).hours, 2)
+    >>> round(evaluate(group_process(sc), Rep(sc.groups, 2), 60.0).hours, 2)
     107.14
     """
-    terms = renewal_terms(law, *scaled_times(scenario, [tau_minutes]))
+    terms = renewal_terms(law, *scaled_times(process, [tau_minutes]))
     name = law.name if strategy is None else strategy
-    return estimate_from(scenario, name, law.r, tau_minutes, terms, 0)
+    return estimate_from(process, name, law.r, tau_minutes, terms, 0)
 
 
 def hours_grid(
-    scenario: Scenario, law: CycleLaw, log_tau: ArrayLike
+    process: GroupProcess, law: CycleLaw, log_tau: ArrayLike
 ) -> tuple[RenewalTerms, np.ndarray]:
     """The terms and hours per hour of work at every ``tau = exp(log_tau)`` minutes.
 
     Examples
     --------
+    >>> from spare_theory.hourly.compose import group_process
+    >>> from spare_theory import Scenario
     >>> from spare_theory.cycles.rep import CkptOnly, Rep
     >>> sc = Scenario(gpus=1024, gpus_per_group=8, gpu_mtbf_hours=2000.0,
     ...               restart_minutes=20, checkpoint_minutes=5, work_hours=48)
-    >>> terms, ratio = hours_grid(sc, Rep(sc.groups, 2), np.log([30.0, 60.0]))
+    >>> terms, ratio = hours_grid(group_process(sc), Rep(sc.groups, 2), np.log([30.0, 60.0]))
     >>> print(np.round(48 * ratio, 2))
     [114.4  107.14]
     """
-    terms = renewal_terms(law, *scaled_times(scenario, np.exp(np.asarray(log_tau, dtype=float))))
+    terms = renewal_terms(law, *scaled_times(process, np.exp(np.asarray(log_tau, dtype=float))))
     return terms, terms.hours_per_work_hour()

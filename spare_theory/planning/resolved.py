@@ -21,14 +21,14 @@ __all__ = ["ModelStrategy", "Resolved"]
 
 class ModelStrategy(Protocol):
     """What the hour-level model asks of a strategy (:class:`~spare_theory.strategies.base.Strategy`
-    has it): its own law on a whole scenario, or its cycle laws for the mechanisms to extend."""
+    has it): its own law on a priced process, or its cycle laws for the mechanisms to extend."""
 
     @property
     def name(self) -> str: ...
 
     def check_microbatches(self, microbatches: int) -> int: ...
 
-    def hourly_law(self, scenario: Any, r: int, *, merged: float = ..., **plan: Any) -> Any: ...
+    def hourly_law(self, process: Any, r: int, **plan: Any) -> Any: ...
 
     def wipeout_units(
         self, N: int, r: int, *, placement: str = ..., domain_size: int | None = ...

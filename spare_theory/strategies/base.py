@@ -19,7 +19,7 @@ needs to know about it, so that no other module compares a strategy's name:
   of :mod:`spare_theory.cycles` (repairs, planned restarts) extend, or its
   own law on a whole scenario (:meth:`Strategy.hourly_law`) when those
   mechanisms do not describe it; the scenario fields it does not model
-  (:meth:`Strategy.check_scenario`);
+  (:meth:`Strategy.check_process`);
 - **its step-level model**: its cycle tables for the published step-level
   simulator's closed form (:meth:`Strategy.step_cycle`,
   :meth:`Strategy.step_repair_cycle`);
@@ -231,12 +231,14 @@ class Strategy(ABC):
 
     # -- hour-level model ------------------------------------------------------
 
-    def check_scenario(self, scenario: Any) -> None:
+    def check_process(self, process: Any) -> None:
         """Raise ``ValueError`` naming the fields the strategy's closed form does not model.
 
-        Asked by the hour-level model only: the event simulations play every
-        field.  The default refuses none (the published strategies' other
-        refusals live in the model).
+        ``process``: the :class:`~spare_theory.hourly.compose.GroupProcess` the
+        hour-level model prices (what it keeps of the scenario's fields after
+        its approximations).  Asked by the hour-level model only: the event
+        simulations play every field.  The default refuses none (the
+        published strategies' other refusals live in the model).
         """
         return None
 
@@ -245,8 +247,8 @@ class Strategy(ABC):
 
         :func:`spare_theory.optimal_plan` then plans by the event simulation
         (``Plan.method == "simulation"``) and says this reason.  The default
-        is the message of :meth:`check_scenario`'s refusal of the scenario
-        the model prices (:func:`~spare_theory.hourly.compose.priced_scenario`:
+        is the message of :meth:`check_process`'s refusal of the process
+        the model prices (:func:`~spare_theory.hourly.compose.group_process`:
         a spare pool and non-exponential repairs, laws and lemons mapped onto
         exponential ones, as :func:`~spare_theory.time_to_train` prices
         them); a strategy may also name a region where its closed form is
@@ -270,14 +272,14 @@ class Strategy(ABC):
         if not isinstance(scenario, Scenario):
             return None
         # Imported here: the simulations import this module and load no model.
-        from ..hourly.compose import priced_scenario
+        from ..hourly.compose import group_process
 
         try:
-            priced = priced_scenario(scenario)
+            process = group_process(scenario)
         except ValueError:  # as the model does: a law ending at every failure may price it
-            priced = scenario
+            process = group_process(scenario, repairs=False)
         try:
-            self.check_scenario(priced)
+            self.check_process(process)
         except ValueError as exc:
             return str(exc)
         if scenario.exponential or scenario.renewal != "group":
@@ -318,17 +320,15 @@ class Strategy(ABC):
         except ValueError:  # no r = 2 (CKPT-only): a constant step cost
             return False
 
-    def hourly_law(
-        self, scenario: Any, r: int, *, merged: float = 0.0, **plan: Any
-    ) -> CycleLaw | None:
-        """The strategy's own cycle law on a whole hour-level scenario (``None``, the default:
-        :meth:`cycle_law` extended by the scenario's mechanisms,
-        :func:`~spare_theory.hourly.model.scenario_cycle`).
+    def hourly_law(self, process: Any, r: int, **plan: Any) -> CycleLaw | None:
+        """The strategy's own cycle law on a whole priced process (``None``, the default:
+        :meth:`cycle_law` extended by the process's mechanisms,
+        :func:`~spare_theory.hourly.model.priced_law`).
 
-        ``plan``: the checked plan variables (:meth:`check_plan`).  ``merged``:
-        the share of a group's failures (on the priced scenario) that come
-        with another failure of the same burst, where failure domains were
-        folded into the rate (:func:`~spare_theory.hourly.compose.priced_scenario`).
+        ``process``: the :class:`~spare_theory.hourly.compose.GroupProcess` the
+        model prices (its rate, repairs, and ``merged``: the share of a
+        group's failures that come with another of the same folded burst).
+        ``plan``: the checked plan variables (:meth:`check_plan`).
         """
         return None
 

@@ -201,29 +201,32 @@ class ElasticStrategy(Strategy):
 
         return elastic_cycle(N, N - r, self.default_quorum(N, r))
 
-    def check_scenario(self, scenario: Any) -> None:
+    def check_process(self, process: Any) -> None:
         """Refuse what the elastic law has no model for (failure laws, domains, lemons, ...).
 
         Raises
         ------
         ValueError
-            Naming the fields: ``failure_law`` other than exponential,
-            ``domain_size``, ``lemon_fraction``, ``planned_restart_failures``
-            or ``planned_restart_cost``, a ``rejoin_minutes`` (an elastic job
-            stalls ``reconfigure_minutes`` per rejoin and heals in
-            ``heal_minutes``), a ``repair_law`` other than exponential (the
-            down-count chain needs memoryless repairs: fixed 1 h repairs are
-            8.7 % off, ``docs/theory.md`` section 8).
+            Naming the fields the process keeps that the law does not model:
+            ``failure_law`` other than exponential, ``domain_size``,
+            ``lemon_fraction`` (under repairs all three are priced at their
+            mean rate, :func:`~spare_theory.hourly.compose.group_process`),
+            ``planned_restart_failures`` or ``planned_restart_cost``, a
+            ``rejoin_minutes`` (an elastic job stalls ``reconfigure_minutes``
+            per rejoin and heals in ``heal_minutes``), a ``repair_law`` other
+            than exponential (the down-count chain needs memoryless repairs:
+            fixed 1 h repairs are 8.7 % off, ``docs/theory.md`` section 8).
         """
+        scenario = process.scenario
         fields = {
-            "failure_law": not scenario.exponential,
-            "domain_size": scenario.domain_size is not None,
-            "lemon_fraction": scenario.lemon_fraction > 0,
+            "failure_law": process.clocks,
+            "domain_size": process.domains,
+            "lemon_fraction": process.lemons,
             "planned_restart_failures": scenario.planned_restart_failures is not None,
             "planned_restart_cost": scenario.planned_restart_cost is not None,
             "rejoin_minutes": scenario.rejoin_minutes > 0,
-            "repair_law": scenario.repair_minutes is not None
-            and not (isinstance(scenario.repair_law, str) and scenario.repair_law == "exponential"),
+            "repair_law": process.repair_minutes is not None
+            and not (isinstance(process.repair_law, str) and process.repair_law == "exponential"),
         }
         clashes = [name for name, on in fields.items() if on]
         if clashes:
@@ -234,19 +237,19 @@ class ElasticStrategy(Strategy):
                 "repairs, no domains, lemons or planned restarts)"
             )
 
-    def hourly_law(
-        self, scenario: Any, r: int, *, merged: float = 0.0, **plan: Any
-    ) -> ElasticCycle:
-        """:class:`~spare_theory.cycles.elastic.ElasticCycle` on the scenario's costs.
+    def hourly_law(self, process: Any, r: int, **plan: Any) -> ElasticCycle:
+        """:class:`~spare_theory.cycles.elastic.ElasticCycle` on the process's rate and costs.
 
         ``rho = lambda R``, ``s = lambda * reconfigure_minutes``, ``mu = 1 /
-        (lambda (repair_minutes + heal_minutes))`` (0 without repairs); a
-        burst's failures are one membership change (``merged``).
+        (lambda (repair_minutes + heal_minutes))`` (0 without repairs), with
+        ``lambda`` the process's priced rate; a burst's failures are one
+        membership change (the process's ``merged``).
         """
-        self.check_scenario(scenario)
-        N, lam = scenario.groups, scenario.group_failure_rate_per_hour
+        self.check_process(process)
+        scenario, lam = process.scenario, process.rate_per_hour
+        N = scenario.groups
         q = int(self.check_plan(N, r, plan)["min_groups"])
-        out = None if scenario.repair_minutes is None else scenario.repair_minutes
+        out = process.repair_minutes
         mu = 0.0 if out is None else 60.0 / (lam * (out + scenario.heal_minutes))
         from ..cycles.elastic import elastic_cycle
 
@@ -257,7 +260,7 @@ class ElasticStrategy(Strategy):
             rho=lam * scenario.restart_minutes / 60,
             stall=lam * scenario.reconfigure_minutes / 60,
             mu=mu,
-            merged=merged,
+            merged=process.merged,
         )
 
     def caveats(self, scenario: Any, r: int | None) -> list[str]:

@@ -39,6 +39,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 from scipy import stats
 
+from ..hourly.compose import group_process
 from ..hourly.scenario import Scenario
 from ..lifetimes.laws import EXPONENTIAL
 from ..steps.scenario import StepScenario
@@ -414,18 +415,18 @@ PARTS: tuple[Part, ...] = (
         check=_strs,
     ),
     Part(
-        "check_scenario",
+        "check_process",
         False,
-        "refuses the hour-level fields it does not model",
-        call=lambda s, p: s.check_scenario(p.scenario),
+        "refuses the hour-level fields it does not model, on the process the model prices",
+        call=lambda s, p: s.check_process(group_process(p.scenario)),
         check=_nothing,
         may_refuse=True,
     ),
     Part(
         "hourly_law",
         False,
-        "its own cycle law on a whole scenario (None: cycle_law extended)",
-        call=lambda s, p: s.hourly_law(p.scenario, p.r, **p.plan),
+        "its own cycle law on a priced process (None: cycle_law extended)",
+        call=lambda s, p: s.hourly_law(group_process(p.scenario), p.r, **p.plan),
         check=_optional(_cycle_law),
         may_refuse=True,
     ),

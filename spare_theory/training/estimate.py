@@ -21,7 +21,7 @@ from typing import Any, overload
 import numpy as np
 
 from .._validation import NoClosedFormError, as_count
-from ..hourly.compose import check_split, priced_scenario
+from ..hourly.compose import check_split, group_process
 from ..hourly.model import estimate_plan, wipeout_mean_hours
 from ..hourly.renewal import TrainingEstimate
 from ..hourly.scenario import Scenario
@@ -301,15 +301,15 @@ def mean_time_to_wipeout(
         raise ValueError(f"scenario must be a Scenario, got {type(scenario).__name__}")
     check_wipeout_fields(job.scenario, NoClosedFormError)
     chosen, r = job.strategy, job.chosen_r
-    scenario = priced_scenario(job.scenario)
-    own = chosen.hourly_law(scenario, r, **job.variables)
+    process = group_process(job.scenario)
+    own = chosen.hourly_law(process, r, **job.variables)
     if own is not None:
         # The own law carries its repair rate (the elastic one: repair plus heal).
         mean = own.mean_time_to_wipeout(own.mu)
         if mean is not None:
-            return mean / scenario.group_failure_rate_per_hour
-        return wipeout_mean_hours(scenario, own)
-    return wipeout_mean_hours(scenario, chosen.cycle_law(scenario.groups, r))
+            return mean / process.rate_per_hour
+        return wipeout_mean_hours(process, own)
+    return wipeout_mean_hours(process, chosen.cycle_law(process.groups, r))
 
 
 def step_estimate(
