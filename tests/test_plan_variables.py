@@ -158,3 +158,49 @@ def test_the_cli_imports_and_plans_it(rebalance, capsys):
     assert "max down" in capsys.readouterr().out
     assert main(["--import", "no_such_module_here", "optimize"]) == 2
     assert "--import no_such_module_here: No module named" in capsys.readouterr().err
+
+
+# ---------------------------------------------------------------------------
+# check_strategy runs a plan on its probe: a variable that does not plug in is named.
+# ---------------------------------------------------------------------------
+
+
+def _problems(obj: Any) -> list[str]:
+    with pytest.raises(TypeError) as caught:
+        check_strategy(obj, replace=True)
+    return [line.strip() for line in str(caught.value).splitlines()[1:]]
+
+
+def test_the_checker_names_a_variable_that_does_not_plug_in(rebalance):
+    base = rebalance.RebalanceStrategy
+
+    class NoDefault(base):
+        def check_plan(self, N: int, r: int, plan: Any) -> dict[str, Any]:
+            return {}  # the declared max_down is never filled in
+
+    class Elsewhere(base):
+        def plan_search(self, N: int, r: int) -> Any:
+            return "min_down", np.arange(1, 4)
+
+    class Deaf(base):
+        def failure_rules(self, N: int, r: int, **kwargs: Any) -> Any:
+            return rebalance.RebalanceRules(N, kwargs["max_downs"])  # a typo
+
+    class Keyless(rebalance.RebalanceCycle):
+        def cache_key(self) -> tuple:
+            return (type(self).__qualname__, self.N)  # without the plan variable
+
+    class Forgetful(base):
+        def hourly_law(self, scenario: Any, r: int, *, merged: float = 0.0, **plan: Any) -> Any:
+            return Keyless(scenario.groups, self.check_plan(scenario.groups, r, plan)["max_down"])
+
+    assert _problems(NoDefault()) == [
+        "check_plan: returned the variables [] for the declared ['max_down'] (a value for each, "
+        "defaults filled in)"
+    ]
+    assert _problems(Elsewhere()) == [
+        "plan_search: searches 'min_down', not one of plan_variables ('max_down',)"
+    ]
+    assert _problems(Deaf()) == ["failure_rules: raised KeyError: 'max_downs'"]
+    (problem,) = _problems(Forgetful())
+    assert problem.startswith("hourly_law: its laws at {'max_down': 1} and {'max_down': 8} differ")

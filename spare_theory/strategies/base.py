@@ -78,9 +78,10 @@ class Strategy(ABC):
     Subclasses set :attr:`name` and :attr:`label` and implement
     :meth:`cycle_law`, :meth:`failure_rules`, :meth:`step_cycle` and
     :meth:`step_rule`; the rest has defaults.  What the methods return
-    follows the protocols of :mod:`spare_theory.strategies.protocols`, whose
-    ``PARTS`` lists every part; :func:`spare_theory.check_strategy` checks a
-    subclass (``examples/standby.py`` is one written from scratch).
+    follows the protocols of :mod:`spare_theory.strategies.protocols`;
+    :data:`~spare_theory.strategies.parts.PARTS` lists every part, and
+    :func:`spare_theory.check_strategy` checks a subclass
+    (``examples/standby.py`` is one written from scratch).
 
     Examples
     --------
