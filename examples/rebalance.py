@@ -17,8 +17,8 @@ The step level is refused.
 ``import rebalance`` registers it; then ``time_to_train(scenario,
 "rebalance", max_down=4)``, ``optimal_plan(scenario, "rebalance")`` (whose
 ``Plan.variables`` holds the best ``max_down``), ``simulate_training(...,
-max_down=4)`` and ``spare-theory --import rebalance optimize --strategy
-rebalance`` take it.
+max_down=4)`` and ``spare-theory --import examples/rebalance.py optimize
+--strategy rebalance`` take it.
 """
 
 from __future__ import annotations

@@ -156,8 +156,8 @@ def test_the_cli_imports_and_plans_it(rebalance, capsys):
     assert data["hours"] == pytest.approx(plan.hours, rel=1e-12) and data["r"] is None
     assert main(argv) == 0
     assert "max down" in capsys.readouterr().out
-    assert main(["--import", "no_such_module_here", "optimize"]) == 2
-    assert "--import no_such_module_here: No module named" in capsys.readouterr().err
+    assert main(["--import", "no_such_file.py", "optimize"]) == 2
+    assert "--import no_such_file.py: [Errno 2] No such file" in capsys.readouterr().err
 
 
 # ---------------------------------------------------------------------------

@@ -120,10 +120,10 @@ def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
     )
     parser.add_argument(
         "--import",
-        metavar="MODULE",
-        help="import MODULE (a dotted name, or a file ending in .py) before anything else, "
-        "once per option: a module that registers a strategy (spare_theory.register_strategy) "
-        "makes it a choice of --strategy, e.g. --import examples/rebalance.py",
+        metavar="FILE",
+        help="import the Python file FILE before anything else, once per option: a file that "
+        "registers a strategy (spare_theory.register_strategy) makes it a choice of "
+        "--strategy, e.g. --import examples/rebalance.py",
     )
     commands = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
     table = commands.add_parser("table", help="theory-versus-simulation error tables")
@@ -222,26 +222,23 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _imported(argv: list[str]) -> list[str]:
-    """Import the module of each ``--import MODULE`` (before the parser lists the strategies).
+    """Import the file of each ``--import FILE`` (before the parser lists the strategies).
 
-    Returns the other arguments.  A file ``*.py`` is imported under its stem
-    (its rule factories then pickle by that name); ``ValueError`` names one
-    that does not import or registers a malformed strategy.
+    Returns the other arguments.  A file is imported as a module named by its
+    stem (its rule factories then pickle by that name); ``ValueError`` names
+    one that does not import or registers a malformed strategy.
     """
     pre = argparse.ArgumentParser(add_help=False, allow_abbrev=False)
     pre.add_argument("--import", dest="modules", action="append", default=[])
     known, rest = pre.parse_known_args(argv)
     for name in known.modules:
+        spec = importlib.util.spec_from_file_location(Path(name).stem, name)
         try:
-            if name.endswith(".py"):
-                spec = importlib.util.spec_from_file_location(Path(name).stem, name)
-                if spec is None or spec.loader is None:
-                    raise ImportError(f"no module at {name}")
-                module = importlib.util.module_from_spec(spec)
-                sys.modules[spec.name] = module
-                spec.loader.exec_module(module)
-            else:
-                importlib.import_module(name)
+            if spec is None or spec.loader is None:
+                raise ImportError("not a Python file")
+            module = importlib.util.module_from_spec(spec)
+            sys.modules[spec.name] = module
+            spec.loader.exec_module(module)
         except (ImportError, OSError, TypeError) as exc:  # TypeError: a malformed strategy
             raise ValueError(f"--import {name}: {exc}") from exc
     return rest
