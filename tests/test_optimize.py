@@ -250,7 +250,7 @@ def test_plan_does_not_repeat_its_estimate():
         "hours_by_r",
         "planned_restart_failures",  # the planned-restart trigger, not part of the estimate
         "planned_restart_cost",  # the step-cost threshold realising that trigger
-        "min_groups",  # an elastic plan's quorum
+        "variables",  # the strategy's own plan variables (an elastic plan's quorum)
         "microbatches",  # the pieces per shard it was planned with
         "method",  # model or simulation
         "verified_hours",  # what verification measured, not part of the estimate

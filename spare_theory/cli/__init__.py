@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import importlib.util
 import json
 import os
 import sys
@@ -117,6 +118,13 @@ def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
     parser.add_argument(
         "--version", action="version", version=f"spare-theory {spare_theory.__version__}"
     )
+    parser.add_argument(
+        "--import",
+        metavar="FILE",
+        help="import the Python file FILE before anything else, once per option: a file that "
+        "registers a strategy (spare_theory.register_strategy) makes it a choice of "
+        "--strategy, e.g. --import examples/rebalance.py",
+    )
     commands = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
     table = commands.add_parser("table", help="theory-versus-simulation error tables")
     tables = table.add_subparsers(dest="table", required=True, parser_class=_Parser)
@@ -187,7 +195,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     0
     """
     try:
-        argv = sys.argv[1:] if argv is None else list(argv)
+        argv = _imported(sys.argv[1:] if argv is None else list(argv))
         args = build_parser(argv).parse_args(argv)
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("default")  # once per place, as Python shows them
@@ -211,6 +219,29 @@ def main(argv: Sequence[str] | None = None) -> int:
     except BrokenPipeError:  # piped into head: the reader left, nothing more to say
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
     return output.exit_code
+
+
+def _imported(argv: list[str]) -> list[str]:
+    """Import the file of each ``--import FILE`` (before the parser lists the strategies).
+
+    Returns the other arguments.  A file is imported as a module named by its
+    stem (its rule factories then pickle by that name); ``ValueError`` names
+    one that does not import or registers a malformed strategy.
+    """
+    pre = argparse.ArgumentParser(add_help=False, allow_abbrev=False)
+    pre.add_argument("--import", dest="modules", action="append", default=[])
+    known, rest = pre.parse_known_args(argv)
+    for name in known.modules:
+        spec = importlib.util.spec_from_file_location(Path(name).stem, name)
+        try:
+            if spec is None or spec.loader is None:
+                raise ImportError("not a Python file")
+            module = importlib.util.module_from_spec(spec)
+            sys.modules[spec.name] = module
+            spec.loader.exec_module(module)
+        except (ImportError, OSError, TypeError) as exc:  # TypeError: a malformed strategy
+            raise ValueError(f"--import {name}: {exc}") from exc
+    return rest
 
 
 def _said(caught: list[warnings.WarningMessage]) -> list[str]:

@@ -165,7 +165,7 @@ def plan_record(
     est = plan.estimate
     key = None if plan.r is None else chosen.r_variable  # what the plan's r is called
     low, high = (None, None) if key is None else plan.r_within(R_TOLERANCE)
-    own = {name: getattr(plan, name) for name in chosen.plan_variables}
+    own = dict(plan.variables)
     variables = ({} if key is None else {key: plan.r}) | own
     record |= {
         "modelled": True,

@@ -10,7 +10,8 @@ the best hours at every redundancy scanned, and the plan variables beyond
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from typing import Any, Generic, Protocol, TypeVar
 
 import numpy as np
@@ -100,9 +101,11 @@ class Plan(Generic[EstimateT]):
     #: ``k``-th group goes down, ``ceil(N/(N-k))``; ``None`` when no threshold gives
     #: that ``k`` (the cost does not step up at ``k``; Rep) or without planned restarts.
     planned_restart_cost: float | None = None
-    #: Best quorum ``q`` (fewest groups up for the job to go on) of an elastic
-    #: plan; ``None`` for the strategies that have no quorum.
-    min_groups: int | None = None
+    #: The strategy's own plan variables beyond ``r`` and the interval, by the names its
+    #: ``plan_variables`` declares (:class:`~spare_theory.strategies.base.Strategy`): the
+    #: quorum of elastic DP and hot spares, ``{"min_groups": q}``; empty for a strategy
+    #: without any.
+    variables: Mapping[str, Any] = field(default_factory=dict)
     #: Pieces per shard ``m`` the plan was made with (the scenario's field, or the
     #: ``microbatches`` keyword folded into it); 1: whole shards.
     microbatches: int = 1
@@ -118,6 +121,14 @@ class Plan(Generic[EstimateT]):
     #: Whether verification replaced the searched plan by a neighbour that simulated
     #: better by more than two standard errors of the paired difference.
     moved_by_verification: bool = False
+
+    @property
+    def min_groups(self) -> int | None:
+        """Best quorum ``q`` (fewest groups up for the job to go on) of an elastic plan.
+
+        ``variables["min_groups"]``; ``None`` for the strategies that have no quorum.
+        """
+        return self.variables.get("min_groups")
 
     @property
     def model_error(self) -> float | None:
@@ -271,9 +282,7 @@ class Plan(Generic[EstimateT]):
         ==============================================================================
         """
         plan, figures, notes = self.estimate.summary_rows()
-        chosen: list[tuple[str, Any]] = []
-        if self.min_groups is not None:
-            chosen.append(("quorum min_groups", self.min_groups))
+        chosen: list[tuple[str, Any]] = list(self.variables.items())
         if self.planned_restart_failures is not None:
             chosen.append(("planned restart at", f"{self.planned_restart_failures} down"))
         if self.r is not None and len(self.r_values) > 1:

@@ -58,7 +58,7 @@ def _plan_record(
         "r": plan.r,
         "checkpoint_interval_minutes": est.checkpoint_interval_minutes,
         "interval_limit": est.interval_limit,
-        "plan_variables": {v: getattr(plan, v) for v in chosen.plan_variables},
+        "plan_variables": dict(plan.variables),
         "hours": est.hours,
         "availability": est.availability,
         "uptime": est.uptime,

@@ -42,7 +42,6 @@ import pandas as pd
 from .._caching import cached
 from .._parallel import map_tasks
 from .._validation import as_seed_sequence, child_seed
-from ..strategies.registry import strategy
 from ..traces.failure_log import infinitehbd_failure_log
 from ..traces.pools import log_spares, replayed_shortage, replayed_spares
 from ..traces.replay import replay_training
@@ -112,7 +111,7 @@ def trace_cell(task: tuple) -> dict[str, Any]:
     full = trace_scenario(gpus)
     spares = full.spare_nodes
     plan = optimal_plan(full, name)
-    variables = {k: getattr(plan, k) for k in strategy(name).plan_variables}
+    variables = dict(plan.variables)
     tau = plan.checkpoint_interval_minutes  # an hour-level plan always has one
     row: dict[str, Any] = {
         "gpus": gpus,

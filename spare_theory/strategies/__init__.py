@@ -11,7 +11,7 @@ __getattr__, __dir__, __all__ = attach(
         "FailureRuleFactory": "protocols",
         "HourlyCycleLaw": "protocols",
         "HotSparesStrategy": "elastic",
-        "PARTS": "protocols",
+        "PARTS": "parts",
         "PATIENCE": "base",
         "PUBLISHED_STRATEGIES": "registry",
         "RepStrategy": "rep",

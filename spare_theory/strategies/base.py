@@ -78,9 +78,10 @@ class Strategy(ABC):
     Subclasses set :attr:`name` and :attr:`label` and implement
     :meth:`cycle_law`, :meth:`failure_rules`, :meth:`step_cycle` and
     :meth:`step_rule`; the rest has defaults.  What the methods return
-    follows the protocols of :mod:`spare_theory.strategies.protocols`, whose
-    ``PARTS`` lists every part; :func:`spare_theory.check_strategy` checks a
-    subclass (``examples/standby.py`` is one written from scratch).
+    follows the protocols of :mod:`spare_theory.strategies.protocols`;
+    :data:`~spare_theory.strategies.parts.PARTS` lists every part, and
+    :func:`spare_theory.check_strategy` checks a subclass
+    (``examples/standby.py`` is one written from scratch).
 
     Examples
     --------
@@ -171,37 +172,29 @@ class Strategy(ABC):
         return m
 
     #: Plan variables beyond ``r`` and the checkpoint interval: keywords of the
-    #: front doors (``time_to_train(..., min_groups=q)``) and fields of
-    #: :class:`~spare_theory.planning.plan.Plan` of the same names.
+    #: front doors (``time_to_train(..., min_groups=q)``, which refuse any other
+    #: name), keys of :attr:`Plan.variables <spare_theory.planning.plan.Plan.variables>`,
+    #: and keywords of every method that takes ``**plan``.
     plan_variables: ClassVar[tuple[str, ...]] = ()
 
     def check_plan(self, N: int, r: int, plan: Mapping[str, Any]) -> dict[str, Any]:
         """The plan variables ``plan`` checked at ``N`` groups and ``r``, defaults filled in.
 
-        ``None`` stands for "not given".  The default refuses every variable:
-        the strategy has none.
+        ``plan`` names only variables of :attr:`plan_variables` (the front
+        doors refuse the others), ``None`` standing for "not given"; the
+        result has a value for each of them.  The default: no variables.
 
         Raises
         ------
         ValueError
-            Naming a variable the strategy does not take or a value out of range.
+            Naming a variable whose value is out of range.
 
         Examples
         --------
         >>> from spare_theory import strategy
-        >>> strategy("spare").check_plan(64, 4, {"min_groups": None})
-        {}
-        >>> strategy("spare").check_plan(64, 4, {"min_groups": 3})
-        Traceback (most recent call last):
-        ...
-        ValueError: min_groups is not a plan variable of strategy 'spare' (it takes none)
+        >>> strategy("spare").check_plan(64, 4, {}), strategy("elastic").check_plan(64, 0, {})
+        ({}, {'min_groups': 32})
         """
-        for name, value in plan.items():
-            if value is not None and name not in self.plan_variables:
-                taken = ", ".join(self.plan_variables) or "none"
-                raise ValueError(
-                    f"{name} is not a plan variable of strategy {self.name!r} (it takes {taken})"
-                )
         return {}
 
     def plan_search(self, N: int, r: int) -> tuple[str, np.ndarray] | None:

@@ -15,7 +15,7 @@ from typing import Any
 from .base import Strategy
 from .ckpt import CkptStrategy
 from .elastic import ElasticStrategy, HotSparesStrategy
-from .protocols import strategy_problems
+from .parts import strategy_problems
 from .rep import RepStrategy
 from .spare import SpareStrategy
 
@@ -125,7 +125,7 @@ def registered_strategies() -> tuple[str, ...]:
 def check_strategy(obj: Any, *, replace: bool = False) -> None:
     """Raise ``TypeError`` naming each missing or malformed part of the strategy ``obj``.
 
-    The parts are those of :data:`~spare_theory.strategies.protocols.PARTS`
+    The parts are those of :data:`~spare_theory.strategies.parts.PARTS`
     (one table: the required methods, the optional hooks and the class
     attributes): a missing one, a class attribute of the wrong type, an
     abstract method left unimplemented, a method that fails on a small probe

@@ -64,7 +64,6 @@ def replay_training(
     checkpoint_interval_minutes: float | None = None,
     checkpoint_every_steps: int | None = None,
     microbatches: int = 1,
-    min_groups: int | None = None,
     trials: int,
     seed: int | np.random.SeedSequence,
     executor: cf.Executor | None = None,
@@ -72,6 +71,7 @@ def replay_training(
     gpus_per_node: int = 8,
     mapping: str = "bootstrap",
     repairs: str = "log",
+    **plan: Any,
 ) -> Any:
     """Simulate ``trials`` runs of a plan on a cluster that fails as the log says.
 
@@ -113,8 +113,9 @@ def replay_training(
         the pool when the log says); ``"scenario"``: only the fault times
         come from the log and the scenario's repair fields decide (none:
         down until the next global restart, as in the model).
-    microbatches, min_groups
-        As for :func:`spare_theory.time_to_train`.
+    microbatches, **plan
+        As for :func:`spare_theory.time_to_train` (``plan``: the strategy's
+        plan variables).
     executor, progress
         As :func:`spare_theory.simulate_training`.
     gpus_per_node : int
@@ -151,7 +152,7 @@ def replay_training(
         checkpoint_interval_minutes=checkpoint_interval_minutes,
         checkpoint_every_steps=checkpoint_every_steps,
         microbatches=microbatches,
-        min_groups=min_groups,
+        **plan,
     )
     if isinstance(job.scenario, Scenario) and job.checkpoint_interval_minutes is None:
         try:

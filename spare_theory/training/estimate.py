@@ -58,7 +58,7 @@ def time_to_train(
     checkpoint_interval_minutes: float | None = None,
     checkpoint_every_steps: int | None = None,
     microbatches: int = 1,
-    min_groups: int | None = None,
+    **plan: Any,
 ) -> TrainingEstimate: ...
 
 
@@ -71,7 +71,7 @@ def time_to_train(
     checkpoint_interval_minutes: float | None = None,
     checkpoint_every_steps: int | None = None,
     microbatches: int = 1,
-    min_groups: int | None = None,
+    **plan: Any,
 ) -> StepEstimate: ...
 
 
@@ -83,7 +83,7 @@ def time_to_train(
     checkpoint_interval_minutes: float | None = None,
     checkpoint_every_steps: int | None = None,
     microbatches: int = 1,
-    min_groups: int | None = None,
+    **plan: Any,
 ) -> TrainingEstimate | StepEstimate:
     """Expected wall-clock time of a training run and its breakdown.
 
@@ -129,10 +129,14 @@ def time_to_train(
         (:class:`spare_theory.cycles.spare.SpareSplit`).  Folded into the
         scenario's ``microbatches`` field: used when that field is 1, an
         equal value agrees, another raises ``ValueError``.
-    min_groups : int, optional
-        The quorum ``q`` (fewest groups up for the job to go on) of
-        ``"elastic"`` (default ``ceil(N/2)``) and ``"hot_spares"`` (default
-        ``N - r``); a strategy without a quorum refuses it.
+    **plan
+        The strategy's own plan variables, by the names it declares
+        (:attr:`Strategy.plan_variables
+        <spare_theory.strategies.base.Strategy.plan_variables>`; ``None``
+        or absent: its default): ``min_groups``, the quorum ``q`` (fewest
+        groups up for the job to go on) of ``"elastic"`` (default
+        ``ceil(N/2)``) and ``"hot_spares"`` (default ``N - r``).  A name
+        the strategy does not declare raises ``ValueError`` naming it.
 
     Returns
     -------
@@ -151,8 +155,8 @@ def time_to_train(
         SPARe with ``r > 1``, ``N`` above
         :data:`~spare_theory.cycles.spare.MAX_SPARE_GROUPS` (``2**25``);
         ``microbatches`` not 1 for another strategy or with a field it is not
-        modelled with; a plan variable the strategy does not take or out of
-        range (``min_groups`` above ``N`` or above the active groups).
+        modelled with; a plan variable the strategy does not declare or out
+        of range (``min_groups`` above ``N`` or above the active groups).
 
     Examples
     --------
@@ -203,7 +207,7 @@ def time_to_train(
         checkpoint_interval_minutes=checkpoint_interval_minutes,
         checkpoint_every_steps=checkpoint_every_steps,
         microbatches=microbatches,
-        min_groups=min_groups,
+        **plan,
     )
     if isinstance(job.scenario, Scenario):
         check_split(job.scenario, job.strategy)  # the split model's limits
@@ -239,7 +243,7 @@ def estimate_job(job: Resolved) -> Any:
 
 
 def mean_time_to_wipeout(
-    scenario: Scenario, strategy: Any, *, r: int | None = None, min_groups: int | None = None
+    scenario: Scenario, strategy: Any, *, r: int | None = None, **plan: Any
 ) -> float:
     """Expected hours from a healthy start to the first wipe-out (with or without repairs).
 
@@ -265,8 +269,9 @@ def mean_time_to_wipeout(
         A registered strategy.
     r : int or None
         Redundancy (as for :func:`time_to_train`).
-    min_groups : int, optional
-        The quorum of the elastic strategies (as for :func:`time_to_train`).
+    **plan
+        The strategy's plan variables (as for :func:`time_to_train`): the
+        quorum ``min_groups`` of the elastic strategies.
 
     Returns
     -------
@@ -296,7 +301,7 @@ def mean_time_to_wipeout(
     >>> round(mean_time_to_wipeout(sc, "elastic", min_groups=32), 2)  # 33 of 64 groups down
     17.73
     """
-    job = resolve(scenario, strategy, r=r, min_groups=min_groups)
+    job = resolve(scenario, strategy, r=r, **plan)
     if not isinstance(job.scenario, Scenario):
         raise ValueError(f"scenario must be a Scenario, got {type(scenario).__name__}")
     check_wipeout_fields(job.scenario, NoClosedFormError)
@@ -350,7 +355,7 @@ def optimal_checkpoint_steps(
     *,
     r: int | None = None,
     microbatches: int = 1,
-    min_groups: int | None = None,
+    **plan: Any,
 ) -> StepEstimate:
     """The step-level estimate at the checkpoint interval ``k`` that minimises the expected time.
 
@@ -363,7 +368,7 @@ def optimal_checkpoint_steps(
         The workload and failure law.
     strategy : str or Strategy
         A registered strategy.
-    r, microbatches, min_groups
+    r, microbatches, **plan
         As for :func:`spare_theory.time_to_train`.
 
     Returns
@@ -386,7 +391,7 @@ def optimal_checkpoint_steps(
     """
     if not isinstance(scenario, StepScenario):
         raise ValueError(f"scenario must be a StepScenario, got {type(scenario).__name__}")
-    job = resolve(scenario, strategy, r=r, microbatches=microbatches, min_groups=min_groups)
+    job = resolve(scenario, strategy, r=r, microbatches=microbatches, **plan)
     return job.strategy.with_caveats(estimate_job(job), job.scenario)
 
 

@@ -75,7 +75,6 @@ def optimal_plan(
     checkpoint_interval_minutes: float | None = None,
     checkpoint_every_steps: int | None = None,
     microbatches: int = 1,
-    min_groups: int | None = None,
     planned_restarts: bool = False,
     r_values: Any = None,
     objective: str = "hours",
@@ -87,6 +86,7 @@ def optimal_plan(
     max_trials: int = DEFAULT_MAX_TRIALS,
     executor: cf.Executor | None = None,
     progress: bool = False,
+    **plan: Any,
 ) -> Plan:
     """Minimise the expected time to train over ``r`` (integer) and the checkpoint interval.
 
@@ -101,9 +101,9 @@ def optimal_plan(
     strategy : str or Strategy
         A registered strategy; it names the ``r`` walked (SPARe only those with
         a modular Golomb ruler at ``N = scenario.groups``).
-    r, checkpoint_interval_minutes, checkpoint_every_steps, min_groups : optional
-        Plan variables held fixed (as for :func:`spare_theory.time_to_train`);
-        the others are optimised.  ``r`` is ``r_values=[r]``.
+    r, checkpoint_interval_minutes, checkpoint_every_steps, **plan : optional
+        Plan variables held fixed (as for :func:`spare_theory.time_to_train`:
+        ``plan``, the strategy's own); the others are optimised; ``r`` is ``r_values=[r]``.
     microbatches : int, default 1
         Folded into the scenario's ``microbatches`` field (SPARe with every
         failed group's shard cut into ``m`` pieces for its survivors).
@@ -244,8 +244,8 @@ def optimal_plan(
         checkpoint_interval_minutes=checkpoint_interval_minutes,
         checkpoint_every_steps=checkpoint_every_steps,
         microbatches=microbatches,
-        min_groups=min_groups,
         walk=True,
+        **plan,
     )
     if job.r is not None:
         r_values = [job.r]
@@ -260,23 +260,23 @@ def optimal_plan(
         if method == "simulation"
         else job.strategy.model_refusal(job.scenario)
     )
-    plan = None
+    best = None
     if reason is None:
         try:
-            plan = _model_plan(job, r_values, planned_restarts, objective, prices)
+            best = _model_plan(job, r_values, planned_restarts, objective, prices)
         except NoClosedFormError as exc:
             if method == "model":
                 raise
             reason = str(exc)
     elif method == "model":
         raise NoClosedFormError(reason)
-    if plan is None:
+    if best is None:
         if planned_restarts or objective == "energy":
             raise ValueError(
                 "planned_restarts and objective='energy' are planned by the model, which does "
                 f"not cover this scenario ({reason})"
             )
-        plan = simulated_plan(
+        best = simulated_plan(
             job,
             r_values=r_values,
             search_variables=not job.variables,
@@ -289,7 +289,7 @@ def optimal_plan(
             reason=str(reason),
         )
     if verify is False or verify is None:
-        return plan
+        return best
     fixed = frozenset(
         [*job.variables, *(["r"] if job.r is not None else [])]
         + (["interval"] if checkpoint_interval_minutes or checkpoint_every_steps else [])
@@ -305,7 +305,7 @@ def optimal_plan(
         play = log_player(verify, seed=root, executor=executor, progress=progress)
         source = LOG_SOURCE
     return verify_plan(
-        plan,
+        best,
         job.scenario,
         play=play,
         rel_se=rel_se,
@@ -404,7 +404,7 @@ def _model_plan(
         planned_restart_cost=threshold,
         microbatches=job.scenario.microbatches,
         method="model",
-        **variables.get(best_r, {}),
+        variables=variables.get(best_r, {}),
     )
 
 
@@ -547,7 +547,7 @@ def best_plan_variable(job: Resolved, *, search: bool = True) -> tuple[dict[str,
         return math.inf if estimates[value] is None else estimates[value].hours
 
     best, _ = minimize_integer(hours_at, grid.tolist(), exhaustive=_PLAN_EXHAUSTIVE)
-    return {name: best}, estimates[best]
+    return {**job.variables, name: best}, estimates[best]
 
 
 def _best_interval(job: Resolved) -> Any:

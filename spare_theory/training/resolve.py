@@ -13,6 +13,7 @@ closed forms.
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Mapping
 from typing import Any
 
 from .._validation import as_count, merge_microbatches
@@ -20,10 +21,12 @@ from ..hourly.scenario import Scenario, check_checkpoint_interval
 from ..planning.plan import Plan
 from ..planning.resolved import Resolved
 from ..steps.scenario import StepScenario
+from ..strategies.base import Strategy
 from ..strategies.registry import strategy as lookup
 
 __all__ = [
     "WIPEOUT_FIELDS",
+    "check_plan_names",
     "check_scenario",
     "check_wipeout_fields",
     "reported_r",
@@ -99,8 +102,8 @@ def resolve(
     checkpoint_interval_minutes: float | None = None,
     checkpoint_every_steps: int | None = None,
     microbatches: int = 1,
-    min_groups: int | None = None,
     walk: bool = False,
+    **plan: Any,
 ) -> Resolved:
     """The front doors' shared checks: scenario, strategy, ``r``, plan variables, interval.
 
@@ -110,14 +113,17 @@ def resolve(
         The run.
     strategy : str, Strategy or Plan
         A registered strategy, or a plan of :func:`spare_theory.optimal_plan`
-        (its strategy, ``r``, interval, quorum, planned-restart trigger and
-        micro-batches; then no other plan keyword may be given).
-    r, checkpoint_interval_minutes, checkpoint_every_steps, microbatches, min_groups
+        (its strategy, ``r``, interval, plan variables, planned-restart
+        trigger and micro-batches; then no other plan keyword may be given).
+    r, checkpoint_interval_minutes, checkpoint_every_steps, microbatches
         As for :func:`spare_theory.time_to_train`.
     walk : bool
         For the planner: ``r=None`` is left to its walk (``Resolved.r`` is
         ``None``, the plan variables given are kept as they are, checked at
         each ``r`` tried).
+    **plan
+        The strategy's plan variables, as for :func:`spare_theory.time_to_train`
+        (:func:`check_plan_names`).
 
     Returns
     -------
@@ -128,7 +134,8 @@ def resolve(
     ValueError
         Naming the argument: not a scenario, unknown strategy, ``r`` or a
         plan variable out of range, an interval of the other scenario kind,
-        a Plan together with plan keywords.
+        a Plan together with plan keywords, a plan variable the strategy does
+        not declare.
 
     Examples
     --------
@@ -141,25 +148,25 @@ def resolve(
     """
     check_scenario(scenario)
     if isinstance(strategy, Plan):
-        fixed = (r, checkpoint_interval_minutes, checkpoint_every_steps, min_groups)
+        fixed = (r, checkpoint_interval_minutes, checkpoint_every_steps, *plan.values())
         if any(value is not None for value in fixed) or microbatches != 1:
             raise ValueError(
-                "strategy is a Plan, which fixes r, the interval, min_groups and "
+                "strategy is a Plan, which fixes r, the interval, the plan variables and "
                 "microbatches: give the Plan or those keywords, not both"
             )
-        plan = strategy
-        strategy, r, min_groups = plan.strategy, plan.r, plan.min_groups
-        checkpoint_interval_minutes = plan.checkpoint_interval_minutes
-        checkpoint_every_steps = plan.checkpoint_every_steps
-        microbatches = plan.microbatches
-        if plan.planned_restart_failures is not None:
+        best = strategy
+        strategy, r, plan = best.strategy, best.r, dict(best.variables)
+        checkpoint_interval_minutes = best.checkpoint_interval_minutes
+        checkpoint_every_steps = best.checkpoint_every_steps
+        microbatches = best.microbatches
+        if best.planned_restart_failures is not None:
             scenario = dataclasses.replace(
-                scenario, planned_restart_failures=plan.planned_restart_failures
+                scenario, planned_restart_failures=best.planned_restart_failures
             )
     chosen = lookup(strategy)
     scenario = merge_microbatches(scenario, microbatches)
     N = scenario.groups
-    given = {} if min_groups is None else {"min_groups": min_groups}
+    given = check_plan_names(chosen, plan)
     if walk and r is None:
         variables = given
     else:
@@ -191,6 +198,41 @@ def resolve(
         checkpoint_interval_minutes=tau,
         checkpoint_every_steps=checkpoint_every_steps,
     )
+
+
+def check_plan_names(strategy: Strategy, plan: Mapping[str, Any]) -> dict[str, Any]:
+    """The plan variables given (``None`` stands for "not given"), each one ``strategy`` declares.
+
+    The front doors' keywords beyond the shared ones are plan variables
+    (:attr:`Strategy.plan_variables
+    <spare_theory.strategies.base.Strategy.plan_variables>`); their values are
+    the strategy's to check (:meth:`~spare_theory.strategies.base.Strategy.check_plan`).
+
+    Raises
+    ------
+    ValueError
+        Naming the first variable the strategy does not declare, and those it does.
+
+    Examples
+    --------
+    >>> from spare_theory import strategy
+    >>> check_plan_names(strategy("elastic"), {"min_groups": 30})
+    {'min_groups': 30}
+    >>> check_plan_names(strategy("spare"), {"min_groups": None})
+    {}
+    >>> check_plan_names(strategy("spare"), {"spare_delay": 3})
+    Traceback (most recent call last):
+    ...
+    ValueError: spare_delay is not a plan variable of strategy 'spare' (it takes none)
+    """
+    given = {name: value for name, value in plan.items() if value is not None}
+    for name in given:
+        if name not in strategy.plan_variables:
+            taken = ", ".join(strategy.plan_variables) or "none"
+            raise ValueError(
+                f"{name} is not a plan variable of strategy {strategy.name!r} (it takes {taken})"
+            )
+    return given
 
 
 def reported_r(job: Resolved) -> int | None:

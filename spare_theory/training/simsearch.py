@@ -600,7 +600,6 @@ def simulated_plan(
         )
     r_scanned = np.array(sorted(curve), dtype=np.int64)
     best_r = min(curve, key=lambda r: (curve[r].hours, r))
-    own = {name: variables[best_r][name] for name in chosen.plan_variables}
     won = curve[best_r]
     winner = dataclasses.replace(
         job.with_plan(r=best_r, **variables[best_r]),
@@ -614,7 +613,7 @@ def simulated_plan(
         hours_by_r=np.array([curve[int(r)].hours for r in r_scanned]),
         microbatches=scenario.microbatches,
         method="simulation",
-        **own,
+        variables=variables[best_r],
     )
 
 

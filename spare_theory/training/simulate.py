@@ -48,7 +48,6 @@ def simulate_training(
     checkpoint_interval_minutes: float | None = None,
     checkpoint_every_steps: int | None = None,
     microbatches: int = 1,
-    min_groups: int | None = None,
     trials: int,
     seed: int | np.random.SeedSequence,
     executor: cf.Executor | None = None,
@@ -56,6 +55,7 @@ def simulate_training(
     overhead_source: str = "auto",
     pool_size: int = 64,
     rep_recovery: str = "published",
+    **plan: Any,
 ) -> TrainingSamples: ...
 
 
@@ -68,7 +68,6 @@ def simulate_training(
     checkpoint_interval_minutes: float | None = None,
     checkpoint_every_steps: int | None = None,
     microbatches: int = 1,
-    min_groups: int | None = None,
     trials: int,
     seed: int | np.random.SeedSequence,
     executor: cf.Executor | None = None,
@@ -76,6 +75,7 @@ def simulate_training(
     overhead_source: str = "auto",
     pool_size: int = 64,
     rep_recovery: str = "published",
+    **plan: Any,
 ) -> StepSimulation: ...
 
 
@@ -87,7 +87,6 @@ def simulate_training(
     checkpoint_interval_minutes: float | None = None,
     checkpoint_every_steps: int | None = None,
     microbatches: int = 1,
-    min_groups: int | None = None,
     trials: int,
     seed: int | np.random.SeedSequence,
     executor: cf.Executor | None = None,
@@ -95,6 +94,7 @@ def simulate_training(
     overhead_source: str = "auto",
     pool_size: int = 64,
     rep_recovery: str = "published",
+    **plan: Any,
 ) -> TrainingSamples | StepSimulation:
     """Simulate ``trials`` whole training runs event by event.
 
@@ -132,9 +132,6 @@ def simulate_training(
         throughput in each state is ``1 / load`` with the exact load kept by
         the controller (recomputed after every failure and rejoin with
         repairs).
-    min_groups : int, optional
-        The quorum of ``"elastic"`` and ``"hot_spares"``, as for
-        :func:`spare_theory.time_to_train`.
     trials : int
         Number of independent runs, ``>= 1`` (required).
     seed : int or numpy.random.SeedSequence
@@ -168,6 +165,10 @@ def simulate_training(
         Runs blocks of trials in parallel (results identical); ``None``: here.
     progress : bool
         Show a progress bar.
+    **plan
+        The strategy's plan variables (the quorum ``min_groups`` of
+        ``"elastic"`` and ``"hot_spares"``), as for
+        :func:`spare_theory.time_to_train`.
 
     Returns
     -------
@@ -218,7 +219,7 @@ def simulate_training(
         checkpoint_interval_minutes=checkpoint_interval_minutes,
         checkpoint_every_steps=checkpoint_every_steps,
         microbatches=microbatches,
-        min_groups=min_groups,
+        **plan,
     )
     rep_recovery = as_choice(rep_recovery, "rep_recovery", REP_RECOVERIES)
     if isinstance(job.scenario, StepScenario):

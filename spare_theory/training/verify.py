@@ -261,7 +261,6 @@ def verify_plan(
     if best != 0:
         line += f"; moved from the searched plan ({_variables_text(center)}), which simulated "
         line += f"{best_gain:.3g} h worse"
-    own: dict[str, Any] = {name: dict(job.plan).get(name) for name in job.strategy.plan_variables}
     return dataclasses.replace(
         plan,
         estimate=dataclasses.replace(estimate, caveats=(line,)),
@@ -269,7 +268,7 @@ def verify_plan(
         verified_standard_error=verified_se,
         verified_trials=int(samples.trials),
         moved_by_verification=best != 0,
-        **own,
+        variables=job.variables,
     )
 
 
