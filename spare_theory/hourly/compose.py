@@ -84,6 +84,7 @@ from .scenario import Scenario
 _OUTAGE_NODES = 128
 
 __all__ = [
+    "APPROXIMATIONS",
     "GroupProcess",
     "check_split",
     "cluster_node_failure_rate",
@@ -277,6 +278,31 @@ def _group_clock_down_hours(scenario: Scenario, repair: float, swap: float) -> f
     return float(down)
 
 
+#: What each named step of :func:`group_process` approximates and what it drops, as an
+#: estimate's caveat says it; the size of the miss is the audit's to state
+#: (:func:`~spare_theory.strategies.coverage.audit_caveat`), not this text's.
+APPROXIMATIONS = {
+    "pool": "a spare pool is priced as an exponential group repair of the pool's mean down "
+    "time (Palm's theorem), without the correlation of the groups waiting together",
+    "group-clock pool": "a spare pool fed by group clocks is priced at the birth-death "
+    "fixed point of its mean down time, as an exponential group repair",
+    "mean rate": "under repairs the groups are priced as exponential at their mean outage "
+    "rate, without the transient after a restart",
+    "clustering": "a renewal clock's failures within an outage are absorbed at the rate "
+    "c = 1 + M(D) - D/m of its stationary law (young clocks after a rejoin are not followed)",
+    "restart-cut outages": "an outage ends at its repair or at the next global restart, "
+    "the restart's distance taken as exponential at the plan's mean cycle",
+    "lemons averaged": "under repairs lemon groups are averaged into every group's rate "
+    "(a lemon's bursts are not correlated)",
+    "domains folded": "under repairs failure domain events are priced as independent "
+    "failures of their groups (their outages are not correlated)",
+    "burst wipe-outs": "the domain events that alone end the plan's cycle are priced as "
+    "wipe-outs on top of the folded rate",
+    "lemons folded": "beside failure domains lemon groups are folded into the groups' "
+    "independent rate",
+}
+
+
 @dataclasses.dataclass(frozen=True)
 class GroupProcess:
     """What the groups of a scenario undergo, as the hour-level model prices it.
@@ -357,6 +383,13 @@ class GroupProcess:
         if self.repair_minutes is None:
             return 0.0
         return 60.0 / (self.rate_per_hour * self.repair_minutes)
+
+    @property
+    def caveats(self) -> tuple[str, ...]:
+        """One sentence per approximation applied (:data:`APPROXIMATIONS`), in order."""
+        return tuple(
+            f"model approximation ({name}): {APPROXIMATIONS[name]}" for name in self.approximations
+        )
 
     @property
     def stall(self) -> float:

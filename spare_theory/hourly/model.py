@@ -618,7 +618,9 @@ def estimate_plan(job: Resolved) -> TrainingEstimate:
     """The hour-level estimate of a resolved plan (its interval, or the best one).
 
     Its process and law (:func:`priced_law`) evaluated by
-    :func:`evaluate_law`, labelled with the strategy's name.
+    :func:`evaluate_law`, labelled with the strategy's name, with a caveat per
+    approximation the process applied (:attr:`GroupProcess.caveats
+    <spare_theory.hourly.compose.GroupProcess.caveats>`).
 
     Examples
     --------
@@ -630,4 +632,5 @@ def estimate_plan(job: Resolved) -> TrainingEstimate:
     107.14
     """
     process, law = priced_law(job.scenario, job.strategy, job.chosen_r, job.variables)
-    return evaluate_law(process, law, job.checkpoint_interval_minutes, job.strategy.name)
+    estimate = evaluate_law(process, law, job.checkpoint_interval_minutes, job.strategy.name)
+    return dataclasses.replace(estimate, caveats=process.caveats) if process.caveats else estimate

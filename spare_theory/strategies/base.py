@@ -284,25 +284,24 @@ class Strategy(ABC):
                 "has no closed form for a step cost that grows with the groups down: the "
                 "repair model prices the groups as exponential at their outage rate and "
                 "misses the young clocks of rejoined groups and the shape of the down time "
-                "(measured +5.7 % with 1 h lognormal repairs, +22 % through a spare pool, "
-                "docs/theory.md section 4); planned by the event simulation"
+                "(measured beyond 3 % in docs/theory.md section 4); planned by the event "
+                "simulation"
             )
         if grows and scenario.microbatches > 1:
             return (
                 "a non-exponential failure_law on group clocks (renewal='group') has no "
                 "closed form within 3 % for a step cost that grows with the groups down "
                 "split into micro-batches: the split load adds to the stationary-clock bias "
-                "(measured +6.0 % at r = 4, m = 4, docs/theory.md section 4); planned by the "
-                "event simulation"
+                "(measured beyond 3 % in docs/theory.md section 4); planned by the event "
+                "simulation"
             )
         if scenario.pool and self.waits_for_groups:
             return (
                 "a non-exponential failure_law on group clocks (renewal='group') through a "
                 "spare pool has no closed form within 3 %: the groups are priced as "
                 "exponential at their outage rate, with exponential repairs of the pool's "
-                "mean down time (measured +3.6 % for Rep at r = 2, +3.05 % for hot spares, "
-                "+2.6 % for elastic DP, docs/theory.md section 4); planned by the event "
-                "simulation"
+                "mean down time (measured beyond 3 % or 3 SE in docs/theory.md section 4); "
+                "planned by the event simulation"
             )
         return None
 
@@ -494,8 +493,10 @@ class Strategy(ABC):
     def with_caveats(self, estimate: EstimateT, scenario: Any) -> EstimateT:
         """``estimate`` of a plan on ``scenario`` with its :meth:`caveats` attached.
 
-        What the front doors return: estimates are built below the
-        strategies and carry the caveats only from here.  The last caveat is
+        What the front doors return.  The estimate's own caveats (the
+        approximations the hour-level model applied,
+        :attr:`~spare_theory.hourly.compose.GroupProcess.caveats`) come first,
+        then the strategy's :meth:`caveats`.  The last caveat is
         what the shipped audit measured for the strategy's model answers on
         scenarios with the same optional fields
         (:func:`~spare_theory.strategies.coverage.audit_caveat`).
@@ -510,10 +511,12 @@ class Strategy(ABC):
         >>> len(est.caveats), est.caveats[-1][:5], strategy("spare").with_caveats(est, sc) == est
         (2, 'audit', True)
         """
-        # Last, what the audit measured for model answers like this one (strategies.coverage).
+        # The model's own approximations first (hourly.compose), then the strategy's, and
+        # last what the audit measured for model answers like this one (strategies.coverage).
         measured = audit_caveat(self.name, scenario)
+        own = tuple(c for c in estimate.caveats if c.startswith("model approximation ("))
         return dataclasses.replace(
-            estimate, caveats=(*self.caveats(scenario, estimate.r), measured)
+            estimate, caveats=(*own, *self.caveats(scenario, estimate.r), measured)
         )
 
 

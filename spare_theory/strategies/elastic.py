@@ -282,22 +282,19 @@ class ElasticStrategy(Strategy):
         if isinstance(scenario, StepScenario):
             if scenario.repairs and scenario.heal_seconds > 0:
                 return [
-                    "with repairs and a heal time the step-level model runs low (-4.1 % with "
-                    "10 min repairs and a 1 min heal, hot spares r = 10: the time out is taken "
-                    "exponential at its mean, so a rejoin falls into its own failure's stall too "
-                    "often; docs/theory.md section 8, the step level)"
+                    "with repairs and a heal time the step-level model runs low: the time out "
+                    "is taken exponential at its mean, so a rejoin falls into its own "
+                    "failure's stall too often (docs/theory.md section 8, the step level)"
                 ]
             return []
         N, spares = scenario.groups, r or 0  # elastic DP: no r (None) or r = 0
         if scenario.repair_minutes is not None or self.default_quorum(N, spares) >= N - spares:
             return []
         return [
-            "without repairs the model runs above simulation by 0.1-0.5 % on 100 h runs "
-            "(+0.9 % on 40 h at quorum 16, with the fresh start's term), and overstates "
-            "samples_skipped by up to 0.85 points of the batch (docs/theory.md section 8, "
-            "model against simulation); on the published 600k-GPU scenario "
-            "(292 groups, 687 min segments) within 0.25 % at quorums 146 and 157 and "
-            "+0.7 % at 32 (verify=True measures it at the plan)"
+            "without repairs the model runs a little above simulation (the quorum's "
+            "fresh start is a term of the long-run expansion) and overstates "
+            "samples_skipped (docs/theory.md section 8, model against simulation; "
+            "verify=True measures it at the plan)"
         ]
 
     # -- step level ----------------------------------------------------------------

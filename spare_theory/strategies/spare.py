@@ -212,51 +212,48 @@ class SpareStrategy(Strategy):
             out = []
             if scenario.microbatches > 1:
                 out.append(
-                    "with micro-batches the step-level model runs 1-1.6 % high at r = 9, m = 16 "
-                    "and 3-4 % high at r = 5, m = 4 (docs/step_model.md section 10)"
+                    "with micro-batches the step-level model runs high, the more so at small r "
+                    "and few pieces (docs/step_model.md section 10)"
                 )
             if scenario.repairs and scenario.failure_law.dist.name != "expon":
                 out.append(
-                    "with repairs under non-exponential lifetimes the step-level model runs low "
-                    "(-4.6 % with 1 min repairs, about -3 % with restarts, Weibull shape 0.78: "
-                    "fresh clocks after each rejoin fail early; docs/step_model.md section 11)"
+                    "with repairs under non-exponential lifetimes the step-level model runs low: "
+                    "fresh clocks after each rejoin fail early (docs/step_model.md section 11)"
                 )
             return out
         out = []
         if scenario.microbatches > 1 and (r <= 3 or (r == 4 and scenario.groups < 128)):
             out.append(
                 "with micro-batches at small r the window-scan overhead runs high against "
-                "exact loads: +2.6 to +11 % at r = 3 (16 to 512 groups), +3.3 to +6.5 % at "
-                "r = 4 below 128 groups, +1 to +4 % at r = 2, and the hours with it (+10.7 % "
-                "at 16 groups, r = 3, m = 4); docs/theory.md section 7"
+                "exact loads, and the hours with it (docs/theory.md section 7)"
             )
         if not scenario.exponential:
             out.append(
-                "under non-exponential GPU lifetimes the model runs high against simulation "
-                "(+3.2 % and +4.1 % at r = 4 and 6, Weibull shape 0.78: groups that just failed "
-                "restart with young clocks; docs/theory.md section 4, non-exponential failure laws)"
+                "under non-exponential GPU lifetimes the model runs high against simulation: "
+                "groups that just failed restart with young clocks, which the stationary "
+                "clocks miss (docs/theory.md section 4, non-exponential failure laws)"
             )
         if scenario.domain_size is not None and scenario.repair_minutes is not None:
             out.append(
                 "with repairs the model prices failure domains as independent failures of "
                 "their groups, but the event of a domain that holds a whole type as a "
-                "wipe-out: +2.0 % with domains taking 11 % of the failures, +13.1 % "
-                "(domain-aware) and +0.7 % (ruler) at 93 % (docs/theory.md section 9)"
+                "wipe-out; it runs high where most failures come in bursts on a "
+                "domain-aware placement (docs/theory.md section 9)"
             )
         elif scenario.domain_size is not None:
             out.append(
-                "with failure domains the model runs -0.2 to +2.3 % from simulation on the same "
-                "placement, -2.8 and +4.1 % with 4 domains taking 93 % of the failures "
-                "(docs/theory.md section 5, time to train)"
+                "with failure domains the model prices the domains' events on the scenario's "
+                "placement; it parts from simulation the more as domains take more of the "
+                "failures (docs/theory.md section 5, time to train)"
             )
         elif scenario.lemon_fraction > 0:
             out.append(
-                "with lemons the model runs +0.1 to +0.4 % above simulation "
-                "(docs/theory.md section 5, time to train)"
+                "with lemons the model averages over the lemons' placement and runs a "
+                "little above simulation (docs/theory.md section 5, time to train)"
             )
         if scenario.repair_minutes is not None and scenario.repair_minutes > 360:
             out.append(
-                "with repairs slower than 6 h the model runs high (+8 % at 1 day, r = 4; "
-                "docs/theory.md section 6)"
+                "with repairs slower than 6 h the model runs high, the more so the slower "
+                "(docs/theory.md section 6)"
             )
         return out
