@@ -43,6 +43,8 @@ WIPEOUT_FIELDS = {
     "domain_mtbf_hours": "failure domains (the simulation plays no domain events)",
     "lemon_fraction": "lemon groups (the simulation gives every group one rate)",
     "spare_nodes": "a spare pool (the simulation repairs groups, not nodes through a pool)",
+    "planned_restart_failures": "planned restarts (one brings every down group back)",
+    "planned_restart_cost": "planned restarts (one brings every down group back)",
 }
 
 
@@ -63,6 +65,8 @@ def check_wipeout_fields(scenario: Scenario, error: type[ValueError] = ValueErro
         "domain_mtbf_hours": scenario.domain_mtbf_hours is not None,
         "lemon_fraction": scenario.lemon_fraction > 0 and scenario.lemon_rate_factor != 1,
         "spare_nodes": scenario.pool,
+        "planned_restart_failures": scenario.planned_restart_failures is not None,
+        "planned_restart_cost": scenario.planned_restart_cost is not None,
     }
     named = [name for name, on in present.items() if on]
     if named:
