@@ -154,6 +154,12 @@ def time_to_train(
         modelled with; a plan variable the strategy does not take or out of
         range (``min_groups`` above ``N`` or above the active groups).
 
+    Notes
+    -----
+    Fields with no effect here:
+
+    - ``provenance``: where the fields came from, not what they are.
+
     Examples
     --------
     >>> from spare_theory import Scenario
@@ -389,6 +395,12 @@ def optimal_checkpoint_steps(
     ValueError
         Naming the argument (not a StepScenario, unknown strategy, ``r``
         missing or out of range), or when no ``k`` lets the run progress.
+
+    Notes
+    -----
+    Fields with no effect here:
+
+    - ``provenance``: where the fields came from, not what they are.
 
     Examples
     --------

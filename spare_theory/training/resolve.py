@@ -41,7 +41,7 @@ __all__ = [
 WIPEOUT_FIELDS = {
     "failure_law": "a non-exponential lifetime law (the simulation's clocks are exponential)",
     "domain_mtbf_hours": "failure domains (the simulation plays no domain events)",
-    "lemon_fraction": "lemon groups (the simulation gives every group one rate)",
+    "lemon_fraction": "lemon groups (lemon_rate_factor > 1; the simulation has one rate)",
     "spare_nodes": "a spare pool (the simulation repairs groups, not nodes through a pool)",
     "planned_restart_failures": "planned restarts (one brings every down group back)",
     "planned_restart_cost": "planned restarts (one brings every down group back)",

@@ -182,6 +182,10 @@ def simulate_training(
     exact online controller on every failure of every cycle; the pool mode
     runs it for ``pool_size`` trajectories only.
 
+    Fields with no effect here:
+
+    - ``provenance``: where the fields came from, not what they are.
+
     Examples
     --------
     >>> from spare_theory import Scenario
