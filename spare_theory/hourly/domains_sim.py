@@ -52,7 +52,7 @@ from ..placement.rulers import modular_ruler
 from ..stacking.domains_sim import cycle_trajectory, failure_times, lemon_rates
 from .scenario import Scenario, check_checkpoint_interval
 
-__all__ = ["DomainTrainingSamples", "simulate_domain_training"]
+__all__ = ["NOT_PLAYED", "DomainTrainingSamples", "simulate_domain_training"]
 
 _POOL_KEY = 2**63
 # Runs per task when the runs are spread over an executor.
@@ -111,6 +111,36 @@ def _advance(
             return work, clock, True
 
 
+#: Scenario fields this simulation refuses, with why: it plays exponential group clocks,
+#: domain events and lemons, restarts at wipe-outs only, and whole-shard SPARe steps.
+NOT_PLAYED = {
+    "failure_law": "a non-exponential lifetime law (its group clocks are exponential)",
+    "repair_minutes": "repairs (a failed group is out until the next restart)",
+    "planned_restart_failures": "planned restarts (it restarts at wipe-outs only)",
+    "planned_restart_cost": "planned restarts (it restarts at wipe-outs only)",
+    "spare_nodes": "a spare pool (no group is repaired)",
+    "microbatches": "micro-batch splitting (a step costs S* whole stacks)",
+}
+
+
+def _refuse_unplayed(scenario: Scenario) -> None:
+    """Raise ``ValueError`` naming each field of :data:`NOT_PLAYED` that ``scenario`` sets."""
+    present = {
+        "failure_law": not scenario.exponential,
+        "repair_minutes": scenario.repairs,
+        "planned_restart_failures": scenario.planned_restart_failures is not None,
+        "planned_restart_cost": scenario.planned_restart_cost is not None,
+        "spare_nodes": scenario.pool,
+        "microbatches": scenario.microbatches > 1,
+    }
+    named = [name for name, on in present.items() if on]
+    if named:
+        raise ValueError(
+            "; ".join(f"{n}: simulate_domain_training does not play {NOT_PLAYED[n]}" for n in named)
+            + "; simulate_training plays it"
+        )
+
+
 def simulate_domain_training(
     scenario: Scenario,
     r: int,
@@ -166,6 +196,21 @@ def simulate_domain_training(
     -------
     DomainTrainingSamples
 
+    Raises
+    ------
+    ValueError
+        Naming the argument, and each field of :data:`NOT_PLAYED` the
+        scenario sets (a non-exponential law, repairs, planned restarts, a
+        spare pool, micro-batches).
+
+    Notes
+    -----
+    Fields with no effect here:
+
+    - ``reconfigure_minutes``, ``heal_minutes``: the elastic strategies'
+      stalls, and this simulation plays SPARe only;
+    - ``provenance``: where the fields came from, not what they are.
+
     Examples
     --------
     >>> from spare_theory import Scenario
@@ -176,6 +221,7 @@ def simulate_domain_training(
     >>> round(runs.mean_hours, 1), runs.restarts.tolist()
     (45.4, [3, 3, 2, 3])
     """
+    _refuse_unplayed(scenario)
     N = scenario.groups
     r = as_count(r, "r", maximum=N)
     if r > 1:

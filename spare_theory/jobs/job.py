@@ -394,6 +394,13 @@ class Job:
         ValueError
             Naming the field, as the Scenario (or the log's scenario) does.
 
+        Notes
+        -----
+        Fields with no effect here:
+
+        - ``busy_watts_per_gpu``, ``idle_watts_per_gpu``: powers, which
+          :meth:`cost_model` prices; a scenario has no power field.
+
         Examples
         --------
         >>> job = Job(parameters=70e9, gpus=2048, gpus_per_group=64, work_hours=500)
@@ -429,6 +436,18 @@ class Job:
         The busy and idle watts are the job's (the preset's unless
         overridden); ``fields`` set the others (``gpu_hour_usd``, ``pue``,
         ``kg_co2_per_kwh``) or override the watts.
+
+        Notes
+        -----
+        Fields with no effect here:
+
+        - ``parameters``, ``bytes_per_parameter``, ``gpus``, ``gpus_per_group``,
+          ``gpus_per_node``, ``gpu_mtbf_hours``, ``work_hours``,
+          ``storage_write_gbps``, ``storage_read_gbps``, ``host_copy_gbps``,
+          ``network_gbps``, ``detect_seconds``, ``schedule_seconds``,
+          ``init_seconds``, ``checkpoint_tier``, ``checkpoint_async``: they describe
+          the run (:meth:`scenario`); a cost model holds prices and powers per GPU,
+          which a bill multiplies by the run's hours and GPUs.
 
         Examples
         --------

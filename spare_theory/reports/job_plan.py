@@ -168,6 +168,13 @@ def plan_scenario(
         strategy of least objective, ``None`` if none finishes) and
         ``verified`` (whether the plans were simulated).
 
+    Notes
+    -----
+    Fields with no effect here:
+
+    - ``provenance``: where the fields came from; the result echoes it under
+      ``scenario`` and no plan reads it.
+
     Examples
     --------
     >>> job = Job(parameters=7e9, gpus=512, gpus_per_group=8, gpu_mtbf_hours=200.0,

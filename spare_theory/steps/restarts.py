@@ -296,6 +296,21 @@ def expected_restart_seconds(scenario: StepScenario) -> float:
     float
         Seconds.
 
+    Notes
+    -----
+    Fields with no effect here:
+
+    - ``steps``, ``stack_seconds``, ``allreduce_seconds``, ``stack_jitter_cv``,
+      ``checkpoint_seconds``, ``partial_recovery_seconds``,
+      ``allreduce_failure_scale``, ``microbatches``: costs of training steps, and
+      a restart trains none;
+    - ``repair_seconds``, ``repair_law``, ``rejoin_seconds``,
+      ``reconfigure_seconds``, ``heal_seconds``, ``gpus_per_group``,
+      ``gpus_per_node``, ``spare_nodes``, ``swap_seconds``: a worker failing in
+      its window starts its window again at once (the restart replaces it), so
+      no repair, rejoin, reconfiguration or spare swap happens within a restart;
+    - ``provenance``: where the fields came from, not what they are.
+
     Examples
     --------
     The paper's scenario (``R = 3600`` s, cluster MTBF 300 s): the restart

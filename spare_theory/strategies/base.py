@@ -514,9 +514,11 @@ class Strategy(ABC):
         # The model's own approximations first (hourly.compose), then the strategy's, and
         # last what the audit measured for model answers like this one (strategies.coverage).
         measured = audit_caveat(self.name, scenario)
-        own = tuple(c for c in estimate.caveats if c.startswith("model approximation ("))
+        kept: tuple[str, ...] = tuple(
+            c for c in estimate.caveats if c.startswith("model approximation (")
+        )
         return dataclasses.replace(
-            estimate, caveats=(*own, *self.caveats(scenario, estimate.r), measured)
+            estimate, caveats=(*kept, *self.caveats(scenario, estimate.r), measured)
         )
 
 

@@ -68,7 +68,7 @@ def replay_training(
     seed: int | np.random.SeedSequence,
     executor: cf.Executor | None = None,
     progress: bool = False,
-    gpus_per_node: int = 8,
+    gpus_per_node: int | None = None,
     mapping: str = "bootstrap",
     repairs: str = "log",
     **plan: Any,
@@ -118,14 +118,29 @@ def replay_training(
         plan variables).
     executor, progress
         As :func:`spare_theory.simulate_training`.
-    gpus_per_node : int
+    gpus_per_node : int, optional
         GPUs per node (one row of the log is a node), dividing
-        ``gpus_per_group`` (a Scenario); a StepScenario's workers have
-        ``gpus_per_group / gpus_per_node`` nodes.
+        ``gpus_per_group``; a group (a StepScenario's worker) has
+        ``gpus_per_group / gpus_per_node`` nodes.  Default: the scenario's
+        ``gpus_per_node``; given, it replaces it.
 
     Returns
     -------
     TrainingSamples or StepSimulation
+
+    Notes
+    -----
+    Fields with no effect here:
+
+    - ``failure_law``, ``Scenario.gpu_mtbf_hours``, ``Scenario.weibull_shape``,
+      ``Scenario.renewal``, ``Scenario.lemon_fraction``,
+      ``Scenario.lemon_rate_factor``, ``Scenario.domain_size``,
+      ``Scenario.domain_mtbf_hours``: the log gives every failure;
+    - ``Scenario.placement``: without the scenario's domains (the log replaces
+      them) both placements are the same ruler;
+    - ``repair_law``, ``Scenario.repair_minutes``: with ``repairs="log"`` (the
+      default) the log says when a failed node is back;
+    - ``provenance``: where the fields came from, not what they are.
 
     Raises
     ------
@@ -183,7 +198,7 @@ def log_player(
     seed: int | np.random.SeedSequence,
     executor: cf.Executor | None = None,
     progress: bool = False,
-    gpus_per_node: int = 8,
+    gpus_per_node: int | None = None,
     mapping: str = "bootstrap",
     repairs: str = "log",
 ) -> Callable[[Resolved, int, int, float], Any]:
@@ -209,6 +224,14 @@ def log_player(
     replay = Replay(fault_table(log), mapping, repairs)
 
     def play(job: Resolved, first_trial: int, trials: int, max_hours: float) -> Any:
+        per_group = job.scenario.gpus_per_group
+        given = job.scenario.gpus_per_node if gpus_per_node is None else gpus_per_node
+        per_node = as_count(given, "gpus_per_node", maximum=per_group)
+        if per_group % per_node:
+            raise ValueError(f"gpus_per_node={per_node} must divide gpus_per_group={per_group}")
+        job = dataclasses.replace(
+            job, scenario=dataclasses.replace(job.scenario, gpus_per_node=per_node)
+        )
         if isinstance(job.scenario, StepScenario):
             return simulate_steps_job(
                 job,
@@ -219,13 +242,7 @@ def log_player(
                 replay=replay,
                 first_trial=first_trial,
             )
-        played = job.scenario
-        per_node = as_count(gpus_per_node, "gpus_per_node", maximum=played.gpus_per_group)
-        if played.gpus_per_group % per_node:
-            raise ValueError(
-                f"gpus_per_node={per_node} must divide gpus_per_group={played.gpus_per_group}"
-            )
-        played = _law_free(dataclasses.replace(played, gpus_per_node=per_node), repairs)
+        played = _law_free(job.scenario, repairs)
         return simulate_hourly(
             dataclasses.replace(job, scenario=played),
             trials=trials,

@@ -158,6 +158,12 @@ def time_to_train(
         modelled with; a plan variable the strategy does not declare or out
         of range (``min_groups`` above ``N`` or above the active groups).
 
+    Notes
+    -----
+    Fields with no effect here:
+
+    - ``provenance``: where the fields came from, not what they are.
+
     Examples
     --------
     >>> from spare_theory import Scenario
@@ -285,7 +291,20 @@ def mean_time_to_wipeout(
     NoClosedFormError
         Naming each field this door does not price and its simulation does not
         play (:data:`~spare_theory.training.resolve.WIPEOUT_FIELDS`: a
-        non-exponential law, failure domains, lemons, a spare pool).
+        non-exponential law, failure domains, lemons, a spare pool, planned
+        restarts).
+
+    Notes
+    -----
+    Fields with no effect here:
+
+    - ``restart_minutes``, ``checkpoint_minutes``, ``work_hours``,
+      ``rejoin_minutes``, ``reconfigure_minutes``: costs and stalls of the
+      run, not of its groups' failures and repairs, which alone decide when a
+      wipe-out comes;
+    - ``microbatches``: splitting changes what a step costs, not which
+      failures wipe the job out;
+    - ``provenance``: where the fields came from, not what they are.
 
     Examples
     --------
@@ -381,6 +400,12 @@ def optimal_checkpoint_steps(
     ValueError
         Naming the argument (not a StepScenario, unknown strategy, ``r``
         missing or out of range), or when no ``k`` lets the run progress.
+
+    Notes
+    -----
+    Fields with no effect here:
+
+    - ``provenance``: where the fields came from, not what they are.
 
     Examples
     --------

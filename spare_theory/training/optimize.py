@@ -189,6 +189,12 @@ def optimal_plan(
         strategy is unknown, ``microbatches`` does not fit the strategy or
         the scenario, or no plan progresses.
 
+    Notes
+    -----
+    Fields with no effect here:
+
+    - ``provenance``: where the fields came from, not what they are.
+
     Examples
     --------
     The published scenario at 4096 GPUs per group (``N = 146``, 60 min

@@ -44,8 +44,10 @@ __all__ = [
 WIPEOUT_FIELDS = {
     "failure_law": "a non-exponential lifetime law (the simulation's clocks are exponential)",
     "domain_mtbf_hours": "failure domains (the simulation plays no domain events)",
-    "lemon_fraction": "lemon groups (the simulation gives every group one rate)",
+    "lemon_fraction": "lemon groups (lemon_rate_factor > 1; the simulation has one rate)",
     "spare_nodes": "a spare pool (the simulation repairs groups, not nodes through a pool)",
+    "planned_restart_failures": "planned restarts (one brings every down group back)",
+    "planned_restart_cost": "planned restarts (one brings every down group back)",
 }
 
 
@@ -66,6 +68,8 @@ def check_wipeout_fields(scenario: Scenario, error: type[ValueError] = ValueErro
         "domain_mtbf_hours": scenario.domain_mtbf_hours is not None,
         "lemon_fraction": scenario.lemon_fraction > 0 and scenario.lemon_rate_factor != 1,
         "spare_nodes": scenario.pool,
+        "planned_restart_failures": scenario.planned_restart_failures is not None,
+        "planned_restart_cost": scenario.planned_restart_cost is not None,
     }
     named = [name for name, on in present.items() if on]
     if named:

@@ -183,6 +183,10 @@ def simulate_training(
     exact online controller on every failure of every cycle; the pool mode
     runs it for ``pool_size`` trajectories only.
 
+    Fields with no effect here:
+
+    - ``provenance``: where the fields came from, not what they are.
+
     Examples
     --------
     >>> from spare_theory import Scenario
@@ -398,7 +402,21 @@ def simulate_time_to_wipeout(
         Naming the argument; ``max_events`` when a trial needs more events;
         naming each field it does not play
         (:data:`~spare_theory.training.resolve.WIPEOUT_FIELDS`: a
-        non-exponential law, failure domains, lemons, a spare pool).
+        non-exponential law, failure domains, lemons, a spare pool, planned
+        restarts).
+
+    Notes
+    -----
+    Fields with no effect here:
+
+    - ``restart_minutes``, ``checkpoint_minutes``, ``work_hours``,
+      ``rejoin_minutes``: costs and stalls of the run, not of its groups'
+      failures and repairs, which alone decide when a wipe-out comes;
+    - ``reconfigure_minutes``, ``heal_minutes``: the elastic strategies'
+      stalls and heal time, and those strategies have no wipe-out units here;
+    - ``microbatches``: splitting changes what a step costs, not which
+      failures wipe the job out;
+    - ``provenance``: where the fields came from, not what they are.
 
     Examples
     --------
