@@ -270,11 +270,11 @@ class Plan(Generic[EstimateT]):
           restart                      1.10196    0.011
           lost                          2.0685    0.020
         ------------------------------------------------------------------------------
-        caveats (documented model biases, then the audit's measured error):
+        caveats (the model's approximations and documented biases, then the audit's error):
           [1] under non-exponential GPU lifetimes the model runs high against
-              simulation (+3.2 % and +4.1 % at r = 4 and 6, Weibull shape 0.78: groups
-              that just failed restart with young clocks; docs/theory.md section 4,
-              non-exponential failure laws)
+              simulation: groups that just failed restart with young clocks, which the
+              stationary clocks miss (docs/theory.md section 4, non-exponential
+              failure laws)
           [2] audit (150 random scenarios, seed 2026; docs/audit.md): 90 % of its 9
               model answers on scenarios with weibull within 1.6 % of the simulation
               (worst +2.5 %, 0 outside 3 % and 3 SE); it drew 8 to 64 groups, this
