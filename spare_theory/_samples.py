@@ -224,7 +224,7 @@ def summary_text(
     if not caveats:
         lines.append("caveats: none measured for this plan")
     else:
-        lines.append("caveats (the model's approximations and documented biases, then the audit's error):")
+        lines.append("caveats (model approximations and biases, then the audit's error):")
         for k, caveat in enumerate(caveats, 1):
             lines += textwrap.wrap(
                 caveat, width, initial_indent=f"  [{k}] ", subsequent_indent="      "

@@ -16,7 +16,7 @@ ROOT = Path(__file__).resolve().parent.parent
 PACKAGE = Path(spare_theory.__file__).parent
 DOCS = [*sorted((ROOT / "docs").glob("*.md")), ROOT / "README.md", ROOT / "CONTRIBUTING.md"]
 
-# The dotted name an inline code span starts with: `hourly.model.scenario_cycle`,
+# The dotted name an inline code span starts with: `hourly.model.priced_law`,
 # `Scenario.preset("fast_restarts")`, `training.MAX_SPARE_GROUPS = 2**25`.
 _SPAN = re.compile(r"`([A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+)[^`\n]*`")
 # A span naming a file (`conftest.py`, `run.sh`), not a Python name.
@@ -127,7 +127,7 @@ def test_every_cited_name_resolves(doc, reference):
 
 
 def test_the_resolver_catches_what_is_missing():
-    assert _resolve("hourly.model.scenario_cycle") is None
+    assert _resolve("hourly.model.priced_law") is None
     assert _resolve("spare_theory.time_to_train") is None
     assert _resolve("np.log") is None and _resolve("conftest.py") is None
     assert _resolve("Scenario.preset") is None  # a public class, found by its __all__

@@ -10,7 +10,13 @@ from spare_theory.cycles.domains import LemonLifetimes
 from spare_theory.hourly.compose import group_process
 from spare_theory.hourly.domains import scenario_with_domain_share
 from spare_theory.hourly.domains_sim import simulate_domain_training
-from spare_theory.hourly.model import evaluate_law, scenario_cycle
+from spare_theory.hourly.model import evaluate_law, priced_law
+
+
+def _law(scenario, strategy, r):
+    """The plan's cycle law, as the model prices it."""
+    return priced_law(scenario, strategy, r)[1]
+
 
 # About 17 cycles per run: the renewal limit holds to a few 0.1 %.
 BASE = Scenario(
@@ -29,7 +35,7 @@ def test_scenario_domain_fields_default_to_todays_model():
     # No domains, no lemons: exactly the plain SPARe law.
     plain = time_to_train(BASE, "spare", r=6, checkpoint_interval_minutes=30.0)
     law = strategy("spare").cycle_law(BASE.groups, 6)
-    assert scenario_cycle(BASE, strategy("spare"), 6) is law
+    assert _law(BASE, strategy("spare"), 6) is law
     assert plain.hours == evaluate_law(group_process(BASE), law, 30.0, "spare").hours
     # s = 0 gives back the scenario without domains.
     assert scenario_with_domain_share(BASE, 16, 0.0) == BASE
@@ -80,12 +86,12 @@ def test_model_folds_lemons_into_the_rate_beside_domains():
     )
     # Domains and lemons together: the lemons' mean factor on the groups' own rate
     # (hourly.compose, step 3), the domain law kept.
-    law = scenario_cycle(sc, strategy("spare"), 6)
+    law = _law(sc, strategy("spare"), 6)
     folded = dataclasses.replace(
         sc, gpu_mtbf_hours=sc.gpu_mtbf_hours / 1.4, lemon_fraction=0.0, lemon_rate_factor=1.0
     )
     assert type(law).__name__ == "DomainSpare"
-    assert law.cache_key() == scenario_cycle(folded, strategy("spare"), 6).cache_key()
+    assert law.cache_key() == _law(folded, strategy("spare"), 6).cache_key()
 
 
 # Model against the event simulation.  The model takes S* = ceil(N/(N-f)) and,

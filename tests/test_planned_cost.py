@@ -10,10 +10,16 @@ import pytest
 
 from spare_theory import Scenario, strategy, time_to_train
 from spare_theory.cycles.planned import PlannedCycle, cost_trigger_failures
-from spare_theory.hourly.model import planned_trigger, scenario_cycle
+from spare_theory.hourly.model import planned_trigger, priced_law
 from spare_theory.stacking.load import expected_load
 from spare_theory.stacking.overhead import expected_stacks
 from spare_theory.training.simulate import simulate_training
+
+
+def _law(scenario, strategy, r):
+    """The plan's cycle law, as the model prices it."""
+    return priced_law(scenario, strategy, r)[1]
+
 
 K_SE = 3.0  # statistical tolerance in standard errors of the simulated mean
 REL = 0.02  # or within 2 % (the issue's criterion: 3 SE or 2 %)
@@ -66,8 +72,8 @@ def test_cost_trigger_reuses_the_count_law():
     k = cost_trigger_failures(sc.groups, 3.0)
     assert k == sc.groups // 2 + 1
     by_count = dataclasses.replace(sc, planned_restart_failures=k)
-    law = scenario_cycle(by_cost, strategy("spare"), 14)
-    assert isinstance(law, PlannedCycle) and law is scenario_cycle(by_count, strategy("spare"), 14)
+    law = _law(by_cost, strategy("spare"), 14)
+    assert isinstance(law, PlannedCycle) and law is _law(by_count, strategy("spare"), 14)
     a, b = (
         time_to_train(by_cost, "spare", r=14, checkpoint_interval_minutes=60.0),
         time_to_train(by_count, "spare", r=14, checkpoint_interval_minutes=60.0),
@@ -75,12 +81,12 @@ def test_cost_trigger_reuses_the_count_law():
     assert a == b and a.planned_restarts > 0
     # Rep's step does not grow with failures: the cost trigger never fires.
     assert planned_trigger(by_cost, strategy("rep").cycle_law(sc.groups, 3)) is None
-    assert scenario_cycle(by_cost, strategy("rep"), 3) is strategy("rep").cycle_law(sc.groups, 3)
+    assert _law(by_cost, strategy("rep"), 3) is strategy("rep").cycle_law(sc.groups, 3)
 
 
 def test_load_trigger_with_microbatches():
     sc = dataclasses.replace(Scenario.published_600k(2048), planned_restart_cost=1.5)
-    law = scenario_cycle(dataclasses.replace(sc, microbatches=4), strategy("spare"), 14)
+    law = _law(dataclasses.replace(sc, microbatches=4), strategy("spare"), 14)
     assert isinstance(law, PlannedCycle) and law.base.microbatches == 4
     assert law.k == cost_trigger_failures(sc.groups, 1.5, microbatches=4)
     # Priced by the load: faster in every state than the same trigger priced by S*.

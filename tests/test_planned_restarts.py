@@ -10,9 +10,15 @@ import pytest
 from spare_theory import Scenario, time_to_train
 from spare_theory import strategy as lookup
 from spare_theory.cycles.planned import PlannedCycle, planned_cycle
-from spare_theory.hourly.model import scenario_cycle
+from spare_theory.hourly.model import priced_law
 from spare_theory.hourly.scenario import LLAMA3_H100_GPU_MTBF_HOURS
 from spare_theory.training.simulate import simulate_training
+
+
+def _law(scenario, strategy, r):
+    """The plan's cycle law, as the model prices it."""
+    return priced_law(scenario, strategy, r)[1]
+
 
 K_SE = 3.0  # statistical tolerance in standard errors of the simulated mean
 REL = 0.02  # or within 2 % (the issue's criterion: 3 SE or 2 %)
@@ -37,11 +43,11 @@ def test_trigger_checked(bad):
         scenario(k=bad)
 
 
-def test_scenario_cycle_dispatch():
-    assert isinstance(scenario_cycle(scenario(k=5), lookup("spare"), 4), PlannedCycle)
-    assert isinstance(scenario_cycle(scenario(60, k=5), lookup("rep"), 2), PlannedCycle)
+def test_priced_law_dispatch():
+    assert isinstance(_law(scenario(k=5), lookup("spare"), 4), PlannedCycle)
+    assert isinstance(_law(scenario(60, k=5), lookup("rep"), 2), PlannedCycle)
     # CKPT-only: every failure is a wipe-out, nothing to plan.
-    assert scenario_cycle(scenario(k=5), lookup("ckpt"), 1) is lookup("ckpt").cycle_law(64, 1)
+    assert _law(scenario(k=5), lookup("ckpt"), 1) is lookup("ckpt").cycle_law(64, 1)
 
 
 @pytest.mark.parametrize("strategy, r", [("rep", 2), ("spare", 4)])

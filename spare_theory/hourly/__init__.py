@@ -55,7 +55,6 @@ __getattr__, __dir__, __all__ = attach(
         "renewal_terms": "renewal",
         "repair_hours": "repairs_sim",
         "scaled_times": "renewal",
-        "scenario_cycle": "model",
         "scenario_with_domain_share": "domains",
         "simulate_domain_training": "domains_sim",
         "simulate_runs": "simulation",

@@ -3,7 +3,7 @@
 A restart cycle's law (:class:`~spare_theory.cycles.base.CycleLaw`: how long
 the cycle survives and its throughput in each state) depends on the strategy
 and on which of the scenario's optional mechanisms are on.  Every front door
-asks :func:`scenario_cycle`, so a scenario field is either modelled or
+asks :func:`priced_law`, so a scenario field is either modelled or
 refused here, never silently ignored:
 
 - nothing optional: the strategy's law (:meth:`Strategy.cycle_law
@@ -69,7 +69,6 @@ __all__ = [
     "group_lifetimes",
     "planned_trigger",
     "priced_law",
-    "scenario_cycle",
     "wipeout_mean_hours",
 ]
 
@@ -195,70 +194,6 @@ def group_lifetimes(process: GroupProcess, *, every_failure: bool = False) -> An
     return EXPONENTIAL if base is None else base
 
 
-def scenario_cycle(
-    scenario: Scenario, strategy: ModelStrategy, r: int, plan: dict[str, Any] | None = None
-) -> CycleLaw:
-    """The cycle law of a checked plan ``(strategy, r)`` on ``scenario`` (module docstring).
-
-    The law of :func:`priced_law`, which also returns the process it is priced on.
-
-    CKPT-only (``r = 1``) ends its cycle at every failure, so repairs and
-    planned restarts leave it unchanged.  A strategy with its own law on a
-    whole scenario (:meth:`Strategy.hourly_law
-    <spare_theory.strategies.base.Strategy.hourly_law>`: elastic DP, hot
-    spares) gives it, at the plan variables ``plan`` (``None``: their
-    defaults).
-
-    Parameters
-    ----------
-    scenario : Scenario
-        The run (its ``microbatches`` field included).
-    strategy : Strategy
-        The strategy object (:func:`spare_theory.strategy`); ``r``, ``plan``
-        and the scenario's ``microbatches`` checked by the front door
-        (:func:`spare_theory.training.resolve.resolve`), not here.
-    r : int
-        Redundancy.
-    plan : dict, optional
-        The strategy's checked plan variables (:meth:`Strategy.check_plan
-        <spare_theory.strategies.base.Strategy.check_plan>`; ``None``: its
-        defaults).
-
-    Returns
-    -------
-    CycleLaw
-
-    Raises
-    ------
-    ValueError
-        Naming the fields, for combinations no model covers: a strategy with
-        no model under failure domains or lemons (Rep), domains or lemons
-        with repairs or planned restarts, planned restarts with a
-        non-exponential failure law.
-
-    Examples
-    --------
-    >>> from spare_theory import strategy
-    >>> sc = Scenario(gpus=1024, gpus_per_group=8, gpu_mtbf_hours=2000.0,
-    ...               restart_minutes=20, checkpoint_minutes=5, work_hours=48,
-    ...               repair_minutes=30, rejoin_minutes=1)
-    >>> type(scenario_cycle(sc, strategy("spare"), 1)).__name__
-    'CkptOnly'
-    >>> type(scenario_cycle(sc, strategy("rep"), 2)).__name__
-    'RepairCycle'
-    >>> racks = Scenario(gpus=256 * 8, gpus_per_group=8, restart_minutes=20,
-    ...                  checkpoint_minutes=5, work_hours=48, domain_size=16,
-    ...                  domain_mtbf_hours=20000.0)
-    >>> scenario_cycle(racks, strategy("spare"), 6)
-    DomainSpare(N=256, r=6, domain_size=16, delta=0.316731)
-    >>> plain = Scenario(gpus=1024, gpus_per_group=8, restart_minutes=20,
-    ...                  checkpoint_minutes=5, work_hours=48)
-    >>> scenario_cycle(plain, strategy("elastic"), 0, {"min_groups": 100})
-    ElasticCycle(N=128, active=128, quorum=100)
-    """
-    return priced_law(scenario, strategy, r, plan)[1]
-
-
 def priced_law(
     scenario: Scenario, strategy: ModelStrategy, r: int, plan: dict[str, Any] | None = None
 ) -> tuple[GroupProcess, CycleLaw]:
@@ -266,9 +201,15 @@ def priced_law(
 
     The process of :func:`~spare_theory.hourly.compose.group_process`: with
     repairs for a law that waits for failed groups, without for one that
-    ends its cycle at every failure (CKPT-only, ``r = 1``); the law of
-    :func:`scenario_cycle`.  The renewal-reward estimate
-    (:func:`evaluate_law`) takes both.
+    ends its cycle at every failure (CKPT-only, ``r = 1``), and the law of the
+    checked plan ``(strategy, r)`` at the plan variables ``plan`` (``None``:
+    their defaults; checked by the front door,
+    :func:`spare_theory.training.resolve.resolve`).  The renewal-reward
+    estimate (:func:`evaluate_law`) takes both.
+
+    Raises ``ValueError`` naming the fields, for combinations no model
+    covers: a strategy with no model under failure domains or lemons (Rep),
+    planned restarts with a non-exponential failure law, domains or lemons.
 
     The law is built in one declared order: the strategy's own law on the
     process (:meth:`Strategy.hourly_law
@@ -302,6 +243,16 @@ def priced_law(
     >>> process, law = priced_law(sc, strategy("spare"), 1)
     >>> process.repair_minutes, type(law).__name__
     (None, 'CkptOnly')
+    >>> type(priced_law(sc, strategy("rep"), 2)[1]).__name__
+    'RepairCycle'
+    >>> racks = Scenario(gpus=256 * 8, gpus_per_group=8, restart_minutes=20,
+    ...                  checkpoint_minutes=5, work_hours=48, domain_size=16,
+    ...                  domain_mtbf_hours=20000.0)
+    >>> priced_law(racks, strategy("spare"), 6)[1]
+    DomainSpare(N=256, r=6, domain_size=16, delta=0.316731)
+    >>> plain = dataclasses.replace(racks, domain_size=None, domain_mtbf_hours=None)
+    >>> priced_law(plain, strategy("elastic"), 0, {"min_groups": 100})[1]
+    ElasticCycle(N=256, active=256, quorum=100)
     """
     restart_hours = math.inf
     bursts = _wiping_domains(scenario, strategy, r, plan)

@@ -304,7 +304,7 @@ class TrainingEstimate:
           restart                      1.20253    0.011
           lost                         1.92857    0.018
         ------------------------------------------------------------------------------
-        caveats (the model's approximations and documented biases, then the audit's error):
+        caveats (model approximations and biases, then the audit's error):
           [1] audit (150 random scenarios, seed 2026; docs/audit.md): 90 % of its 19
               model answers on scenarios with no optional field within 0.7 % of the
               simulation (worst +1.5 %, 0 outside 3 % and 3 SE); it drew 8 to 64

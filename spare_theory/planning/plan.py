@@ -270,7 +270,7 @@ class Plan(Generic[EstimateT]):
           restart                      1.10196    0.011
           lost                          2.0685    0.020
         ------------------------------------------------------------------------------
-        caveats (the model's approximations and documented biases, then the audit's error):
+        caveats (model approximations and biases, then the audit's error):
           [1] under non-exponential GPU lifetimes the model runs high against
               simulation: groups that just failed restart with young clocks, which the
               stationary clocks miss (docs/theory.md section 4, non-exponential

@@ -265,7 +265,7 @@ class StepEstimate:
           handling                     -2.0408   -0.002
           rework                       56.7617    0.051
         ------------------------------------------------------------------------------
-        caveats (the model's approximations and documented biases, then the audit's error):
+        caveats (model approximations and biases, then the audit's error):
           [1] audit (150 random scenarios, seed 2026; docs/audit.md): 90 % of its 8
               model answers on scenarios with step level within 3.5 % of the
               simulation (worst +4.1 %, 1 outside 3 % and 3 SE); it drew 8 to 64
