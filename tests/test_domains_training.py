@@ -7,10 +7,10 @@ import pytest
 
 from spare_theory import Scenario, optimal_plan, strategy, time_to_train
 from spare_theory.cycles.domains import LemonLifetimes
-from spare_theory.hourly.compose import group_process
 from spare_theory.hourly.domains import scenario_with_domain_share
 from spare_theory.hourly.domains_sim import simulate_domain_training
 from spare_theory.hourly.model import evaluate_law, priced_law
+from spare_theory.hourly.process import group_process
 
 
 def _law(scenario, strategy, r):

@@ -26,7 +26,7 @@ import pytest
 
 import spare_theory as st
 from spare_theory.cycles.elastic import ElasticCycle
-from spare_theory.hourly.compose import group_process
+from spare_theory.hourly.process import group_process
 
 #: Tolerance of a model-against-simulation cell: K_SE standard errors or REL_TOL relative.
 K_SE = 3.0

@@ -19,7 +19,8 @@ import pytest
 from scenarios import SIXTEEN_GROUPS
 
 import spare_theory as st
-from spare_theory.hourly.compose import clustering, group_process
+from spare_theory.hourly.compose import clustering
+from spare_theory.hourly.process import group_process
 
 K = 3.0  # standard errors
 TRIALS, SEED = 120, 7

@@ -8,8 +8,8 @@ import pytest
 
 from spare_theory import Scenario, optimal_plan, paper_scenario, simulate_training, time_to_train
 from spare_theory.cycles.spare import SpareSplit
-from spare_theory.hourly.compose import group_process
 from spare_theory.hourly.model import evaluate_law
+from spare_theory.hourly.process import group_process
 
 BASE = dict(
     gpus=1024, gpus_per_group=8, gpu_mtbf_hours=2000.0, restart_minutes=20, checkpoint_minutes=5

@@ -4,8 +4,8 @@ import pytest
 
 from spare_theory import Scenario, time_to_train
 from spare_theory.cycles.spare import Spare, SpareSplit
-from spare_theory.hourly.compose import group_process
 from spare_theory.hourly.model import evaluate_law
+from spare_theory.hourly.process import group_process
 
 
 def test_m1_is_the_published_spare_model_exactly():

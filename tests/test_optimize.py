@@ -6,7 +6,7 @@ import pytest
 from spare_theory import strategy as lookup
 from spare_theory._validation import NoClosedFormError
 from spare_theory.cycles.base import cycle_law_of
-from spare_theory.hourly.compose import group_process
+from spare_theory.hourly.process import group_process
 from spare_theory.hourly.renewal import hours_grid
 from spare_theory.hourly.scenario import Scenario
 from spare_theory.placement.rulers import min_groups_for_ruler

@@ -9,7 +9,7 @@ import pytest
 from scipy import stats
 
 from spare_theory.cycles.chains import set_mean_absorption
-from spare_theory.hourly.compose import group_process
+from spare_theory.hourly.process import group_process
 from spare_theory.hourly.scenario import LLAMA3_H100_GPU_MTBF_HOURS, Scenario
 from spare_theory.training.estimate import mean_time_to_wipeout
 from spare_theory.training.simulate import simulate_time_to_wipeout

@@ -10,7 +10,7 @@ import pytest
 
 from spare_theory import Scenario, optimal_plan, time_to_train
 from spare_theory import strategy as lookup
-from spare_theory.hourly.compose import group_process
+from spare_theory.hourly.process import group_process
 from spare_theory.hourly.renewal import evaluate
 from spare_theory.hourly.scenario import LLAMA3_H100_GPU_MTBF_HOURS
 from spare_theory.training.simulate import simulate_training

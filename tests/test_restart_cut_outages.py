@@ -22,6 +22,7 @@ from scipy import integrate, stats
 import spare_theory as st
 from spare_theory import Scenario, strategy
 from spare_theory.hourly import compose, model
+from spare_theory.hourly import process as process_module
 from spare_theory.traces.plans import log_scenario
 
 REPAIRS = Scenario(
@@ -80,7 +81,7 @@ def test_the_restart_hours_are_the_priced_cycle_itself():
     sc = fitted()
     process, law = model.priced_law(sc, strategy("rep"), 2)
     restart_hours = model._cycle_mean_hours(process, law) + sc.restart_minutes / 60.0
-    again = compose.group_process(sc, restart_hours=restart_hours)
+    again = process_module.group_process(sc, restart_hours=restart_hours)
     assert again.rate_per_hour == pytest.approx(process.rate_per_hour, rel=1e-4)
     assert "restart-cut outages" in process.approximations
     # Cycles of hours against repairs of 133 h: the outages are cut by far.
@@ -94,7 +95,7 @@ def test_a_pool_and_exponential_clocks_are_priced_as_before():
     process = model.priced_law(pooled, strategy("rep"), 2)[0]
     assert "pool" in process.approximations  # a restart does not end a pool's wait
     assert "restart-cut outages" not in process.approximations
-    assert process.rate_per_hour == compose.group_process(pooled).rate_per_hour
+    assert process.rate_per_hour == process_module.group_process(pooled).rate_per_hour
     plain = dataclasses.replace(REPAIRS, repair_minutes=600.0)
     process = model.priced_law(plain, strategy("spare"), 3)[0]
     assert process.approximations == ()

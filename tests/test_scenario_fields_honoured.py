@@ -6,8 +6,8 @@ import pytest
 
 import spare_theory as st
 from spare_theory.cycles.domains import DomainSpare
-from spare_theory.hourly.compose import group_process
 from spare_theory.hourly.model import evaluate_law
+from spare_theory.hourly.process import group_process
 
 BASE = dict(
     gpus=256 * 8,

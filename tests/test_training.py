@@ -8,7 +8,7 @@ from hypothesis import strategies as st
 from spare_theory import strategy as lookup
 from spare_theory.cycles.rep import rep_survival_log
 from spare_theory.cycles.spare import Spare
-from spare_theory.hourly.compose import group_process
+from spare_theory.hourly.process import group_process
 from spare_theory.hourly.renewal import hours_grid
 from spare_theory.hourly.scenario import Scenario
 from spare_theory.training.estimate import time_to_train

@@ -39,7 +39,7 @@ import math
 import numpy as np
 
 from ..cycles.base import CycleLaw
-from .compose import GroupProcess
+from .process import GroupProcess
 from .renewal import TrainingEstimate, scaled_times
 
 __all__ = ["finite_run_term", "with_finite_run"]

@@ -2,33 +2,24 @@
 
 A restart cycle's law (:class:`~spare_theory.cycles.base.CycleLaw`: how long
 the cycle survives and its throughput in each state) depends on the strategy
-and on which of the scenario's optional mechanisms are on.  Every front door
-asks :func:`priced_law`, so a scenario field is either modelled or
-refused here, never silently ignored:
-
-- nothing optional: the strategy's law (:meth:`Strategy.cycle_law
-  <spare_theory.strategies.base.Strategy.cycle_law>`);
-- a non-exponential ``failure_law``: the same law with stationary renewal
-  clocks (:class:`~spare_theory.lifetimes.laws.EquilibriumLifetimes`);
-- ``repair_minutes``: :func:`~spare_theory.cycles.repairs.repair_cycle` over it;
-- ``planned_restart_failures``: :func:`~spare_theory.cycles.planned.planned_cycle`;
-  ``planned_restart_cost = c``: the same at the down count ``k(c)`` where the
-  model's step cost reaches ``c``
-  (:func:`~spare_theory.cycles.planned.cost_trigger_failures`), for a law
-  whose step cost grows (SPARe);
-- failure domains or lemon groups: the strategy's
-  :meth:`~spare_theory.strategies.base.Strategy.correlated_cycle_law`;
-- ``microbatches = m > 1``: the strategy's
-  :meth:`~spare_theory.strategies.base.Strategy.split_cycle_law`;
-- a strategy whose law is not its base law extended by these mechanisms
-  (elastic DP, hot spares: stalls, quorum, heal) gives its own on the whole
-  scenario (:meth:`~spare_theory.strategies.base.Strategy.hourly_law`) and
-  refuses the fields it does not model
-  (:meth:`~spare_theory.strategies.base.Strategy.check_process`).
-
-Combinations no model covers raise ``ValueError`` naming the fields.  The
-best interval of a law is :func:`best_interval` (the one interval search of
-:mod:`spare_theory.planning.search` on the renewal-reward hours).
+and on the process its groups undergo
+(:class:`~spare_theory.hourly.process.GroupProcess`).  Every front door asks
+:func:`priced_law`, which builds both in one declared order, so a scenario
+field is either modelled or refused here, never silently ignored: the
+strategy's own law on the process
+(:meth:`~spare_theory.strategies.base.Strategy.hourly_law`, elastic DP and
+hot spares, which refuse what they do not model,
+:meth:`~spare_theory.strategies.base.Strategy.check_process`), else its law
+(:meth:`~spare_theory.strategies.base.Strategy.split_cycle_law`) over the
+process's lifetimes (stationary renewal clocks, lemons:
+:func:`group_lifetimes`), domains
+(:meth:`~spare_theory.strategies.base.Strategy.correlated_cycle_law`),
+planned restarts (:func:`~spare_theory.cycles.planned.planned_cycle`, at the
+down count ``k(c)`` of a ``planned_restart_cost``) or repairs
+(:func:`~spare_theory.cycles.repairs.repair_cycle`); then the burst
+wipe-outs.  The best interval of a law is :func:`best_interval` (the one
+interval search of :mod:`spare_theory.planning.search` on the renewal-reward
+hours).
 
 A little over 500 lines because the choice of a scenario's cycle law is kept
 in this one place, every refusal with it.
@@ -55,8 +46,8 @@ from ..lifetimes.laws import EXPONENTIAL, EquilibriumLifetimes, SuperposedLifeti
 from ..placement.domains import failure_domains
 from ..planning.resolved import ModelStrategy, Resolved
 from ..planning.search import minimize_log_interval
-from .compose import GroupProcess, group_process
 from .fresh_start import with_finite_run
+from .process import GroupProcess, group_process
 from .renewal import TrainingEstimate, estimate_from, evaluate, hours_grid
 from .scenario import Scenario
 
@@ -168,7 +159,7 @@ def group_lifetimes(process: GroupProcess, *, every_failure: bool = False) -> An
 
     Examples
     --------
-    >>> from spare_theory.hourly.compose import group_process
+    >>> from spare_theory.hourly.process import group_process
     >>> sc = Scenario(gpus=1024, gpus_per_group=64, restart_minutes=20, checkpoint_minutes=5,
     ...               work_hours=48, failure_law="weibull", renewal="node")
     >>> group_lifetimes(group_process(sc)).key
@@ -199,7 +190,7 @@ def priced_law(
 ) -> tuple[GroupProcess, CycleLaw]:
     """The process the model prices and the cycle law of a checked plan on it.
 
-    The process of :func:`~spare_theory.hourly.compose.group_process`: with
+    The process of :func:`~spare_theory.hourly.process.group_process`: with
     repairs for a law that waits for failed groups, without for one that
     ends its cycle at every failure (CKPT-only, ``r = 1``), and the law of the
     checked plan ``(strategy, r)`` at the plan variables ``plan`` (``None``:
@@ -571,7 +562,7 @@ def estimate_plan(job: Resolved) -> TrainingEstimate:
     Its process and law (:func:`priced_law`) evaluated by
     :func:`evaluate_law`, labelled with the strategy's name, with a caveat per
     approximation the process applied (:attr:`GroupProcess.caveats
-    <spare_theory.hourly.compose.GroupProcess.caveats>`).
+    <spare_theory.hourly.process.GroupProcess.caveats>`).
 
     Examples
     --------

@@ -49,7 +49,7 @@ from numpy.typing import ArrayLike
 from .._samples import summary_text
 from ..cycles.base import CycleLaw, piece_survival
 from ..planning.bill import BADPUT_CAUSES, Bill, CostModel, make_bill, split_redundancy
-from .compose import GroupProcess
+from .process import GroupProcess
 
 __all__ = [
     "RenewalTerms",
@@ -648,11 +648,11 @@ def scaled_times(process: GroupProcess, tau_minutes: ArrayLike) -> tuple[float, 
     """``(rho, kappa, d)``: restart, interval(s) and checkpoint in units of ``1/lambda``.
 
     ``lambda`` is the process's priced rate (:attr:`GroupProcess.rate_per_hour
-    <spare_theory.hourly.compose.GroupProcess.rate_per_hour>`).
+    <spare_theory.hourly.process.GroupProcess.rate_per_hour>`).
 
     Examples
     --------
-    >>> from spare_theory.hourly.compose import group_process
+    >>> from spare_theory.hourly.process import group_process
     >>> from spare_theory import Scenario
     >>> sc = Scenario(gpus=1024, gpus_per_group=8, gpu_mtbf_hours=2000.0,
     ...               restart_minutes=30, checkpoint_minutes=6, work_hours=48)
@@ -685,7 +685,7 @@ def estimate_from(
 
     Examples
     --------
-    >>> from spare_theory.hourly.compose import group_process
+    >>> from spare_theory.hourly.process import group_process
     >>> from spare_theory import Scenario
     >>> from spare_theory.cycles.rep import CkptOnly, Rep
     >>> sc = Scenario(gpus=1024, gpus_per_group=8, gpu_mtbf_hours=2000.0,
@@ -750,7 +750,7 @@ def evaluate(
     ----------
     process : GroupProcess
         The run as priced: cluster, failure rate, costs and work
-        (:func:`~spare_theory.hourly.compose.group_process`).
+        (:func:`~spare_theory.hourly.process.group_process`).
     law : CycleLaw
         The strategy's cycle at ``N = process.groups``
         (:meth:`Strategy.cycle_law <spare_theory.strategies.base.Strategy.cycle_law>`).
@@ -766,7 +766,7 @@ def evaluate(
 
     Examples
     --------
-    >>> from spare_theory.hourly.compose import group_process
+    >>> from spare_theory.hourly.process import group_process
     >>> from spare_theory import Scenario
     >>> from spare_theory.cycles.rep import CkptOnly, Rep
     >>> sc = Scenario(gpus=1024, gpus_per_group=8, gpu_mtbf_hours=2000.0,
@@ -786,7 +786,7 @@ def hours_grid(
 
     Examples
     --------
-    >>> from spare_theory.hourly.compose import group_process
+    >>> from spare_theory.hourly.process import group_process
     >>> from spare_theory import Scenario
     >>> from spare_theory.cycles.rep import CkptOnly, Rep
     >>> sc = Scenario(gpus=1024, gpus_per_group=8, gpu_mtbf_hours=2000.0,

@@ -227,7 +227,7 @@ class Strategy(ABC):
     def check_process(self, process: Any) -> None:
         """Raise ``ValueError`` naming the fields the strategy's closed form does not model.
 
-        ``process``: the :class:`~spare_theory.hourly.compose.GroupProcess` the
+        ``process``: the :class:`~spare_theory.hourly.process.GroupProcess` the
         hour-level model prices (what it keeps of the scenario's fields after
         its approximations).  Asked by the hour-level model only: the event
         simulations play every field.  The default refuses none (the
@@ -241,7 +241,7 @@ class Strategy(ABC):
         :func:`spare_theory.optimal_plan` then plans by the event simulation
         (``Plan.method == "simulation"``) and says this reason.  The default
         is the message of :meth:`check_process`'s refusal of the process
-        the model prices (:func:`~spare_theory.hourly.compose.group_process`:
+        the model prices (:func:`~spare_theory.hourly.process.group_process`:
         a spare pool and non-exponential repairs, laws and lemons mapped onto
         exponential ones, as :func:`~spare_theory.time_to_train` prices
         them); a strategy may also name a region where its closed form is
@@ -265,7 +265,7 @@ class Strategy(ABC):
         if not isinstance(scenario, Scenario):
             return None
         # Imported here: the simulations import this module and load no model.
-        from ..hourly.compose import group_process
+        from ..hourly.process import group_process
 
         try:
             process = group_process(scenario)
@@ -317,7 +317,7 @@ class Strategy(ABC):
         :meth:`cycle_law` extended by the process's mechanisms,
         :func:`~spare_theory.hourly.model.priced_law`).
 
-        ``process``: the :class:`~spare_theory.hourly.compose.GroupProcess` the
+        ``process``: the :class:`~spare_theory.hourly.process.GroupProcess` the
         model prices (its rate, repairs, and ``merged``: the share of a
         group's failures that come with another of the same folded burst).
         ``plan``: the checked plan variables (:meth:`check_plan`).
@@ -495,7 +495,7 @@ class Strategy(ABC):
 
         What the front doors return.  The estimate's own caveats (the
         approximations the hour-level model applied,
-        :attr:`~spare_theory.hourly.compose.GroupProcess.caveats`) come first,
+        :attr:`~spare_theory.hourly.process.GroupProcess.caveats`) come first,
         then the strategy's :meth:`caveats`.  The last caveat is
         what the shipped audit measured for the strategy's model answers on
         scenarios with the same optional fields

@@ -210,7 +210,7 @@ class ElasticStrategy(Strategy):
             Naming the fields the process keeps that the law does not model:
             ``failure_law`` other than exponential, ``domain_size``,
             ``lemon_fraction`` (under repairs all three are priced at their
-            mean rate, :func:`~spare_theory.hourly.compose.group_process`),
+            mean rate, :func:`~spare_theory.hourly.process.group_process`),
             ``planned_restart_failures`` or ``planned_restart_cost``, a
             ``rejoin_minutes`` (an elastic job stalls ``reconfigure_minutes``
             per rejoin and heals in ``heal_minutes``), a ``repair_law`` other

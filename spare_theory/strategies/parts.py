@@ -22,7 +22,7 @@ from typing import Any
 import numpy as np
 from scipy import stats
 
-from ..hourly.compose import group_process
+from ..hourly.process import group_process
 from ..hourly.scenario import Scenario
 from ..lifetimes.laws import EXPONENTIAL
 from ..steps.scenario import StepScenario

@@ -21,8 +21,8 @@ from typing import Any, overload
 import numpy as np
 
 from .._validation import NoClosedFormError, as_count
-from ..hourly.compose import check_split, group_process
 from ..hourly.model import estimate_plan, wipeout_mean_hours
+from ..hourly.process import check_split, group_process
 from ..hourly.renewal import TrainingEstimate
 from ..hourly.scenario import Scenario
 from ..planning.resolved import Resolved

@@ -39,7 +39,7 @@ import numpy as np
 from .._caching import cached
 from .._validation import NoClosedFormError, as_choice, as_seed_sequence, child_seed
 from ..cycles.planned import cost_trigger_failures
-from ..hourly.compose import check_split
+from ..hourly.process import check_split
 from ..hourly.renewal import TrainingEstimate
 from ..hourly.scenario import Scenario
 from ..planning.bill import CostModel

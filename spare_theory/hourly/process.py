@@ -1,0 +1,292 @@
+"""The process the groups of a scenario undergo, as the hour-level model prices it.
+
+:func:`group_process` turns a scenario, once per plan, into a
+:class:`GroupProcess`: the priced failure rate, which of the scenario's
+mechanisms are kept as they are (renewal clocks, lemons, domain events) and
+which were approximated, each step by its name (:data:`APPROXIMATIONS`), by
+the formulas and in the order of :mod:`spare_theory.hourly.compose`.  The
+cycle laws, the renewal core and the strategies' own laws read this object;
+nothing downstream works out what was folded.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from typing import Any
+
+from .._caching import cached
+from .._validation import NoClosedFormError
+from ..planning.resolved import ModelStrategy
+from .compose import clustering, mean_group_rate, pool_down_minutes
+from .scenario import Scenario
+
+__all__ = ["APPROXIMATIONS", "GroupProcess", "check_split", "group_process"]
+
+
+#: What each named step of :func:`group_process` approximates and what it drops, as an
+#: estimate's caveat says it; the size of the miss is the audit's to state
+#: (:func:`~spare_theory.strategies.coverage.audit_caveat`), not this text's.
+APPROXIMATIONS = {
+    "pool": "a spare pool is priced as an exponential group repair of the pool's mean down "
+    "time (Palm's theorem), without the correlation of the groups waiting together",
+    "group-clock pool": "a spare pool fed by group clocks is priced at the birth-death "
+    "fixed point of its mean down time, as an exponential group repair",
+    "mean rate": "under repairs the groups are priced as exponential at their mean outage "
+    "rate, without the transient after a restart",
+    "clustering": "a renewal clock's failures within an outage are absorbed at the rate "
+    "c = 1 + M(D) - D/m of its stationary law (young clocks after a rejoin are not followed)",
+    "restart-cut outages": "an outage ends at its repair or at the next global restart, "
+    "the restart's distance taken as exponential at the plan's mean cycle",
+    "lemons averaged": "under repairs lemon groups are averaged into every group's rate "
+    "(a lemon's bursts are not correlated)",
+    "domains folded": "under repairs failure domain events are priced as independent "
+    "failures of their groups (their outages are not correlated)",
+    "burst wipe-outs": "the domain events that alone end the plan's cycle are priced as "
+    "wipe-outs on top of the folded rate",
+    "lemons folded": "beside failure domains lemon groups are folded into the groups' "
+    "independent rate",
+}
+
+
+@dataclasses.dataclass(frozen=True)
+class GroupProcess:
+    """What the groups of a scenario undergo, as the hour-level model prices it.
+
+    Built once per plan by :func:`group_process` from the run as given
+    (``scenario``): the steps of :mod:`~spare_theory.hourly.compose`, each recorded by its
+    short name in ``approximations``.  The cycle laws and the renewal core read
+    this object, never a scenario rewritten to look like one they cover.
+
+    Attributes
+    ----------
+    scenario : Scenario
+        The run as given: its sizes, costs, work and laws.
+    rate_per_hour : float
+        ``lambda``: failures per hour of one group as priced, the unit of
+        the cycle laws' dimensionless time (step 2's outage rate under
+        repairs, step 3's lemon-weighted rate beside domains).
+    clocks : bool
+        The non-exponential lifetime law is kept as renewal clocks
+        (``False``: exponential at ``rate_per_hour``).
+    lemons : bool
+        Lemon groups are kept as a law of their own (``False``: none, or
+        averaged into the rate).
+    domains : bool
+        Failure domains are kept as events of ``domain_size`` groups
+        (``False``: none, or folded into the rate and the bursts).
+    repair_minutes : float or None
+        Mean minutes a failed group is out (step 1: the pool's down time);
+        ``None``: no repairs priced.
+    repair_law : str or frozen distribution
+        The law of that time (the pool's: exponential).
+    burst_ratio : float
+        Domain events per hour that alone end the plan's cycle, in units of
+        ``rate_per_hour`` (priced as wipe-outs,
+        :class:`~spare_theory.cycles.bursts.BurstWipeouts`).
+    merged : float
+        Share of a group's priced failures that come with another of the same
+        folded burst (a strategy's own law counts them as one change).
+    approximations : tuple of str
+        The names (:data:`APPROXIMATIONS`) of the steps applied, in order;
+        empty: the scenario is priced as it is.
+
+    Examples
+    --------
+    >>> sc = Scenario(gpus=1024, gpus_per_group=8, gpu_mtbf_hours=2000.0, restart_minutes=20,
+    ...               checkpoint_minutes=5, work_hours=48, failure_law="weibull",
+    ...               repair_minutes=60.0)
+    >>> process = group_process(sc)
+    >>> process.clocks, round(process.rate_per_hour, 6), process.approximations
+    (False, 0.007073, ('mean rate', 'clustering'))
+    >>> group_process(Scenario.published_600k()).approximations
+    ()
+    """
+
+    scenario: Scenario
+    rate_per_hour: float
+    clocks: bool
+    lemons: bool
+    domains: bool
+    repair_minutes: float | None
+    repair_law: Any
+    burst_ratio: float = 0.0
+    merged: float = 0.0
+    approximations: tuple[str, ...] = ()
+
+    @property
+    def groups(self) -> int:
+        """``N``, the scenario's groups."""
+        return self.scenario.groups
+
+    @property
+    def mu(self) -> float:
+        """``mu = 1 / (lambda m)``: repairs per priced mean group lifetime (0 without repairs)."""
+        if self.repair_minutes is None:
+            return 0.0
+        return 60.0 / (self.rate_per_hour * self.repair_minutes)
+
+    @property
+    def caveats(self) -> tuple[str, ...]:
+        """One sentence per approximation applied (:data:`APPROXIMATIONS`), in order."""
+        return tuple(
+            f"model approximation ({name}): {APPROXIMATIONS[name]}" for name in self.approximations
+        )
+
+    @property
+    def stall(self) -> float:
+        """``lambda * rejoin_minutes``: a rejoin's stall in units of ``1 / lambda``."""
+        return self.rate_per_hour * self.scenario.rejoin_minutes / 60.0
+
+
+@cached(maxsize=256)
+def group_process(
+    scenario: Scenario,
+    *,
+    repairs: bool = True,
+    restart_hours: float = math.inf,
+    bursts: tuple[int, float, float] = (0, 0.0, 0.0),
+) -> GroupProcess:
+    """The process the groups of ``scenario`` undergo: the approximations of ``compose``, in order.
+
+    Parameters
+    ----------
+    scenario : Scenario
+        The run.
+    repairs : bool
+        ``False`` for a law that ends its cycle at every failure (CKPT-only,
+        ``r = 1``): repairs and the pool change nothing there, so they are
+        dropped first, and the law, lemons and domain events are priced
+        together exactly (domain events on top of the groups' own law,
+        :class:`~spare_theory.cycles.domains.ScaledExponential`).
+    restart_hours : float
+        Mean hours from a group's failure to the end of the next global
+        restart, which ends its outage (step 2's ``c`` at
+        :func:`outage_hours`); ``inf`` (the default): outages end at
+        repairs.  The model finds it as a fixed point with the plan's cycle
+        law (:func:`~spare_theory.hourly.model.priced_law`).
+    bursts : tuple
+        ``(wiping, share, merged_per_hour)``: the domains whose event alone
+        ends the plan's cycle, the share of the groups in them, and the
+        failures per hour and group the other domains' events bring beside a
+        first one (:meth:`~spare_theory.strategies.base.Strategy.burst_wipeouts`,
+        :func:`~spare_theory.hourly.model.priced_law`).  Where step 2 folds the
+        domain events into the rate, the wiping ones are priced as wipe-outs
+        instead (``burst_ratio``); none (the default): every event is folded.
+
+    Returns
+    -------
+    GroupProcess
+
+    Raises
+    ------
+    NoClosedFormError
+        For a non-exponential ``failure_law`` with failure domains and no
+        repairs: no model, drop ``domain_size`` (``simulate_training`` runs it).
+
+    Examples
+    --------
+    >>> sc = Scenario(gpus=1024, gpus_per_group=8, gpu_mtbf_hours=2000.0, restart_minutes=20,
+    ...               checkpoint_minutes=5, work_hours=48, repair_minutes=30.0,
+    ...               spare_nodes=2, swap_minutes=10.0)
+    >>> process = group_process(sc)
+    >>> process.approximations, process.repair_law  # out for the swap and a short wait
+    (('pool',), 'exponential')
+    >>> 10.0 < process.repair_minutes < 30.0
+    True
+    >>> group_process(sc, repairs=False).repair_minutes is None
+    True
+    """
+    sc, steps = scenario, []
+    repair_minutes = sc.repair_minutes if repairs else None
+    repair_law = sc.repair_law if repair_minutes is not None else "exponential"
+    if repair_minutes is not None and sc.pool:
+        steps.append("pool" if sc.exponential or sc.renewal == "node" else "group-clock pool")
+        repair_minutes, repair_law = pool_down_minutes(sc), "exponential"
+    lam = sc.group_failure_rate_per_hour
+    lemons = sc.lemon_fraction > 0 and sc.lemon_rate_factor > 1
+    domains = sc.domain_size is not None and sc.domain_mtbf_hours is not None
+    kept = dict(clocks=not sc.exponential, lemons=lemons, domains=domains)
+    if repair_minutes is not None and (lemons or domains or not sc.exponential):
+        wiping, share, merged_per_hour = bursts
+        burst = 0.0 if sc.domain_mtbf_hours is None else 1.0 / sc.domain_mtbf_hours
+        c = clustering(sc, repair_minutes, repair_law, restart_hours)
+        steps += ["mean rate"] + ["clustering"] * (not sc.exponential)
+        steps += ["restart-cut outages"] * (not sc.exponential and math.isfinite(restart_hours))
+        steps += ["lemons averaged"] * lemons + ["domains folded"] * domains
+        steps += ["burst wipe-outs"] * (wiping > 0)
+        lam = (mean_group_rate(sc) - burst) / c + burst * (1.0 - share)
+        return GroupProcess(
+            sc,
+            lam,
+            clocks=False,
+            lemons=False,
+            domains=False,
+            repair_minutes=repair_minutes,
+            repair_law=repair_law,
+            burst_ratio=wiping / float(sc.domain_mtbf_hours or math.inf) / lam,
+            merged=merged_per_hour / lam,
+            approximations=tuple(steps),
+        )
+    if repairs and domains and not sc.exponential:
+        raise NoClosedFormError(
+            "failure domains (domain_size) with a non-exponential failure_law have no model "
+            "without repairs: drop domain_size or use failure_law='exponential' "
+            "(simulate_training runs the combination)"
+        )
+    if repairs and domains and lemons:
+        steps.append("lemons folded")
+        lam *= 1.0 + (sc.lemon_rate_factor - 1.0) * sc.lemon_fraction
+        kept["lemons"] = False
+    return GroupProcess(
+        sc,
+        lam,
+        **kept,
+        repair_minutes=repair_minutes,
+        repair_law=repair_law,
+        approximations=tuple(steps),
+    )
+
+
+def check_split(scenario: Scenario, strategy: ModelStrategy) -> int:
+    """``scenario.microbatches`` checked against the strategy and the scenario's other fields.
+
+    Splitting is modelled for a strategy that splits (SPARe) under any
+    lifetime law, lemons, repairs and planned restarts (by count or by
+    cost), not under failure domains (after the approximations of
+    :func:`group_process`, which fold domains
+    into the rate when repairs are on).
+
+    Parameters
+    ----------
+    scenario : Scenario
+        The run (its ``microbatches`` field).
+    strategy : Strategy
+        The strategy object (:func:`spare_theory.strategy`).
+
+    Returns
+    -------
+    int
+        ``m`` as an int.
+
+    Raises
+    ------
+    ValueError
+        Naming ``microbatches`` and the field it cannot be combined with.
+
+    Examples
+    --------
+    >>> from spare_theory import strategy
+    >>> sc = Scenario(gpus=1024, gpus_per_group=8, restart_minutes=20,
+    ...               checkpoint_minutes=5, work_hours=48, microbatches=8)
+    >>> check_split(sc, strategy("spare"))
+    8
+    """
+    m = strategy.check_microbatches(scenario.microbatches)
+    if m != 1 and group_process(scenario).domains:
+        raise NoClosedFormError(
+            "microbatches must be 1 with domain_size set (no split model under failure "
+            "domains without repairs): drop domain_size or microbatches "
+            "(simulate_training runs the combination)"
+        )
+    return m
