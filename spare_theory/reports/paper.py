@@ -323,8 +323,8 @@ def paper_table_text(frame: pd.DataFrame) -> str:
             if math.isfinite(d[f"gain_{key}"])
         ]
         lines.append(f"{'':>5} {'':<9} gain: " + ", ".join(gains))
-    footer = "paper: the published table; model: step_time_to_train; " + (
-        "sim: simulate_steps, mean +- SE ('-': not simulated)."
+    footer = "paper: the published table; model: time_to_train; " + (
+        "sim: simulate_training, mean +- SE ('-': not simulated)."
         if simulated
         else "spare-theory table simulator adds our event simulation."
     )

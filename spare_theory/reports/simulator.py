@@ -359,8 +359,8 @@ def write(options: ReportOptions) -> list[Path]:
             "best_code): every published cell vs our simulation and closed form\n\n"
             + _header(table),
             notes="published_*: means over the 3 published runs; published_se = sd / sqrt(3) "
-            "of total/T0. sim_*: simulate_steps (rep_recovery='published'); model_*: "
-            "step_time_to_train at the same (r, k). Empty sim cells were not simulated.",
+            "of total/T0. sim_*: simulate_training (rep_recovery='published'); model_*: "
+            "time_to_train at the same (r, k). Empty sim cells were not simulated.",
         )
     )
     if options.full:
@@ -384,8 +384,8 @@ def write(options: ReportOptions) -> list[Path]:
         tables,
         "paper_table",
         title="The SPARe paper's table (Weibull, N = 200 / 600 / 1000): published vs ours",
-        notes=f"*_published: the paper's table; *_model: step_time_to_train; *_sim: "
-        f"simulate_steps, {trials} trials (empty where not simulated at this size). "
+        notes=f"*_published: the paper's table; *_model: time_to_train; *_sim: "
+        f"simulate_training, {trials} trials (empty where not simulated at this size). "
         "plans = paper: the (r, k) of the authors' run.sh; optimiser: optimal_plan on the "
         "same scenario. Totals are over T0; uptime is the paper's availability; gain = "
         "1 - spare / rep.",
@@ -407,7 +407,7 @@ def write(options: ReportOptions) -> list[Path]:
         "SPARe with each failed group's shard cut into m micro-batches (StepScenario."
         "microbatches; m = 1024 stands for the limit of large m). total_over_T0 and uptime "
         "from the model; reduction_vs_* = 1 - total / total of the other plan (fractions). "
-        f"sim_*: simulate_steps at that plan, {trials} trials (empty where not simulated).",
+        f"sim_*: simulate_training at that plan, {trials} trials (empty where not simulated).",
     )
     paths.append(_figure(table, figures))
     return paths
