@@ -38,6 +38,7 @@ __all__ = [
     "REFUSED",
     "Bracket",
     "Leg",
+    "first_least",
     "minimize_integer",
     "minimize_log_interval",
     "walk_redundancy",
@@ -253,6 +254,25 @@ def _beats(current: float, best: float) -> bool:
     if not math.isfinite(best):
         return current < best
     return current < best - _PLATEAU_REL * abs(best)
+
+
+def first_least(values: Sequence[float]) -> int:
+    """Index of the first value within a relative ``1e-12`` of the least (a plateau's first).
+
+    Where a plan's hours are flat in ``r`` they differ only in their last
+    digits, which differ from machine to machine (library versions): the
+    first of the plateau (the least redundancy) is the one every machine
+    picks, as :func:`walk_redundancy`'s patience counts it.
+
+    Examples
+    --------
+    >>> first_least([3.0, 2.0 + 4e-16, 2.0, 2.5])
+    1
+    >>> first_least([3.0, 2.0 + 1e-6, 2.0])
+    2
+    """
+    least = min(values)
+    return next(i for i, value in enumerate(values) if not _beats(least, value))
 
 
 #: What ``evaluate`` returns in :func:`walk_redundancy` when the model refuses an ``r``

@@ -45,7 +45,14 @@ from ..hourly.scenario import Scenario
 from ..planning.bill import CostModel
 from ..planning.plan import Plan
 from ..planning.resolved import Resolved
-from ..planning.search import REFUSED, Bracket, Leg, minimize_integer, walk_redundancy
+from ..planning.search import (
+    REFUSED,
+    Bracket,
+    Leg,
+    first_least,
+    minimize_integer,
+    walk_redundancy,
+)
 from ..steps.scenario import StepScenario
 from ..strategies.base import PATIENCE
 from .estimate import estimate_job
@@ -419,10 +426,10 @@ def _hours(estimate: Any) -> float:
 
 
 def _plan(curve: dict[int, Any], key: Any = _hours) -> tuple[int, Plan]:
-    """The ``r`` of least ``key`` (hours; ties: the smaller ``r``) and its plan."""
+    """The ``r`` of least ``key`` (hours; a plateau: its smallest ``r``) and its plan."""
     r_values = np.array(sorted(curve), dtype=np.int64)
     hours = np.array([curve[int(r)].hours for r in r_values])
-    best = int(r_values[int(np.argmin([key(curve[int(r)]) for r in r_values]))])
+    best = int(r_values[first_least([key(curve[int(r)]) for r in r_values])])
     return best, Plan(estimate=curve[best], r_values=r_values, hours_by_r=hours)
 
 
