@@ -409,14 +409,10 @@ def simulate_time_to_wipeout(
     -----
     Fields with no effect here:
 
-    - ``restart_minutes``, ``checkpoint_minutes``, ``work_hours``,
-      ``rejoin_minutes``: costs and stalls of the run, not of its groups'
-      failures and repairs, which alone decide when a wipe-out comes;
-    - ``reconfigure_minutes``, ``heal_minutes``: the elastic strategies'
-      stalls and heal time, and those strategies have no wipe-out units here;
-    - ``microbatches``: splitting changes what a step costs, not which
-      failures wipe the job out;
-    - ``provenance``: where the fields came from, not what they are.
+    - ``restart_minutes``, ``checkpoint_minutes``, ``work_hours``, ``rejoin_minutes``,
+      ``microbatches``, ``reconfigure_minutes``, ``heal_minutes``, ``provenance``: the
+      run's costs, stalls and records; failures and repairs alone decide a wipe-out
+      (and the elastic strategies, whose stalls and heal these are, have no units here).
 
     Examples
     --------
@@ -463,11 +459,10 @@ def simulate_steps_job(
 ) -> StepSimulation:
     """The step-level simulation of a resolved plan: :func:`simulate_training`'s core.
 
-    Trial ``i`` uses the stream ``child_seed(seed, i)``
-    (:func:`~spare_theory.steps.trials.simulate_step_trials`; trials from
-    ``first_trial`` on); ``replay`` plays a log's faults
-    (:func:`spare_theory.replay_training`); a run unfinished when a global
-    restart ends after ``max_hours`` stops there with infinite hours.
+    Trial ``i`` uses the stream ``child_seed(seed, i)`` from ``first_trial`` on
+    (:func:`~spare_theory.steps.trials.simulate_step_trials`); ``replay`` plays a
+    log's faults (:func:`spare_theory.replay_training`); a run unfinished when a
+    global restart ends after ``max_hours`` stops there with infinite hours.
 
     Raises
     ------
@@ -476,15 +471,12 @@ def simulate_steps_job(
 
     Examples
     --------
-    Without failures a step takes the slowest of ``N`` jittered stacks plus
-    the all-reduce:
-
     >>> from scipy import stats
     >>> from spare_theory import StepScenario
     >>> sc = StepScenario(groups=8, steps=50, allreduce_seconds=1.0,
     ...                   failure_law=stats.expon(scale=1e15))
     >>> job = resolve(sc, "spare", r=2, checkpoint_every_steps=10)
-    >>> sim = simulate_steps_job(job, trials=2, seed=1)
+    >>> sim = simulate_steps_job(job, trials=2, seed=1)  # no failure: the slowest of 8 stacks
     >>> int(sim.failures.sum()), round(sim.mean("total_over_T0"), 2)
     (0, 1.16)
     """
