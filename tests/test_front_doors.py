@@ -207,6 +207,7 @@ def test_importing_the_simulations_loads_no_model():
         "spare_theory.hourly.model",
         "spare_theory.hourly.renewal",
         "spare_theory.hourly.compose",
+        "spare_theory.hourly.process",
         "spare_theory.cycles.",
         "spare_theory.planning.search",
         "spare_theory.steps.estimate",

@@ -22,7 +22,6 @@ from typing import Any
 import numpy as np
 from scipy import stats
 
-from ..hourly.process import group_process
 from ..hourly.scenario import Scenario
 from ..lifetimes.laws import EXPONENTIAL
 from ..steps.scenario import StepScenario
@@ -158,6 +157,14 @@ def _nothing(result: Any) -> str | None:
     return None if result is None else f"returned {type(result).__name__}, not None"
 
 
+def _process(scenario: Scenario) -> Any:
+    """The process the hour-level model prices (imported here: the simulations, which
+    import the strategies, load no model module)."""
+    from ..hourly.process import group_process
+
+    return group_process(scenario)
+
+
 #: Every part of a strategy, in the order of :class:`~spare_theory.strategies.base.Strategy`.
 #: Required parts have no default in the base class; a part that ``may_refuse``
 #: raises ``ValueError`` where the strategy has no such model.
@@ -242,7 +249,7 @@ PARTS: tuple[Part, ...] = (
         "check_process",
         False,
         "refuses the hour-level fields it does not model, on the process the model prices",
-        call=lambda s, p: s.check_process(group_process(p.scenario)),
+        call=lambda s, p: s.check_process(_process(p.scenario)),
         check=_nothing,
         may_refuse=True,
     ),
@@ -257,7 +264,7 @@ PARTS: tuple[Part, ...] = (
         "hourly_law",
         False,
         "its own cycle law on a priced process (None: cycle_law extended)",
-        call=lambda s, p: s.hourly_law(group_process(p.scenario), p.r, **p.plan),
+        call=lambda s, p: s.hourly_law(_process(p.scenario), p.r, **p.plan),
         check=_optional(law_problem),
         may_refuse=True,
     ),
@@ -477,7 +484,7 @@ def _plan_problems(obj: Any, probe: Probe) -> list[str]:
         try:
             if obj.check_plan(N, r, plan) != plan:
                 problems.append(f"check_plan: does not keep the plan {plan} it accepted")
-            laws.append(obj.hourly_law(group_process(probe.scenario), r, **plan))
+            laws.append(obj.hourly_law(_process(probe.scenario), r, **plan))
             hours = estimate_plan(job).hours
         except ValueError:  # no model of this plan: the strategy refuses it
             continue
