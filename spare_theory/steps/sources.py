@@ -12,7 +12,15 @@ strategy's rules:
   model's convention); the queue's nodes are owed to the pool (its count
   goes below 0 until repairs repay it), so a removal finds a spare exactly
   when fewer than ``spare_nodes`` nodes are in repair; nodes in repair stay
-  in repair.
+  in repair.  A worker of ``g = nodes_per_group`` nodes is ready when every
+  slot it lost is filled: while it is down its other ``g - 1`` nodes keep
+  failing, each at the per-node rate ``1 / (g E[L])`` of the worker's law
+  as a Poisson stream (exact for the exponential law, whose group clock is
+  the superposition of its nodes'), and each such failure sends its node to
+  repair and needs a spare of its own (as the hour-level simulation's node
+  slots, :mod:`spare_theory.hourly.sources`).  They are node failures, not
+  worker failures: the run's failure count does not include them.  With a
+  log's outages (``durations``) the log's own faults play the nodes.
 - :class:`LogClocks` gives each worker the next fault of its nodes' replayed
   histories (node slots mapped onto a log's nodes as
   :class:`~spare_theory.hourly.sources.LogFaults` does: ``"identity"``,
@@ -35,6 +43,7 @@ from typing import Any
 import numpy as np
 
 from ..hourly.sources import FaultTable
+from .._validation import as_seed_sequence, child_seed
 from .runs import RepairTimes
 from .scenario import StepScenario
 
@@ -47,9 +56,9 @@ class PoolRepairTimes(RepairTimes):
     Parameters
     ----------
     scenario : StepScenario
-        ``spare_nodes``, ``swap_seconds`` and the nodes' repair law.
+        ``spare_nodes``, ``swap_seconds``, ``nodes_per_group`` and the nodes' repair law.
     seed : int or numpy.random.SeedSequence
-        The repair stream.
+        The repair stream (the other nodes' failures draw from its child 1).
     durations : callable, optional
         Repair seconds of workers ``idx`` (a log's outages) instead of draws.
 
@@ -70,7 +79,29 @@ class PoolRepairTimes(RepairTimes):
         self.pool = int(scenario.spare_nodes or 0)
         self.swap = float(scenario.swap_seconds or 0.0)
         self.back: list[float] = []  # times at which repaired nodes come back, a heap
-        self.waiting: deque[int] = deque()
+        self.waiting: deque[int] = deque()  # one entry per slot waiting for a node
+        g = scenario.nodes_per_group
+        #: Failure rate of a down worker's other nodes, per second (0: one node, or a log).
+        self.others_per_second = (
+            (g - 1) / (g * scenario.group_mean_lifetime_seconds) if durations is None else 0.0
+        )
+        self._others = np.random.default_rng(child_seed(as_seed_sequence(seed), 1))
+        self.missing = np.zeros(scenario.groups, dtype=np.int64)  # slots without a node
+        self.filled = np.full(scenario.groups, -np.inf)  # when the last assigned slot fills
+        self.next_other = np.full(scenario.groups, np.inf)  # next failure of another node
+
+    def _lose(self, w: int, at: float, repair_seconds: float) -> None:
+        """Worker ``w`` loses a node at ``at``: a spare fills its slot, or the slot waits."""
+        heapq.heappush(self.back, at + repair_seconds)
+        if self.pool > 0:
+            self.pool -= 1
+            self.filled[w] = max(self.filled[w], at + self.swap)
+        else:
+            self.missing[w] += 1
+            self.waiting.append(w)
+        self.ready[w] = self.filled[w] if self.missing[w] == 0 else np.inf
+        if self.others_per_second:
+            self.next_other[w] = at + self._others.exponential(1.0 / self.others_per_second)
 
     def start(self, idx: np.ndarray, at: float) -> None:
         """Workers ``idx`` removed at ``at``: a spare each if any, else the queue."""
@@ -78,28 +109,48 @@ class PoolRepairTimes(RepairTimes):
         if not idx.size:
             return
         for w, d in zip(idx.tolist(), np.maximum(self.draw(idx), 0.0).tolist()):
-            heapq.heappush(self.back, at + d)
-            if self.pool > 0:
-                self.pool -= 1
-                self.ready[w] = at + self.swap
-            else:
-                self.waiting.append(w)
+            self._lose(w, at, d)
 
     def due(self, t: float) -> np.ndarray:
-        """Workers ready by ``t``: the nodes repaired by then first serve the queue."""
-        while self.back and self.back[0] <= t:
-            repaired = heapq.heappop(self.back)
-            if self.waiting:
-                self.ready[self.waiting.popleft()] = repaired + self.swap
+        """Workers ready by ``t``: the events up to ``t`` in time order, then the ready ones.
+
+        The events are nodes back from repair (serving the queue first) and
+        failures of a down worker's other nodes, which count only while the
+        worker is still down.
+        """
+        while True:
+            w = int(np.argmin(self.next_other))
+            other = self.next_other[w]
+            repaired = self.back[0] if self.back else np.inf
+            if min(other, repaired) > t:
+                break
+            if repaired <= other:
+                heapq.heappop(self.back)
+                if self.waiting:
+                    v = self.waiting.popleft()
+                    self.missing[v] -= 1
+                    self.filled[v] = max(self.filled[v], repaired + self.swap)
+                    if self.missing[v] == 0:
+                        self.ready[v] = self.filled[v]
+                else:
+                    self.pool += 1
+            elif self.ready[w] <= other:  # the worker was back first
+                self.next_other[w] = np.inf
             else:
-                self.pool += 1
-        return super().due(t)
+                self._lose(w, other, float(np.maximum(self.draw(np.array([w])), 0.0)[0]))
+        back = super().due(t)
+        self.filled[back] = -np.inf
+        self.next_other[back] = np.inf
+        return back
 
     def clear(self) -> None:
         """A global restart makes every worker ready: the queue's nodes are owed to the pool."""
         super().clear()
         self.pool -= len(self.waiting)
         self.waiting.clear()
+        self.missing[:] = 0
+        self.filled[:] = -np.inf
+        self.next_other[:] = np.inf
 
 
 class LogClocks:
