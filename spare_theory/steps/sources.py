@@ -42,8 +42,8 @@ from typing import Any
 
 import numpy as np
 
-from ..hourly.sources import FaultTable
 from .._validation import as_seed_sequence, child_seed
+from ..hourly.sources import FaultTable
 from .runs import RepairTimes
 from .scenario import StepScenario
 
