@@ -73,14 +73,19 @@ def test_weibull_rejects_pool_and_prices_microbatches():
     assert split < time_to_train(sc, "spare", r=4, checkpoint_interval_minutes=30.0).hours
 
 
-def test_exponential_default_unchanged_by_weibull_shape():
-    a = Scenario(**BASE, gpu_mtbf_hours=300.0, work_hours=20)
-    b = Scenario(**BASE, gpu_mtbf_hours=300.0, work_hours=20, weibull_shape=0.5)
-    for st, r in (("ckpt", None), ("rep", 2), ("spare", 4)):
-        assert time_to_train(a, st, r=r).hours == time_to_train(b, st, r=r).hours
-        sa = simulate_training(a, st, r=r, checkpoint_interval_minutes=30.0, trials=3, seed=5).hours
-        sb = simulate_training(b, st, r=r, checkpoint_interval_minutes=30.0, trials=3, seed=5).hours
-        assert np.array_equal(sa, sb)
+@pytest.mark.parametrize(
+    ("fields", "name"),
+    [
+        ({"weibull_shape": 0.5}, "weibull_shape"),
+        ({"repair_law": "fixed"}, "repair_law"),
+        ({"lemon_rate_factor": 3.0}, "lemon_rate_factor"),
+    ],
+)
+def test_a_dependent_field_without_the_field_it_needs_is_refused(fields, name):
+    # Each was dropped without a word (issue 41): a shape without a Weibull law,
+    # a repair law without repairs, a lemon rate without lemons.
+    with pytest.raises(ValueError, match=name):
+        Scenario(**BASE, gpu_mtbf_hours=300.0, work_hours=20, **fields)
 
 
 WEIBULL = Scenario(

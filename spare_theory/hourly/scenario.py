@@ -314,6 +314,12 @@ class Scenario:
                 self.weibull_shape, "weibull_shape", minimum=0.0, strict_minimum=True
             ),
         }
+        shape = checked["weibull_shape"]
+        if checked["failure_law"] != "weibull" and shape != DEFAULT_WEIBULL_SHAPE:
+            raise ValueError(
+                f"weibull_shape={shape:g} needs failure_law='weibull', got "
+                f"failure_law={_law_name(checked['failure_law'])!r}"
+            )
         checked.update(_check_repairs(self.repair_minutes, self.repair_law, self.rejoin_minutes))
         checked.update(
             _check_domains(
@@ -645,7 +651,7 @@ def _check_domains(
             "domain_size and domain_mtbf_hours must be given together (or both None), got "
             f"domain_size={size!r}, domain_mtbf_hours={mtbf!r}"
         )
-    return {
+    checked = {
         "domain_size": None if size is None else as_count(size, "domain_size", maximum=groups),
         "domain_mtbf_hours": None
         if mtbf is None
@@ -653,3 +659,8 @@ def _check_domains(
         "lemon_fraction": as_real(lemon_fraction, "lemon_fraction", minimum=0.0, maximum=1.0),
         "lemon_rate_factor": as_real(lemon_factor, "lemon_rate_factor", minimum=1.0),
     }
+    if checked["lemon_fraction"] == 0 and checked["lemon_rate_factor"] != 1:
+        raise ValueError(
+            f"lemon_rate_factor={checked['lemon_rate_factor']:g} needs lemons (set lemon_fraction)"
+        )
+    return checked

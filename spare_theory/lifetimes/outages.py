@@ -108,6 +108,9 @@ def check_repair_fields(mean: Any, law: Any, rejoin: Any, *, unit: str) -> dict[
     rejoin = as_real(rejoin, stall, minimum=0.0)
     if mean is None and rejoin > 0:
         raise ValueError(f"{stall} > 0 needs repairs (set {repair})")
+    if mean is None and law != "exponential":
+        # A named law without its mean would be dropped without a word.
+        raise ValueError(f"repair_law={law!r} needs repairs (set {repair})")
     return {repair: mean, "repair_law": law, stall: rejoin}
 
 

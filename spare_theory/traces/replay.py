@@ -26,6 +26,7 @@ import numpy as np
 from .._validation import NoClosedFormError, as_count
 from ..hourly.scenario import Scenario
 from ..hourly.sources import Replay
+from ..lifetimes.laws import DEFAULT_WEIBULL_SHAPE
 from ..planning.resolved import Resolved
 from ..steps.scenario import StepScenario
 from ..training.estimate import time_to_train
@@ -47,6 +48,7 @@ def _law_free(scenario: Scenario, repairs: str) -> Scenario:
     return dataclasses.replace(
         scenario,
         failure_law="exponential",
+        weibull_shape=DEFAULT_WEIBULL_SHAPE,
         renewal="group",
         lemon_fraction=0.0,
         lemon_rate_factor=1.0,
