@@ -29,7 +29,12 @@ from ..lifetimes.outages import down_probability
 from ..placement.placements import cyclic_placement
 from ..stacking.load import expected_load
 from ..stacking.overhead import expected_stacks
-from ..wipeout.enumeration import EXACT_MAX_GROUPS, exact_wipeout_survival
+from ..wipeout.enumeration import (
+    EXACT_MAX_GROUPS,
+    RULER_MAX_GROUPS,
+    exact_ruler_survival,
+    exact_wipeout_survival,
+)
 from ..wipeout.law import wipeout_law
 from .base import TabulatedCycle
 from .chains import chain_log_survival, down_count_generator, set_mean_absorption
@@ -250,26 +255,47 @@ class Spare(TabulatedCycle):
         """Without repairs ``sum_f P(T > f) / (N - f)``, units ``1/lambda`` (``None`` with repairs).
 
         State ``f`` lasts ``1 / (N - f)`` on average (exponential lifetimes),
-        so the sum is exact given ``P(T > f)``.  Up to
-        :data:`~spare_theory.wipeout.enumeration.EXACT_MAX_GROUPS` groups
-        ``P(T > f)`` is enumerated exactly on the ruler
-        (:func:`~spare_theory.wipeout.enumeration.exact_wipeout_survival`,
-        0.1 s at ``N = 24``): there the sharp law's mean runs 2 to 6 % above
-        the enumerated one for ``r >= 3``, outside 3 SE of the simulation on
-        the audit's space (``docs/audit.md``, "The wipe-out doors").
+        so the sum is exact given ``P(T > f)``, which is taken exactly where
+        that is cheap (:func:`_exact_survival`): the sharp law's mean runs
+        2 to 6 % high at ``N <= 24`` and 2.5 % at ``N = 27`` for ``r = 3``,
+        outside 3 SE of the simulation on the audit's space (``docs/audit.md``,
+        "The wipe-out doors").
         """
         if mu != 0.0:
             return None
         N = self.N
-        # No state has all N groups down and unwiped (P(T > N) = 0): the sum stops at N - 1.
-        if self.r >= 3 and N <= EXACT_MAX_GROUPS:
-            f = np.arange(N)
-            survival = exact_wipeout_survival(cyclic_placement(N, self.r))[:N]
-        else:
+        survival = _exact_survival(N, self.r)
+        if survival is None:
             law = wipeout_law(N, self.r)
+            # No state has all N groups down and unwiped (P(T > N) = 0): the sum stops at N - 1.
             f = np.arange(min(law.tail_end(), N - 1) + 1)
             survival = np.asarray(law.sf(f), dtype=float)
+        f = np.arange(survival.size)
         return float(np.sum(survival / (N - f)))
+
+
+#: Largest ``4^L N^2`` (``L``: the ruler's length) for which :func:`_exact_survival` walks
+#: the transfer matrix: under 0.5 s here (``r = 4`` to ``N = 139``, ``r = 3`` to ``N = 1,000``).
+_TRANSFER_WORK = 8e7
+
+
+def _exact_survival(N: int, r: int) -> np.ndarray | None:
+    """Exact ``P(T > f)``, ``f < N``, on the ruler, or ``None`` where it is too dear.
+
+    ``r <= 2``: the sharp law is exact already.  Otherwise the transfer matrix
+    over the ruler's windows (:func:`~spare_theory.wipeout.enumeration.exact_ruler_survival`)
+    while ``4^L N^2 <= _TRANSFER_WORK`` and ``N <=`` its bound, else enumeration up to
+    :data:`~spare_theory.wipeout.enumeration.EXACT_MAX_GROUPS` groups.
+    """
+    if r <= 2:
+        return None
+    hosts = cyclic_placement(N, r)
+    length = int(hosts[0].max())
+    if length <= 8 and N <= RULER_MAX_GROUPS and 4.0**length * N * N <= _TRANSFER_WORK:
+        return exact_ruler_survival(N, hosts[0])[:N]
+    if N <= EXACT_MAX_GROUPS:
+        return exact_wipeout_survival(hosts)[:N]
+    return None
 
 
 class SpareSplit(Spare):

@@ -548,7 +548,7 @@ def wipeout_mean_hours(process: GroupProcess, law: CycleLaw) -> float:
     >>> sc = Scenario(gpus=64 * 2048, gpus_per_group=2048, gpu_mtbf_hours=50_678.0,
     ...               restart_minutes=60, checkpoint_minutes=5, work_hours=100)
     >>> round(wipeout_mean_hours(group_process(sc), Spare(64, 3)), 2)
-    6.78
+    6.71
     """
     closed = law.mean_time_to_wipeout(process.mu)
     if closed is None:

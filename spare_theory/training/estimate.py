@@ -311,7 +311,7 @@ def mean_time_to_wipeout(
     >>> sc = Scenario(gpus=64 * 2048, gpus_per_group=2048, gpu_mtbf_hours=50_678.0,
     ...               restart_minutes=60, checkpoint_minutes=5, work_hours=100)
     >>> round(mean_time_to_wipeout(sc, "spare", r=3), 2)
-    6.78
+    6.71
     >>> fast = Scenario(gpus=64 * 2048, gpus_per_group=2048, gpu_mtbf_hours=50_678.0,
     ...                 restart_minutes=60, checkpoint_minutes=5, work_hours=100,
     ...                 repair_minutes=10)

@@ -17,10 +17,19 @@ import numpy.typing as npt
 
 from ..placement.placements import validate_hosts
 
-__all__ = ["EXACT_MAX_GROUPS", "exact_endurable_failures", "exact_wipeout_survival"]
+__all__ = [
+    "EXACT_MAX_GROUPS",
+    "RULER_MAX_GROUPS",
+    "exact_endurable_failures",
+    "exact_ruler_survival",
+    "exact_wipeout_survival",
+]
 
 #: Largest ``N`` that :func:`exact_wipeout_survival` enumerates (``2**N`` sets).
 EXACT_MAX_GROUPS = 24
+
+#: Largest ``N`` that :func:`exact_ruler_survival` counts (up to ``2^N`` sets, in ``float64``).
+RULER_MAX_GROUPS = 1000
 
 # Subsets are enumerated in blocks of 2**_BLOCK_BITS to bound memory (~100 MB).
 _BLOCK_BITS = 20
@@ -90,3 +99,67 @@ def exact_endurable_failures(hosts: npt.ArrayLike) -> float:
     4.0
     """
     return float(exact_wipeout_survival(hosts).sum())
+
+
+def exact_ruler_survival(N: int, marks: npt.ArrayLike) -> npt.NDArray[np.float64]:
+    """Exact ``P(T > f)``, ``f = 0..N``, of the cyclic placement with ``marks`` (any ``N``).
+
+    Type ``j`` is hosted on groups ``j + m mod N`` for ``m`` in ``marks``, so a
+    failure set, read as bits ``b_0 .. b_{N-1}`` round the cycle, has wiped
+    type ``j`` iff the window ``b_j .. b_{j+L}`` (``L = max(marks)``) has ones
+    at every mark.  A transfer matrix walks the cycle carrying the last
+    ``L`` bits and the count of ones, from each of the ``2^L`` possible
+    first windows (which close the cycle at its end), and counts the sets of
+    each size that wipe no type: ``O(4^L N^2)`` work and ``4^L (N + 1)``
+    numbers of memory, against :func:`exact_wipeout_survival`'s ``2^N`` sets.
+
+    Parameters
+    ----------
+    N : int
+        Groups, ``max(marks) < N <= 1000`` (the counts, up to ``2^N``, are
+        ``float64``).
+    marks : array_like of int
+        Distinct marks, ``0`` first; ``max(marks) <= 8`` (the rulers of
+        ``r <= 4``; memory grows as ``4^max(marks)``).
+
+    Returns
+    -------
+    numpy.ndarray
+        ``float64`` array of length ``N + 1``.
+
+    Examples
+    --------
+    >>> exact_ruler_survival(7, (0, 1, 3)).round(4).tolist()
+    [1.0, 1.0, 1.0, 0.8, 0.2, 0.0, 0.0, 0.0]
+    """
+    marks = np.unique(np.asarray(marks, dtype=np.int64))
+    L = int(marks[-1])
+    if marks[0] != 0 or not 1 <= L <= 8 or N <= L:
+        raise ValueError(f"marks must start at 0 and end between 1 and min(8, N - 1), got {marks}")
+    if N > RULER_MAX_GROUPS:
+        raise ValueError(f"N={N} is beyond {RULER_MAX_GROUPS}: the counts would overflow float64")
+    W = 1 << L
+    mask = int(sum(1 << (L - int(m)) for m in marks))  # bit L - m of a window is b_{j+m}
+    lo = np.arange(W // 2)
+    # ways[s, state, k]: first window s, last L bits state, k ones so far.
+    ways = np.zeros((W, W, N + 1))
+    first = np.arange(W)
+    ways[first, first, np.bitwise_count(first)] = 1.0
+    for p in range(L, N + L):
+        forced = (first >> (L - 1 - (p - N))) & 1 if p >= N else None
+        split = ways.reshape(W, 2, W // 2, N + 1)
+        new = np.zeros_like(ways)
+        for b in (0, 1):
+            windows = (np.arange(2)[:, None] << L) | (lo[None, :] << 1) | b
+            open_ = ((windows & mask) != mask)[None, :, :, None]
+            kept = (split * open_).sum(axis=1)
+            if forced is not None:
+                # Closing the cycle: the bit is the first window's, already counted.
+                new[:, (lo << 1) | b, :] += kept * (forced == b)[:, None, None]
+            elif b:
+                new[:, (lo << 1) | b, 1:] += kept[:, :, :-1]
+            else:
+                new[:, (lo << 1) | b, :] += kept
+        ways = new
+    survivors = ways.sum(axis=(0, 1))
+    return survivors / np.array([math.comb(N, f) for f in range(N + 1)], dtype=np.float64)
