@@ -414,3 +414,37 @@ def test_a_field_without_the_fields_it_needs_is_played_refused_or_documented(doo
         return
     got = answer if d.kind is st.Job else _numbers(answer)
     assert got != reference, f"{door} ignores {field} alone: play it, refuse it or document it"
+
+
+SWEEP_BASE = dict(
+    gpus=[1024], gpu_mtbf_hours=[2000.0], gpus_per_group=[64], work_hours=48.0, progress=False
+)
+SWEEP_PROBES = {
+    "gpus": [2048],
+    "gpu_mtbf_hours": [1000.0],
+    "gpus_per_group": [32],
+    "restart_model": "constant",
+    "checkpoint_minutes": 3.0,
+    "work_hours": 60.0,
+    "restart_anchor_minutes": 30.0,
+    "restart_anchor_gpus": 100_000,
+    "microbatches": (4,),
+}
+
+
+@functools.cache
+def _sweep_reference() -> tuple:
+    return tuple(st.sweep(**SWEEP_BASE).select_dtypes("number").to_numpy().ravel())
+
+
+@pytest.mark.parametrize("name", list(SWEEP_PROBES))
+def test_each_sweep_field_changes_the_grid(name):
+    # sweep takes no Scenario: it builds one per point from these keywords, so each must
+    # reach the answer (a keyword it dropped would be a field silently ignored).
+    answer = st.sweep(**{**SWEEP_BASE, name: SWEEP_PROBES[name]})
+    assert tuple(answer.select_dtypes("number").to_numpy().ravel()) != _sweep_reference()
+
+
+def test_every_sweep_keyword_has_a_probe():
+    params = inspect.signature(st.sweep).parameters
+    assert set(params) - {"executor", "progress"} == set(SWEEP_PROBES)
