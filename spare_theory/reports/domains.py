@@ -322,7 +322,9 @@ def lemon_table(
     fields = {k: getattr(base, k) for k in base.__dataclass_fields__}
     rows = []
     for c, phi in enumerate(fractions):
-        sc = Scenario(**{**fields, "lemon_fraction": phi, "lemon_rate_factor": rate_factor})
+        # Without lemons their rate is no field of the scenario (Scenario refuses it).
+        factor = rate_factor if phi > 0 else 1.0
+        sc = Scenario(**{**fields, "lemon_fraction": phi, "lemon_rate_factor": factor})
         plan = optimal_plan(sc, "spare", r_values=r_values)
         row: dict[str, Any] = {
             "lemon_fraction": phi,
