@@ -1,4 +1,4 @@
-"""The cycle law of SPARe+CKPT: the sharp wipe-out law mixed over the failure count.
+"""The cycle law of SPARe+CKPT: the wipe-out law mixed over the failure count.
 
 Failure *times* are independent of the failure *order*, and the wipe-out
 count ``T`` and ``S*`` depend on the order only, so with ``f`` groups failed
@@ -7,11 +7,13 @@ by ``u`` (binomial at ``p(u)``):
     Q(u) = sum_f Binom(f; N, p) P(T > f),
     theta(u) = sum_f Binom(f; N, p) P(T > f) / E[S*_f] / Q(u),
 
-``P(T > f)`` from the sharp wipe-out law (:func:`spare_theory.wipeout_law`)
-and ``E[S*_f]`` from :func:`~spare_theory.stacking.overhead.expected_stacks`
-(``docs/theory.md`` section 4).  :class:`SpareSplit` prices the states by the
-micro-batch load instead.  With repairs, the cluster expansion over types and
-pairs of types sharing a host (:meth:`Spare.repair_log_q`).
+``P(T > f)`` exact where cheap (:func:`log_survival_table`), else from the
+sharp wipe-out law (:func:`spare_theory.wipeout_law`), and ``E[S*_f]`` from
+:func:`~spare_theory.stacking.overhead.expected_stacks` (``docs/theory.md``
+section 4).  :class:`SpareSplit` prices the states by the
+micro-batch load instead.  With repairs, the no-repair hazard along the path
+corrected by the cluster expansion over types and pairs of types sharing a
+host (:meth:`Spare.repair_log_q`).
 """
 
 from __future__ import annotations
@@ -66,6 +68,9 @@ _LOG_TAIL = -25.0
 def log_survival_table(N: int, r: int) -> np.ndarray:
     """``log P(T > f)`` for ``f = 0 .. f_max``, the last ``f`` where it exceeds ``e^-90``.
 
+    Exact where that is cheap (:func:`_exact_survival`: ``r = 3`` to
+    ``N = 1,000``, ``r = 4`` to ``N = 139``, any ``r`` to ``N = 24``), where
+    the sharp form runs up to 6 % high in the mean at small ``N``.  Elsewhere:
     The sharp form (:meth:`spare_theory.wipeout.law.WipeoutLaw.logsf`) decreases
     in ``f``: a coarse grid of ``_COARSE_F`` points brackets the crossing,
     and only ``f`` below the bracket's end are evaluated (at most
@@ -78,6 +83,11 @@ def log_survival_table(N: int, r: int) -> np.ndarray:
     against exact values between nodes and replaced by the exact table if it
     is off by more than ``1e-9`` anywhere there.
     """
+    exact = _exact_survival(N, r)
+    if exact is not None:
+        with np.errstate(divide="ignore"):
+            log_exact = np.log(exact)
+        return log_exact[: int(np.flatnonzero(log_exact > _LOG_TINY)[-1]) + 1]
     law = wipeout_law(N, r)
 
     def logsf(f: np.ndarray) -> np.ndarray:
@@ -105,7 +115,7 @@ class Spare(TabulatedCycle):
 
     ``Q(u) = sum_f Binom(f; N, p) P(T > f)`` and
     ``theta(u) = sum_f Binom(f; N, p) P(T > f) / E[S*_f] / Q(u)`` (``P(T > f)``
-    from the sharp wipe-out law, ``E[S*_f]`` from
+    of :func:`log_survival_table`, ``E[S*_f]`` from
     :func:`~spare_theory.stacking.overhead.expected_stacks`), summed over a
     band from ``12`` standard deviations below the binomial mean to ``8``
     above (``P(T > f)`` only falls with ``f``): terms outside weigh below
@@ -194,18 +204,26 @@ class Spare(TabulatedCycle):
         return self.N / set_mean_absorption(self.r, mu)
 
     def repair_log_q(self, u: np.ndarray, mu: float) -> np.ndarray:
-        """The sharp no-repair law corrected by the per-type and pair chains with repairs.
+        """The no-repair law's hazard along the path, corrected by the type and pair chains.
 
-        Two types of a modular-ruler placement share at most one host and
-        ``n1 = N r (r-1) / 2`` pairs share one.  The second-order cluster
-        expansion ``C_mu(u) = N log S_r + n1 (log S_pair - 2 log S_r)``
-        (``S_pair``: two types sharing one host, a chain on the shared host
-        and both private down counts) corrects this law ``Q_0`` at the same
-        per-group down probability ``p(u) = pi (1 - e^{-(1 + mu) u})``:
-        ``log Q(u) = log Q_0(u_0) + C_mu(u) - C_0(u_0)``, ``u_0 = -log(1 - p)``
-        (``docs/theory.md`` section 6).  Far in the tail (``log Q`` below
-        ``-25``, or where the truncated expansions stop decreasing) ``log Q``
-        goes on with its slope over the last 1/16 of the good part.
+        Groups are independent and up times exponential, so at a down share
+        ``p`` a wiped state is entered from an unwiped one at the rate
+        ``-(1 - p) d log P_ok / dp`` (``P_ok(p)``: no type down among groups
+        each down with probability ``p``, :meth:`_log_ok_slope`), an
+        identity of Bernoulli(``p``) sets; without repairs it is the law's
+        own hazard.  Integrated along ``p(s) = pi (1 - e^{-(1 + mu) s})`` it
+        counts re-entries after a type came back as new wipe-outs; the
+        second-order cluster expansion corrects that: two types of a
+        modular-ruler placement share at most one host and
+        ``n1 = N r (r-1) / 2`` pairs share one, ``C_mu(u) = N log S_r +
+        n1 (log S_pair - 2 log S_r)`` (first passages of one type's down count
+        and of two types sharing one host), less the same expansion of the
+        path integral, ``C_0``:
+        ``log Q(u) = int_0^u (1 - p) d(log P_ok - C_0)/dp ds + C_mu(u)``
+        (``docs/theory.md`` section 6).  Without repairs this is the law
+        itself.  Far in the tail (``log Q`` below ``-25``, or where the
+        truncated expansions stop decreasing) ``log Q`` goes on with its
+        slope over the last 1/16 of the good part.
         """
         N, r = self.N, self.r
         h, steps = float(u[1] - u[0]), u.size - 1
@@ -215,10 +233,11 @@ class Spare(TabulatedCycle):
         pair = chain_log_survival(_pair_generator(r, mu), h, steps, mean / 2)
         n1 = N * r * (r - 1) / 2
         p = down_probability(u, mu)
-        u0 = self.lifetimes.ppf(p)
-        with np.errstate(invalid="ignore"):
-            correction = N * one + n1 * (pair - 2 * one) - _cluster_no_repair(N, r, p)
-            log_q = np.asarray(self.logq(u0), dtype=float) + correction
+        with np.errstate(invalid="ignore", divide="ignore"):
+            # Each law along the path: its hazard at the down share p(s), integrated in s.
+            hazard = -(1.0 - p) * (self._log_ok_slope(p) - _cluster_no_repair_slope(N, r, p))
+            log_q = N * one + n1 * (pair - 2 * one)
+            log_q[1:] -= np.cumsum(0.5 * (hazard[1:] + hazard[:-1]) * h)
         good = np.isfinite(log_q) & (log_q > _LOG_TAIL)
         good[1:] &= np.diff(log_q) < 1e-9  # rounding noise where Q is near 1
         end = int(np.argmin(good[1:])) + 1 if not good[1:].all() else u.size
@@ -231,15 +250,48 @@ class Spare(TabulatedCycle):
             log_q[end:] = log_q[end - 1] + slope * (u[end:] - u[end - 1])
         return np.minimum.accumulate(log_q)
 
+    def _log_ok_slope(self, p: np.ndarray) -> np.ndarray:
+        """``d log P_ok / dp``: no type down among groups each down with probability ``p``.
+
+        ``P_ok(p) = sum_f w_f``, ``w_f = C(N, f) p^f (1 - p)^(N - f) P(T > f)``
+        with ``P(T > f)`` of :func:`log_survival_table` (exact where cheap), so
+        ``d log P_ok / dp = E_w[f / p - (N - f) / (1 - p)]``; summed, as
+        :class:`Spare` sums ``Q``, over a band of the binomial around ``N p``
+        (``2 r + 8`` terms wider above) in blocks of rows.
+        """
+        N = self.N
+        table = log_survival_table(N, self.r)
+        slope = np.zeros(p.size)
+        for start in range(0, p.size, _BLOCK_ROWS):
+            q = p[start : start + _BLOCK_ROWS]
+            sd = np.sqrt(N * q * (1.0 - q))
+            low = int(max(np.floor(np.min(N * q - _BAND_SD * sd)), 0))
+            # Wider above than Q's band: the slope divides the terms by p, and at small
+            # N p the few failures past the band still weigh (they carry the wipe-outs).
+            top = np.ceil(np.max(N * q + _BAND_SD_ABOVE * sd)) + 2 * self.r + 8
+            high = int(min(top, table.size - 1))
+            # Past the table (P(T > f) below e^-90) log Q is far below the tail's cut.
+            f = np.arange(min(low, high), high + 1)
+            with np.errstate(divide="ignore", invalid="ignore"):
+                log_w = (table[f] - gammaln(f + 1) - gammaln(N - f + 1))[None, :] + (
+                    f * np.log(q[:, None]) + (N - f) * np.log1p(-q[:, None])
+                )
+                log_w = np.where(np.isnan(log_w), -np.inf, log_w)
+                w = np.exp(log_w - log_w.max(axis=1, keepdims=True))
+                mean_f = (w * f).sum(axis=1) / w.sum(axis=1)
+                slope[start : start + _BLOCK_ROWS] = mean_f / q - (N - mean_f) / (1.0 - q)
+        # At p = 0 only f = 0 weighs and P(T > 1) = 1: the slope is 0 (r >= 2).
+        return np.where((p > 0) & np.isfinite(slope), slope, 0.0)
+
     def throughput_at_down_share(self, p: np.ndarray) -> np.ndarray:
         """``theta`` where the down share is ``p``: the down set as a uniform, not wiped set."""
         return np.asarray(self.theta(self.lifetimes.ppf(p)), dtype=float)
 
     def count_law(self) -> tuple[np.ndarray, np.ndarray]:
-        """``s_f = P(T > f)`` of the sharp wipe-out law and ``c_f`` = :meth:`state_cost`.
+        """``s_f = P(T > f)`` of :func:`log_survival_table` and ``c_f`` = :meth:`state_cost`.
 
         ``s_f = 0`` beyond ``N - ceil(N/r)`` failures (the types no longer fit
-        in ``r`` slots of the survivors) or where the sharp form falls below
+        in ``r`` slots of the survivors) or where ``P(T > f)`` falls below
         ``e^-90``.
         """
         N, r = self.N, self.r
@@ -371,6 +423,15 @@ def _pair_generator(r: int, mu: float) -> np.ndarray:
                 if target in index:
                     G[i, index[target]] += rate
     return G
+
+
+def _cluster_no_repair_slope(N: int, r: int, p: np.ndarray) -> np.ndarray:
+    """``d C_0 / dp`` of :func:`_cluster_no_repair`, in closed form."""
+    n1 = N * r * (r - 1) / 2
+    pr, pr1 = p**r, p ** (r - 1)
+    one = -r * pr1 / (1.0 - pr)
+    pair = (-2 * r * pr1 + (2 * r - 1) * p ** (2 * r - 2)) / (1.0 - 2 * pr + p ** (2 * r - 1))
+    return N * one + n1 * (pair - 2 * one)
 
 
 def _cluster_no_repair(N: int, r: int, p: np.ndarray) -> np.ndarray:

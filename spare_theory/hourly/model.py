@@ -539,8 +539,8 @@ def wipeout_mean_hours(process: GroupProcess, law: CycleLaw) -> float:
     The law's closed form where it has one (CKPT-only ``1 / (N lambda)``;
     SPARe without repairs ``sum_f P(T > f) / ((N - f) lambda)``), else
     ``int_0^inf Q(u) du / lambda`` with ``Q`` of the repair cycle over the
-    law (exact per set for Rep, the sharp law corrected by the per-type and
-    pair chains for SPARe; ``mu = 0`` without repairs).
+    law (exact per set for Rep, the no-repair hazard along the path corrected
+    by the per-type and pair chains for SPARe; ``mu = 0`` without repairs).
 
     Examples
     --------

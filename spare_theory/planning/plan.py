@@ -276,8 +276,8 @@ class Plan(Generic[EstimateT]):
               stationary clocks miss (docs/theory.md section 4, non-exponential
               failure laws)
           [2] audit (150 random scenarios, seed 2026; docs/audit.md): 90 % of its 9
-              model answers on scenarios with weibull within 1.6 % of the simulation
-              (worst +2.5 %, 0 outside 3 % and 3 SE); it drew 8 to 64 groups, this
+              model answers on scenarios with weibull within 1.0 % of the simulation
+              (worst +1.2 %, 0 outside 3 % and 3 SE); it drew 8 to 64 groups, this
               scenario has 128
         ==============================================================================
         """

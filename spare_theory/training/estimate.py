@@ -254,12 +254,14 @@ def mean_time_to_wipeout(
     """Expected hours from a healthy start to the first wipe-out (with or without repairs).
 
     Without repairs (``repair_minutes=None``) the strategy's own law: CKPT-only
-    ``1 / (N lambda)``; SPARe ``sum_f P(T > f) / ((N - f) lambda)`` with the
-    sharp wipe-out law (state ``f`` lasts ``1/((N - f) lambda)`` on average);
-    Rep ``int prod_sets (1 - p^{|set|}) du / lambda``.  With repairs
+    ``1 / (N lambda)``; SPARe ``sum_f P(T > f) / ((N - f) lambda)``, exact
+    given ``P(T > f)`` (state ``f`` lasts ``1/((N - f) lambda)`` on average),
+    which is exact where cheap and the sharp law elsewhere; Rep
+    ``int prod_sets (1 - p^{|set|}) du / lambda``.  With repairs
     ``int_0^inf Q(u) du / lambda`` with ``Q`` of the repair cycle
     (:class:`~spare_theory.cycles.repairs.RepairCycle`): exact per set for
-    Rep, the sharp law corrected by the per-type and pair chains for SPARe.
+    Rep; for SPARe the no-repair hazard along the path corrected by the
+    per-type and pair chains (:meth:`~spare_theory.cycles.spare.Spare.repair_log_q`).
     Fast repairs give about ``1 / (lambda N r pi^{r-1})`` (``r`` overlapping
     outages), slow ones today's law.  A strategy with its own law on the
     scenario (:meth:`Strategy.hourly_law
