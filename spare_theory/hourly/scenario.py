@@ -260,6 +260,26 @@ class Scenario:
     TypeError
         On positional arguments: every field is a keyword.
 
+
+    Notes
+    -----
+    Fields read only with another: alone they leave a front door's answer
+    exactly as it is (a test checks it), because what they describe does not
+    arise without the other; ``replay_training`` takes repairs and nodes
+    from its log, so there ``heal_minutes`` and ``gpus_per_node`` play.
+
+    - ``placement``: only with ``domain_size``; without failure domains no
+      host shares a domain.
+    - ``lemon_fraction``: only with ``lemon_rate_factor`` above 1; a lemon
+      failing at the others' rate is an ordinary group.
+    - ``heal_minutes``: only with ``repair_minutes``, for elastic
+      strategies; without repairs no group comes back to heal.
+    - ``gpus_per_node``: only with ``spare_nodes`` or ``renewal="node"``
+      under a non-exponential ``failure_law``; otherwise the group is the
+      unit that fails and renews.
+    - ``renewal``: only with a non-exponential ``failure_law``; exponential
+      clocks have no age, so renewing nodes or groups is the same.
+
     Examples
     --------
     >>> sc = Scenario(gpus=1024, gpus_per_group=8, gpu_mtbf_hours=2000.0,

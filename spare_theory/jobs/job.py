@@ -217,6 +217,19 @@ class Job:
         Naming the field: a negative, zero or NaN size or bandwidth, an
         unknown ``gpu`` or ``checkpoint_tier``, a group larger than the job.
 
+
+    Notes
+    -----
+    Fields read only with another: alone they leave a front door's answer
+    exactly as it is (a test checks it), because what they describe does not
+    arise without the other.
+
+    - ``host_copy_gbps``: only with ``checkpoint_tier="memory"`` or
+      ``checkpoint_async``; a synchronous persistent checkpoint is written
+      from the GPUs to storage.
+    - ``network_gbps``: only with ``checkpoint_tier="memory"``; the other
+      tier does not send checkpoints to peers.
+
     Examples
     --------
     >>> job = Job(parameters=405e9, gpus=16_384, gpus_per_group=128, work_hours=1000)

@@ -151,6 +151,21 @@ class StepScenario:
     ValueError
         Naming the field.
 
+
+    Notes
+    -----
+    Fields read only with another: alone they leave a front door's answer
+    exactly as it is (a test checks it), because what they describe does not
+    arise without the other; ``replay_training`` takes repairs and nodes
+    from its log, so there they play.
+
+    - ``gpus_per_group``, ``gpus_per_node``: only with ``spare_nodes``;
+      without a pool of nodes a worker is the unit that fails and repairs,
+      and they set only the node count an estimate reports
+      (``StepEstimate.nodes``).
+    - ``heal_seconds``: only with ``repair_seconds``, for elastic
+      strategies; without repairs no worker comes back to heal.
+
     Examples
     --------
     >>> from scipy import stats
