@@ -108,8 +108,9 @@ STEP_PROBES = {
     "allreduce_seconds": Probe(1.0),
     "stack_jitter_cv": Probe(0.1),
     "checkpoint_seconds": Probe(30.0),
-    "restart_seconds": Probe(900.0),
-    "restart_semantics": Probe("fixed"),
+    # CKPT-only restarts at every failure: SPARe's replays of the probe's log never wipe out.
+    "restart_seconds": Probe(900.0, (), "ckpt"),
+    "restart_semantics": Probe("fixed", (), "ckpt"),
     "failure_law": Probe(stats.expon(scale=16 * 700.0)),
     "partial_recovery_seconds": Probe(5.0),
     "allreduce_failure_scale": Probe(1.0),
@@ -322,21 +323,8 @@ def _reference(door: str, context: tuple[tuple[str, Any], ...], strategy: str) -
 
 
 #: Probes too weak for their door, not doors ignoring a field.
-KNOWN = {
-    # No restart and no repair in these two short replays.
-    ("replay_training[step]", "restart_seconds"): "no restart in the probe's replays",
-    ("replay_training[step]", "restart_semantics"): "no restart in the probe's replays",
-    ("replay_training[step]", "repair_seconds"): "no failure repaired in the probe's replays",
-}
 CASES = [
-    pytest.param(
-        door,
-        f.name,
-        id=f"{door}-{f.name}",
-        marks=[pytest.mark.xfail(reason=KNOWN[door, f.name], strict=True)]
-        if (door, f.name) in KNOWN
-        else [],
-    )
+    pytest.param(door, f.name, id=f"{door}-{f.name}")
     for door, d in DOORS.items()
     for f in dataclasses.fields(d.kind)
 ]

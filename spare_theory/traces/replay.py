@@ -140,7 +140,8 @@ def replay_training(
       ``Scenario.domain_mtbf_hours``: the log gives every failure;
     - ``Scenario.placement``: without the scenario's domains (the log replaces
       them) both placements are the same ruler;
-    - ``repair_law``, ``Scenario.repair_minutes``: with ``repairs="log"`` (the
+    - ``repair_law``, ``Scenario.repair_minutes``,
+      ``StepScenario.repair_seconds``: with ``repairs="log"`` (the
       default) the log says when a failed node is back;
     - ``provenance``: where the fields came from, not what they are.
 
