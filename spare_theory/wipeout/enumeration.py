@@ -35,6 +35,11 @@ RULER_MAX_GROUPS = 1000
 _BLOCK_BITS = 20
 
 
+def _subsets(N: int) -> npt.NDArray[np.float64]:
+    """``C(N, f)`` for ``f = 0..N``: the down sets of each size, all equally likely."""
+    return np.array([math.comb(N, f) for f in range(N + 1)], dtype=np.float64)
+
+
 def exact_wipeout_survival(hosts: npt.ArrayLike) -> npt.NDArray[np.float64]:
     """Exact ``P(T > f)`` for ``f = 0..N`` by enumerating all ``2**N`` failure sets.
 
@@ -73,8 +78,7 @@ def exact_wipeout_survival(hosts: npt.ArrayLike) -> npt.NDArray[np.float64]:
         for row in rows:
             wiped |= (S & row) == row
         survivors += np.bincount(np.bitwise_count(S[~wiped]), minlength=N + 1)
-    total = np.array([math.comb(N, f) for f in range(N + 1)], dtype=np.float64)
-    return survivors / total
+    return survivors / _subsets(N)
 
 
 def exact_endurable_failures(hosts: npt.ArrayLike) -> float:
@@ -162,4 +166,4 @@ def exact_ruler_survival(N: int, marks: npt.ArrayLike) -> npt.NDArray[np.float64
                 new[:, (lo << 1) | b, :] += kept
         ways = new
     survivors = ways.sum(axis=(0, 1))
-    return survivors / np.array([math.comb(N, f) for f in range(N + 1)], dtype=np.float64)
+    return survivors / _subsets(N)
