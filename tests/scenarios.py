@@ -10,3 +10,17 @@ SIXTEEN_GROUPS = dict(
     checkpoint_minutes=5,
     work_hours=80,
 )
+
+
+def repair_cycle_mean_hours(scenario, name: str, r: int) -> float:
+    """Hours to the first wipe-out under the strategy's repair cycle, that ``time_to_train`` prices.
+
+    ``mean_time_to_wipeout`` without its refusal of the regions where the wipe-out doors'
+    audit measured it off (``CycleLaw.wipeout_refusal``): the law is still the one the
+    training model reads there, and hand-picked cells of it are checked.
+    """
+    from spare_theory import strategy
+    from spare_theory.hourly.model import wipeout_mean_hours
+    from spare_theory.hourly.process import group_process
+
+    return wipeout_mean_hours(group_process(scenario), strategy(name).cycle_law(scenario.groups, r))

@@ -329,6 +329,17 @@ class CycleLaw(ABC):
         """
         return None
 
+    def wipeout_refusal(self, mu: float, repair_law: Any) -> str | None:
+        """Why the mean time to wipe-out with repairs has no closed form within 3 % here.
+
+        ``mu`` repairs per mean group lifetime under ``repair_law``
+        (``Scenario.repair_law``); ``None`` (the default): the law answers.  A
+        region the wipe-out doors' audit measured off (``docs/audit.md``,
+        "The wipe-out doors"), which :func:`spare_theory.mean_time_to_wipeout`
+        refuses and :func:`spare_theory.simulate_time_to_wipeout` plays.
+        """
+        return None
+
     def repairs_per_cycle_time(self) -> float:
         """Expected repairs per unit ``u`` over a cycle (0: a law without repairs)."""
         return 0.0

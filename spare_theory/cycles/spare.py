@@ -41,7 +41,19 @@ from ..wipeout.law import wipeout_law
 from .base import TabulatedCycle
 from .chains import chain_log_survival, down_count_generator, set_mean_absorption
 
-__all__ = ["MAX_SPARE_GROUPS", "Spare", "SpareSplit", "log_survival_table"]
+__all__ = [
+    "MAX_SPARE_GROUPS",
+    "WIPEOUT_MAX_REPAIR_SHARE",
+    "Spare",
+    "SpareSplit",
+    "log_survival_table",
+]
+
+#: Slowest exponential repairs, as mean repair over mean group lifetime (``1 / mu``), for
+#: which SPARe's mean time to wipe-out answers at ``r >= 3``: beyond it 5 of 18 audited
+#: answers (seeds 5 and 7) were outside 3 % and 3 SE, up to +6.2 %, at 9 to 57 groups (a
+#: bound at 16 groups failed on seed 11: +3.9 % and +5.2 % at 20 and 18 groups).
+WIPEOUT_MAX_REPAIR_SHARE = 0.2
 
 #: Largest number of groups ``N`` the SPARe cycle model accepts: its tables
 #: take about 36 bytes per group (1.2 GB here) and about 3 s per ``r``.
@@ -249,6 +261,35 @@ class Spare(TabulatedCycle):
                 slope = min(rise / (u[end - 1] - u[end - 1 - back]), slope)
             log_q[end:] = log_q[end - 1] + slope * (u[end:] - u[end - 1])
         return np.minimum.accumulate(log_q)
+
+    def wipeout_refusal(self, mu: float, repair_law: Any) -> str | None:
+        """Where the repair cycle's mean time to wipe-out was measured off on the audit's space.
+
+        On a repairs-only draw of the audit's space (seeds 5 and 7, 290
+        answers, ``docs/audit.md``, "The wipe-out doors"): a ``repair_law``
+        other than exponential (the repair cycle rescales the exponential
+        chains by the down share, :class:`~spare_theory.cycles.repairs.RepairCycle`),
+        44 of 199 outside 3 % and 3 SE (worst +12.8 %); exponential repairs
+        slower than :data:`WIPEOUT_MAX_REPAIR_SHARE` of a group's mean
+        lifetime at ``r >= 3``, 5 of 18 (up to +6.2 %, model high); the rest
+        0 of 73.  Their causes are not found.
+        """
+        if mu == 0.0:
+            return None
+        if not (isinstance(repair_law, str) and repair_law == "exponential"):
+            return (
+                "repair_law: SPARe's mean time to wipe-out with a repair law other than "
+                "exponential was measured outside 3 % and 3 SE in 44 of 199 audited cells "
+                "(worst +12.8 %, docs/audit.md); simulate_time_to_wipeout plays it"
+            )
+        if self.r >= 3 and 1.0 / mu > WIPEOUT_MAX_REPAIR_SHARE:
+            return (
+                f"repair_minutes: SPARe's mean time to wipe-out at r = {self.r} with repairs "
+                f"{1.0 / mu:.3g} of a group's mean lifetime (above {WIPEOUT_MAX_REPAIR_SHARE}) "
+                "was measured outside 3 % and 3 SE in 5 of 18 audited cells (up to +6.2 %, "
+                "docs/audit.md); simulate_time_to_wipeout plays it"
+            )
+        return None
 
     def _log_ok_slope(self, p: np.ndarray) -> np.ndarray:
         """``d log P_ok / dp``: no type down among groups each down with probability ``p``.

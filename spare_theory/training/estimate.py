@@ -294,7 +294,12 @@ def mean_time_to_wipeout(
         Naming each field this door does not price and its simulation does not
         play (:data:`~spare_theory.training.resolve.WIPEOUT_FIELDS`: a
         non-exponential law, failure domains, lemons, a spare pool, planned
-        restarts).
+        restarts); or naming the repair field where the strategy's law was
+        measured off (:meth:`CycleLaw.wipeout_refusal
+        <spare_theory.cycles.base.CycleLaw.wipeout_refusal>`: SPARe with a
+        repair law other than exponential, or at ``r >= 3`` with repairs
+        slower than a fifth of a group's mean lifetime), which
+        :func:`simulate_time_to_wipeout` plays.
 
     Notes
     -----
@@ -335,7 +340,11 @@ def mean_time_to_wipeout(
         if mean is not None:
             return mean / process.rate_per_hour
         return wipeout_mean_hours(process, own)
-    return wipeout_mean_hours(process, chosen.cycle_law(process.groups, r))
+    law = chosen.cycle_law(process.groups, r)
+    refusal = law.wipeout_refusal(process.mu, process.repair_law)
+    if refusal is not None:
+        raise NoClosedFormError(refusal)
+    return wipeout_mean_hours(process, law)
 
 
 def step_estimate(
