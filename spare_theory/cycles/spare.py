@@ -25,6 +25,7 @@ import numpy as np
 from scipy.interpolate import CubicSpline
 from scipy.special import gammaln
 
+from .._caching import cached
 from .._validation import as_count
 from ..lifetimes.laws import EXPONENTIAL
 from ..lifetimes.outages import down_probability
@@ -77,8 +78,12 @@ _BLOCK_ROWS = 32
 _LOG_TAIL = -25.0
 
 
+@cached(maxsize=256)
 def log_survival_table(N: int, r: int) -> np.ndarray:
     """``log P(T > f)`` for ``f = 0 .. f_max``, the last ``f`` where it exceeds ``e^-90``.
+
+    Built once per ``(N, r)`` (each SPARe law and repair cycle reads it) and
+    returned read-only.
 
     Exact where that is cheap (:func:`_exact_survival`: ``r = 3`` to
     ``N = 1,000``, ``r = 4`` to ``N = 139``, any ``r`` to ``N = 24``), where
@@ -95,6 +100,13 @@ def log_survival_table(N: int, r: int) -> np.ndarray:
     against exact values between nodes and replaced by the exact table if it
     is off by more than ``1e-9`` anywhere there.
     """
+    table = _log_survival(N, r)
+    table.setflags(write=False)
+    return table
+
+
+def _log_survival(N: int, r: int) -> np.ndarray:
+    """:func:`log_survival_table`, computed."""
     exact = _exact_survival(N, r)
     if exact is not None:
         with np.errstate(divide="ignore"):
