@@ -24,6 +24,7 @@ from spare_theory.hourly.scenario import Scenario
 pytestmark = pytest.mark.slow
 
 TRIALS = 4000
+FIELDS = [f.name for f in dataclasses.fields(Scenario)]
 
 
 def _r(strategy: str, N: int, rng: np.random.Generator) -> int | None:
@@ -51,26 +52,30 @@ def _cells(space: AuditSpace, seed: int, count: int, strategies: tuple[str, ...]
             yield index, scenario, strategy, r
 
 
-def _both(scenario: Scenario, strategy: str, r: int | None, seed: int):
+def _both(scenario: Scenario, strategy: str, r: int | None, seed: int, **plan):
     """``(model hours, simulation)``, or the message of a refusal.
 
-    Both doors refuse a field alike, or the model alone refuses a region it was measured
-    off in (a ``NoClosedFormError`` that says so) and the simulation plays it.
+    Both doors refuse a field alike, or the model alone refuses one (a ``NoClosedFormError``
+    naming it: a field it has no model for, or a region it was measured off in) and the
+    simulation plays it.
     """
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         try:
-            model = mean_time_to_wipeout(scenario, strategy, r=r)
+            model = mean_time_to_wipeout(scenario, strategy, r=r, **plan)
         except (NoClosedFormError, ValueError) as exc:
             try:
-                simulate_time_to_wipeout(scenario, strategy, r=r, trials=2, seed=seed)
+                simulate_time_to_wipeout(scenario, strategy, r=r, trials=2, seed=seed, **plan)
             except ValueError as refused:
                 assert str(refused).split(":")[0] == str(exc).split(":")[0]
             else:
-                assert isinstance(exc, NoClosedFormError) and "measured outside" in str(exc)
+                assert isinstance(exc, NoClosedFormError), exc
+                assert any(name in str(exc) for name in FIELDS), f"names no field: {exc}"
             return str(exc)
         try:
-            sim = simulate_time_to_wipeout(scenario, strategy, r=r, trials=TRIALS, seed=seed)
+            sim = simulate_time_to_wipeout(
+                scenario, strategy, r=r, trials=TRIALS, seed=seed, **plan
+            )
         except ValueError as exc:
             # Fast repairs: wipe-outs past the simulation's event budget, nothing to check.
             assert "too rare to simulate" in str(exc)
@@ -81,8 +86,8 @@ def _both(scenario: Scenario, strategy: str, r: int | None, seed: int):
 
 def _misses(cells, seed: int) -> tuple[int, list[str]]:
     answered, misses = 0, []
-    for index, scenario, strategy, r in cells:
-        got = _both(scenario, strategy, r, seed * 1000 + index)
+    for index, scenario, strategy, r, *plan in cells:
+        got = _both(scenario, strategy, r, seed * 1000 + index, **dict(plan))
         if isinstance(got, str):
             continue
         answered += 1
@@ -139,3 +144,22 @@ def test_spare_with_repairs_is_refused_by_the_model_alone_where_measured_off():
         assert np.isfinite(sim.mean_hours)
         refused += 1
     assert refused >= 15
+
+
+def _elastic_cells(seed: int, count: int):
+    """Elastic DP out once 1 to 4 groups are down, hot spares with 1 to 4 spares."""
+    for index in range(count):
+        scenario = AuditSpace().draw(seed, index).scenario
+        if not isinstance(scenario, Scenario):
+            continue
+        rng = np.random.default_rng([seed, index, 1])
+        N = scenario.groups
+        yield index, scenario, "elastic", None, ("min_groups", N - int(rng.integers(0, 4)))
+        yield index, scenario, "hot_spares", int(rng.integers(1, 5))
+
+
+def test_the_elastic_wipeout_doors_agree_or_refuse_on_the_audit_space():
+    # The simulation door once refused both strategies: "no wipe-out units".
+    answered, misses = _misses(_elastic_cells(13, 300), 13)
+    assert answered >= 100  # 115 on this seed
+    assert misses == []

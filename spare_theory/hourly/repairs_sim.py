@@ -35,7 +35,7 @@ from scipy.stats import rv_continuous
 from .._jit import compiled
 from .._parallel import map_tasks
 from .._samples import HourSamples
-from .._validation import as_count, as_seed_sequence, child_seed
+from .._validation import as_count, as_real, as_seed_sequence, child_seed
 from .scenario import Scenario
 
 __all__ = ["WipeoutTimes", "repair_hours", "repair_sampler", "simulate_wipeout_times"]
@@ -143,6 +143,7 @@ def simulate_wipeout_times(
     max_events: int = 10**6,
     executor: cf.Executor | None = None,
     progress: bool = False,
+    heal_hours: float = 0.0,
 ) -> WipeoutTimes:
     """Simulate the time from a healthy start to the first wipe-out of some unit, with repairs.
 
@@ -169,6 +170,9 @@ def simulate_wipeout_times(
         Runs blocks of trials in parallel; ``None`` runs them here.
     progress : bool
         Show a progress bar over blocks of trials.
+    heal_hours : float
+        Hours a repaired group stays out after its repair, ``>= 0`` (an
+        elastic job's heal; default 0).
 
     Returns
     -------
@@ -192,8 +196,18 @@ def simulate_wipeout_times(
     trials = as_count(trials, "trials")
     max_events = as_count(max_events, "max_events")
     root = as_seed_sequence(seed)
+    heal_hours = as_real(heal_hours, "heal_hours", minimum=0.0)
     tasks = [
-        (scenario, units, size, first, min(_TRIALS_PER_TASK, trials - first), root, max_events)
+        (
+            scenario,
+            units,
+            size,
+            first,
+            min(_TRIALS_PER_TASK, trials - first),
+            root,
+            max_events,
+            heal_hours,
+        )
         for first in range(0, trials, _TRIALS_PER_TASK)
     ]
     parts = map_tasks(_block, tasks, executor=executor, desc="trials", progress=progress)
@@ -210,7 +224,7 @@ def _block(task: tuple) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     applied to the whole buffer, so the numbers are the ones the numpy calls
     give element by element.
     """
-    scenario, units, size, first, trials, seed, max_events = task
+    scenario, units, size, first, trials, seed, max_events, heal_hours = task
     units = np.ascontiguousarray(units, dtype=np.int64)
     size = np.ascontiguousarray(size, dtype=np.int64)
     N, lam = scenario.groups, float(scenario.group_failure_rate_per_hour)
@@ -227,7 +241,7 @@ def _block(task: tuple) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
             used, status = _play(
                 u,
                 np.log1p(-u),
-                repair_hours(scenario, u),
+                repair_hours(scenario, u) + heal_hours,
                 counts[i],
                 t[i : i + 1],
                 due,

@@ -430,14 +430,22 @@ class Strategy(ABC):
         """
 
     def wipeout_units(
-        self, N: int, r: int, *, placement: str = "ruler", domain_size: int | None = None
+        self,
+        N: int,
+        r: int,
+        *,
+        placement: str = "ruler",
+        domain_size: int | None = None,
+        **plan: Any,
     ) -> tuple[np.ndarray, np.ndarray]:
         """``(units, size)``: the units each group belongs to, and each unit's size.
 
-        A wipe-out is a unit with all its members down at once (the time to it
-        with repairs: :func:`spare_theory.simulate_time_to_wipeout`);
-        ``units`` has shape ``(N, units per group)``; ``placement`` and
-        ``domain_size`` as for :meth:`failure_rules`.
+        A wipe-out is a unit with ``size`` of its members down at once (the
+        time to it with repairs: :func:`spare_theory.simulate_time_to_wipeout`):
+        all of them, but for the elastic strategies' one unit of every group,
+        out once fewer than the quorum are up; ``units`` has shape ``(N, units
+        per group)``; ``placement`` and ``domain_size`` as for
+        :meth:`failure_rules`, ``plan`` the strategy's plan variables.
 
         Raises
         ------

@@ -77,7 +77,13 @@ class CkptStrategy(Strategy):
         return AnyFailureRules()
 
     def wipeout_units(
-        self, N: int, r: int, *, placement: str = "ruler", domain_size: int | None = None
+        self,
+        N: int,
+        r: int,
+        *,
+        placement: str = "ruler",
+        domain_size: int | None = None,
+        **plan: Any,
     ) -> Any:
         return single_units(N)
 

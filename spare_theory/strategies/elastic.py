@@ -360,6 +360,19 @@ class ElasticStrategy(Strategy):
 
     # -- event simulation -------------------------------------------------------------
 
+    def wipeout_units(
+        self,
+        N: int,
+        r: int,
+        *,
+        placement: str = "ruler",
+        domain_size: int | None = None,
+        **plan: Any,
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """One unit of all ``N`` groups, out once ``N - q + 1`` are down (``q``: the quorum)."""
+        q = int(self.check_plan(N, r, plan)["min_groups"])
+        return np.zeros((N, 1), dtype=np.int64), np.array([N - q + 1], dtype=np.int64)
+
     def failure_rules(
         self,
         N: int,

@@ -85,7 +85,13 @@ class RepStrategy(Strategy):
         return AnyFailureRules() if r == 1 else ReplicaSetRules(N, r)
 
     def wipeout_units(
-        self, N: int, r: int, *, placement: str = "ruler", domain_size: int | None = None
+        self,
+        N: int,
+        r: int,
+        *,
+        placement: str = "ruler",
+        domain_size: int | None = None,
+        **plan: Any,
     ) -> Any:
         """Each group's replica set (balanced layout)."""
         if r == 1:

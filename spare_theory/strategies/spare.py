@@ -161,7 +161,13 @@ class SpareStrategy(Strategy):
         )
 
     def wipeout_units(
-        self, N: int, r: int, *, placement: str = "ruler", domain_size: int | None = None
+        self,
+        N: int,
+        r: int,
+        *,
+        placement: str = "ruler",
+        domain_size: int | None = None,
+        **plan: Any,
     ) -> Any:
         """The shard types a group hosts: group ``g`` holds type ``i`` where ``hosts[i, k] = g``."""
         if r == 1:

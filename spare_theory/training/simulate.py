@@ -362,14 +362,17 @@ def simulate_time_to_wipeout(
     max_events: int = 10**6,
     executor: cf.Executor | None = None,
     progress: bool = False,
+    **plan: Any,
 ) -> WipeoutTimes:
     """Simulate the time from a healthy start to the first wipe-out, with repairs.
 
     One trial starts with all ``N`` groups up and plays failures and repairs
-    until some *unit* of the strategy has all its members down at once
+    until some *unit* of the strategy has its members down at once
     (:meth:`Strategy.wipeout_units <spare_theory.strategies.base.Strategy.wipeout_units>`:
     every group for CKPT-only, a replica set for Rep, a shard type's ``r``
-    hosts for SPARe); see :mod:`spare_theory.hourly.repairs_sim`.
+    hosts for SPARe, ``N - q + 1`` of all groups for elastic DP and hot
+    spares, whose repaired groups are out ``heal_minutes`` more, as in the
+    training simulation); see :mod:`spare_theory.hourly.repairs_sim`.
 
     Parameters
     ----------
@@ -391,6 +394,9 @@ def simulate_time_to_wipeout(
         Runs blocks of trials in parallel (results identical); ``None``: here.
     progress : bool
         Show a progress bar.
+    **plan
+        The strategy's plan variables (as for :func:`spare_theory.time_to_train`):
+        the quorum ``min_groups`` of the elastic strategies.
 
     Returns
     -------
@@ -410,9 +416,8 @@ def simulate_time_to_wipeout(
     Fields with no effect here:
 
     - ``restart_minutes``, ``checkpoint_minutes``, ``work_hours``, ``rejoin_minutes``,
-      ``microbatches``, ``reconfigure_minutes``, ``heal_minutes``, ``provenance``: the
-      run's costs, stalls and records; failures and repairs alone decide a wipe-out
-      (and the elastic strategies, whose stalls and heal these are, have no units here).
+      ``microbatches``, ``reconfigure_minutes``, ``provenance``: the run's costs,
+      stalls and records; failures, repairs and heals alone decide a wipe-out.
 
     Examples
     --------
@@ -423,18 +428,21 @@ def simulate_time_to_wipeout(
     >>> round(times.mean_hours, -1), round(times.standard_error_hours, -1)
     (100.0, 10.0)
     """
-    job = resolve(scenario, strategy, r=r)
+    job = resolve(scenario, strategy, r=r, **plan)
     if not isinstance(job.scenario, Scenario):
         raise ValueError(f"scenario must be a Scenario, got {type(scenario).__name__}")
     check_wipeout_fields(job.scenario)
-    units, size = job.strategy.wipeout_units(
-        job.scenario.groups,
-        job.chosen_r,
-        placement=job.scenario.placement,
-        domain_size=job.scenario.domain_size,
+    sc, chosen, r = job.scenario, job.strategy, job.chosen_r
+    where = {"placement": sc.placement, "domain_size": sc.domain_size}
+    units, size = chosen.wipeout_units(sc.groups, r, **where, **job.variables)
+    # A job that reconfigures takes a repaired group back after its heal, as the training
+    # simulation does (its rule says so; making one draws nothing from the trials' streams).
+    rules = chosen.failure_rules(
+        sc.groups, r, microbatches=1, repairs=True, pool=None, **where, **job.variables
     )
+    heals = sc.repairs and rules(np.random.default_rng(0)).reconfigures
     return simulate_wipeout_times(
-        scenario,
+        sc,
         units,
         size,
         trials,
@@ -442,6 +450,7 @@ def simulate_time_to_wipeout(
         max_events=max_events,
         executor=executor,
         progress=progress,
+        heal_hours=sc.heal_minutes / 60 if heals else 0.0,
     )
 
 
