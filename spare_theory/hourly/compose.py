@@ -24,8 +24,10 @@ against the event simulation, which plays every combination exactly):
    up groups only, a birth-death fixed point (:func:`pool_down_minutes`).
 2. **Repairs with a non-exponential law, lemons or domains**: each group is
    taken to alternate between exponential up times and its repairs, at the
-   rate ``lambda / c + lambda (kappa - 1) phi / c + lambda_D`` (lemons
-   averaged over the groups, domain events counted as independent failures
+   rate ``lambda / c + lambda (kappa - 1) phi / c + lambda_D`` (with lemons
+   the one rate that gives lemons and others their mean down share,
+   :func:`~spare_theory.hourly.process.down_share_rate`; domain events
+   counted as independent failures
    of each of their groups, except the events of a domain that alone ends
    the plan's cycle: those are wipe-outs, priced on top by
    :class:`~spare_theory.cycles.bursts.BurstWipeouts`, ``wiping_share``),

@@ -15,13 +15,15 @@ import dataclasses
 import math
 from typing import Any
 
+import numpy as np
+
 from .._caching import cached
 from .._validation import NoClosedFormError
 from ..planning.resolved import ModelStrategy
 from .compose import clustering, mean_group_rate, pool_down_minutes
 from .scenario import Scenario
 
-__all__ = ["APPROXIMATIONS", "GroupProcess", "check_split", "group_process"]
+__all__ = ["APPROXIMATIONS", "GroupProcess", "check_split", "down_share_rate", "group_process"]
 
 
 #: What each named step of :func:`group_process` approximates and what it drops, as an
@@ -38,8 +40,8 @@ APPROXIMATIONS = {
     "c = 1 + M(D) - D/m of its stationary law (young clocks after a rejoin are not followed)",
     "restart-cut outages": "an outage ends at its repair or at the next global restart, "
     "the restart's distance taken as exponential at the plan's mean cycle",
-    "lemons averaged": "under repairs lemon groups are averaged into every group's rate "
-    "(a lemon's bursts are not correlated)",
+    "lemons averaged": "under repairs every group is priced at the one rate whose outages "
+    "give the lemons' and the others' mean down share (a lemon's bursts are not correlated)",
     "domains folded": "under repairs failure domain events are priced as independent "
     "failures of their groups (their outages are not correlated)",
     "burst wipe-outs": "the domain events that alone end the plan's cycle are priced as "
@@ -216,6 +218,8 @@ def group_process(
         steps += ["lemons averaged"] * lemons + ["domains folded"] * domains
         steps += ["burst wipe-outs"] * (wiping > 0)
         lam = (mean_group_rate(sc) - burst) / c + burst * (1.0 - share)
+        if lemons:
+            lam = down_share_rate(sc, c, burst * (1.0 - share), repair_minutes / 60.0)
         return GroupProcess(
             sc,
             lam,
@@ -246,6 +250,41 @@ def group_process(
         repair_law=repair_law,
         approximations=tuple(steps),
     )
+
+
+def down_share_rate(
+    scenario: Scenario, c: float, independent_per_hour: float, down_hours: float
+) -> float:
+    """The one group rate per hour whose outages give lemons and others their mean down share.
+
+    A group failing at rate ``x`` and out ``D`` hours a time is down ``pi(x)
+    = x D / (1 + x D)`` of the time (any repair law: insensitivity), so an
+    ordinary group at ``x_0 = lambda / c + b`` and a lemon at ``x_1 = kappa
+    lambda / c + b`` (``c`` the clustering, ``b`` the independent domain
+    events per hour) are down ``pi_0`` and ``pi_1``.  The rate returned,
+    ``pi / (D (1 - pi))`` with ``pi = (1 - phi) pi_0 + phi pi_1``, gives
+    identical groups that mean down share.  In steady state a group enters
+    its outages at ``pi_i / D`` whatever its class, so with lemons placed
+    apart from the strategy's units the chance that a unit is all down and
+    the rate of entering that state depend on the classes only through
+    ``pi``; averaging the rates instead (``lambda (1 + (kappa - 1) phi)``)
+    overstates ``pi``, as ``pi(x)`` is concave.
+
+    Examples
+    --------
+    >>> sc = Scenario(gpus=256, gpus_per_group=8, gpu_mtbf_hours=96.0, restart_minutes=20,
+    ...               checkpoint_minutes=1, work_hours=40, repair_minutes=300,
+    ...               lemon_fraction=0.25, lemon_rate_factor=9.0)
+    >>> lam = sc.group_failure_rate_per_hour
+    >>> round(down_share_rate(sc, 1.0, 0.0, 5.0) / lam, 3)  # the mean rate is 3 lambda
+    1.723
+    """
+    phi = scenario.lemon_share
+    lam = scenario.group_failure_rate_per_hour / c
+    rates = np.array([lam, scenario.lemon_rate_factor * lam]) + independent_per_hour
+    down = rates * down_hours / (1.0 + rates * down_hours)
+    share = (1.0 - phi) * down[0] + phi * down[1]
+    return float(share / (down_hours * (1.0 - share)))
 
 
 def check_split(scenario: Scenario, strategy: ModelStrategy) -> int:
