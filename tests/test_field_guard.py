@@ -280,34 +280,34 @@ NOT_DOORS = {
 }
 
 
+def _listed(doc: str | None, heading: str) -> list[str]:
+    """The ````names```` heading each bullet of the first list after ``heading`` in ``doc``."""
+    doc = inspect.cleandoc(doc or "")
+    if heading not in doc:
+        return []
+    blocks = doc.split(heading, 1)[1].split("\n\n")
+    block = next((b for b in blocks if b.lstrip().startswith("- ")), "")
+    bullets = re.findall(r"^- (.*?)(?=^- |\Z)", block.strip() + "\n", re.M | re.S)
+    return [n for b in bullets for n in re.findall(r"``([\w.]+)``", b.split(": ", 1)[0])]
+
+
 def no_effect(function: Callable[..., Any], kind: type) -> set[str]:
     """The fields of ``kind`` listed after "Fields with no effect here:" in the docstring.
 
     A bullet ``- ``a``, ``Scenario.b``: why`` names ``a`` for every class and ``b`` for
     ``Scenario`` only.
     """
-    doc = inspect.cleandoc(function.__doc__ or "")
-    if "Fields with no effect here:" not in doc:
-        return set()
-    tail = doc.split("Fields with no effect here:", 1)[1].lstrip("\n")
-    bullets = re.findall(r"^- (.*?)(?=^- |^\s*$|\Z)", tail.split("\n\n", 1)[0] + "\n", re.M | re.S)
     named = set()
-    for bullet in bullets:
-        for name in re.findall(r"``([\w.]+)``", bullet.split(": ", 1)[0]):
-            owner, _, field = name.rpartition(".")
-            if owner in ("", kind.__name__):
-                named.add(field)
+    for name in _listed(function.__doc__, "Fields with no effect here:"):
+        owner, _, field = name.rpartition(".")
+        if owner in ("", kind.__name__):
+            named.add(field)
     return named
 
 
 def read_only_with_another(kind: type) -> set[str]:
     """The fields the class docstring lists after "Fields read only with another:"."""
-    doc = inspect.cleandoc(kind.__doc__ or "")
-    if "Fields read only with another:" not in doc:
-        return set()
-    tail = doc.split("Fields read only with another:", 1)[1].split("\n\n", 1)[1]
-    bullets = re.findall(r"^- (.*?)(?=^- |^\s*$|\Z)", tail.split("\n\n", 1)[0] + "\n", re.M | re.S)
-    return {n for b in bullets for n in re.findall(r"``(\w+)``", b.split(": ", 1)[0])}
+    return set(_listed(kind.__doc__, "Fields read only with another:"))
 
 
 def _instance(kind: type, fields: dict[str, Any]) -> Any:

@@ -217,9 +217,10 @@ def group_process(
         steps += ["restart-cut outages"] * (not sc.exponential and math.isfinite(restart_hours))
         steps += ["lemons averaged"] * lemons + ["domains folded"] * domains
         steps += ["burst wipe-outs"] * (wiping > 0)
-        lam = (mean_group_rate(sc) - burst) / c + burst * (1.0 - share)
         if lemons:
             lam = down_share_rate(sc, c, burst * (1.0 - share), repair_minutes / 60.0)
+        else:
+            lam = (mean_group_rate(sc) - burst) / c + burst * (1.0 - share)
         return GroupProcess(
             sc,
             lam,
