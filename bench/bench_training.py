@@ -24,11 +24,11 @@ import time
 
 import numpy as np
 from scipy.optimize import minimize_scalar
-from spare_theory.cycles.laws import cycle_law
 
 from spare_theory._caching import clear_caches
 from spare_theory.hourly.scenario import Scenario
 from spare_theory.planning.redundancy import ruler_exists
+from spare_theory.strategies.registry import strategy as registered_strategy
 from spare_theory.training.estimate import time_to_train
 from spare_theory.training.optimize import optimal_plan
 
@@ -51,7 +51,7 @@ STRATEGIES = ("ckpt", "rep", "spare")
 def _baseline_interval(sc, strategy, r):
     """Bounded Brent in log tau within a factor 100 of Young's interval (and <= M/2 for r > 1)."""
     lam = sc.group_failure_rate_per_hour
-    M = 60 * cycle_law(strategy, sc.groups, r).mean_u / lam
+    M = 60 * registered_strategy(strategy).cycle_law(sc.groups, r).mean_u / lam
     young = math.sqrt(2 * sc.checkpoint_minutes * M)
     lo = math.log(max(young / 100, 1 / 60))
     hi = math.log(min(young * 100, 600 * sc.work_hours, M / 2 if r > 1 else math.inf))

@@ -143,13 +143,17 @@ class RebalanceStrategy(Strategy):
         if named:
             raise ValueError(f"strategy {self.name!r} is not modelled with {', '.join(named)}")
 
-    def hourly_law(self, process: Any, r: int, **plan: Any) -> RebalanceCycle:
-        # The plan variable reaches the hour-level model here (cycle_law takes no plan).
+    def prices_repairs(self, r: int) -> bool:
+        # Its own law reads the process whole, so that check_process sees any repairs.
+        return True
+
+    def own_law(self, process: Any, r: int, **plan: Any) -> RebalanceCycle:
+        # The plan variable reaches the hour-level model here (base_law takes no plan).
         self.check_process(process)
         k = self.check_plan(process.groups, r, plan)["max_down"]
         return RebalanceCycle(process.groups, k)
 
-    def cycle_law(self, N: int, r: int, lifetimes: Any = EXPONENTIAL) -> CycleLaw:
+    def base_law(self, N: int, r: int, lifetimes: Any = EXPONENTIAL) -> CycleLaw:
         return RebalanceCycle(N, self.check_plan(N, r, {})["max_down"], lifetimes)
 
     def failure_rules(

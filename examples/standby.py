@@ -73,7 +73,7 @@ class StandbyStrategy(Strategy):
     name = "standby"
     label = "Standby groups"
 
-    def cycle_law(self, N: int, r: int, lifetimes: Any = EXPONENTIAL) -> CycleLaw:
+    def base_law(self, N: int, r: int, lifetimes: Any = EXPONENTIAL) -> CycleLaw:
         return StandbyCycle(N, r, lifetimes)
 
     def failure_rules(

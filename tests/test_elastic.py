@@ -154,12 +154,14 @@ def test_the_finite_run_term_only_where_the_throughput_falls():
     from spare_theory.hourly.renewal import evaluate
 
     repaired = dataclasses.replace(BASE, repair_minutes=60.0)
-    law = st.strategy("elastic").hourly_law(group_process(repaired), 0, min_groups=32)
+    law = st.strategy("elastic").cycle_law(
+        repaired.groups, 0, group_process(repaired), min_groups=32
+    )
     assert not law.finite_run
     assert st.time_to_train(
         repaired, "elastic", min_groups=32, checkpoint_interval_minutes=60
     ).hours == (evaluate(group_process(repaired), law, 60.0).hours)
-    plain = st.strategy("elastic").hourly_law(group_process(BASE), 0, min_groups=16)
+    plain = st.strategy("elastic").cycle_law(BASE.groups, 0, group_process(BASE), min_groups=16)
     assert plain.finite_run
     # The term does not grow with the run: it is W-free (2.76 h at quorum 16).
     lam = BASE.group_failure_rate_per_hour
@@ -179,7 +181,7 @@ def test_no_finite_run_term_for_a_run_within_one_cycle():
     from spare_theory.hourly.fresh_start import finite_run_term
     from spare_theory.hourly.renewal import evaluate
 
-    law = st.strategy("elastic").hourly_law(group_process(BASE), 0, min_groups=1)
+    law = st.strategy("elastic").cycle_law(BASE.groups, 0, group_process(BASE), min_groups=1)
     lam = BASE.group_failure_rate_per_hour
     term = finite_run_term(law, lam / 3, lam, lam / 30) / lam
     for W, weight in [(10, 0.0), (1000, 1.0)]:
@@ -335,7 +337,9 @@ def test_the_renewal_pieces_add_up_to_the_mean_cycle(quorum):
     # one log-linear piece per segment made the cycle 13.1 h instead of 15.5 h (quorum 157).
     from spare_theory.hourly.renewal import renewal_terms, scaled_times
 
-    law = st.strategy("elastic").hourly_law(group_process(PUBLISHED), 0, min_groups=quorum)
+    law = st.strategy("elastic").cycle_law(
+        PUBLISHED.groups, 0, group_process(PUBLISHED), min_groups=quorum
+    )
     rho, kappa, d = scaled_times(group_process(PUBLISHED), [687.0])
     terms = renewal_terms(law, rho, kappa, d)
     cycle = float(terms.total()[0]) * np.exp(terms.log_q0)

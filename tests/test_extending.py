@@ -208,7 +208,7 @@ def test_check_strategy_names_each_abstract_part():
         label = "Sketch"
 
     parts = [line.split(":")[0].strip() for line in _problems(Sketch)]
-    assert parts == ["cycle_law", "step_cycle", "failure_rules", "step_rule"]
+    assert parts == ["base_law", "step_cycle", "failure_rules", "step_rule"]
 
 
 def test_check_strategy_names_every_malformed_part_at_once(standby):
@@ -217,7 +217,7 @@ def test_check_strategy_names_every_malformed_part_at_once(standby):
         label = 3
         exact_batch = "yes"
 
-        def cycle_law(self, N: int, r: int, lifetimes: Any = None) -> Any:
+        def base_law(self, N: int, r: int, lifetimes: Any = None) -> Any:
             return 0.5
 
         def failure_rules(self, N: int, r: int, **kwargs: Any) -> Any:
@@ -227,11 +227,11 @@ def test_check_strategy_names_every_malformed_part_at_once(standby):
     assert [p.split(":")[0].strip() for p in problems] == ["label", "exact_batch"]
     Broken.label, Broken.exact_batch = "Broken", True  # then the methods are probed
     problems = _problems(Broken())
-    # split_cycle_law's default asks cycle_law: both are said.
+    # cycle_law and split_law's default build on base_law: all three are said.
     parts = [p.split(":")[0] for p in problems]
-    assert parts == ["cycle_law", "split_cycle_law", "failure_rules"]
+    assert parts == ["cycle_law", "base_law", "split_law", "failure_rules"]
     assert "not a HourlyCycleLaw (missing" in problems[0] and "logq" in problems[0]
-    assert "does not pickle" in problems[2]
+    assert "does not pickle" in problems[3]
 
 
 def test_check_strategy_probes_what_a_law_returns(standby):
@@ -242,16 +242,17 @@ def test_check_strategy_probes_what_a_law_returns(standby):
     class Odd(standby.StandbyStrategy):
         name = "odd"
 
-        def cycle_law(self, N: int, r: int, lifetimes: Any = None) -> Any:
+        def base_law(self, N: int, r: int, lifetimes: Any = None) -> Any:
             return Rising(N, r)
 
         def step_rule(self, scenario: Any, r: int, **kwargs: Any) -> Any:
             raise RuntimeError("boom")
 
     problems = _problems(Odd())
-    assert [p.split(":")[0] for p in problems] == ["cycle_law", "split_cycle_law", "step_rule"]
+    parts = [p.split(":")[0] for p in problems]
+    assert parts == ["cycle_law", "base_law", "split_law", "step_rule"]
     assert problems[0].startswith("cycle_law: returned a law whose logq is not 0 at u = 0")
-    assert problems[2] == "step_rule: raised RuntimeError: boom"
+    assert problems[3] == "step_rule: raised RuntimeError: boom"
 
 
 def test_check_strategy_names_a_clash_and_what_is_no_strategy(standby):
@@ -264,17 +265,17 @@ def test_check_strategy_names_a_clash_and_what_is_no_strategy(standby):
     assert check_strategy(Impostor(), replace=True) is None
     problems = _problems(object())
     assert problems[0] == "is a object, not a Strategy (subclass spare_theory.Strategy)"
-    assert any(p.startswith("cycle_law: missing") for p in problems)
+    assert any(p.startswith("base_law: missing") for p in problems)
 
 
 def test_register_strategy_refuses_a_malformed_strategy(standby):
     class Broken(standby.StandbyStrategy):
         name = "broken_register"
 
-        def cycle_law(self, N: int, r: int, lifetimes: Any = None) -> Any:
+        def base_law(self, N: int, r: int, lifetimes: Any = None) -> Any:
             return None
 
     before = registered_strategies()
-    with pytest.raises(TypeError, match="cycle_law: returned a NoneType"):
+    with pytest.raises(TypeError, match="base_law: returned a NoneType"):
         register_strategy(Broken())
     assert registered_strategies() == before

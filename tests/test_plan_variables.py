@@ -191,7 +191,7 @@ def test_the_checker_names_a_variable_that_does_not_plug_in(rebalance):
             return (type(self).__qualname__, self.N)  # without the plan variable
 
     class Forgetful(base):
-        def hourly_law(self, scenario: Any, r: int, *, merged: float = 0.0, **plan: Any) -> Any:
+        def own_law(self, scenario: Any, r: int, *, merged: float = 0.0, **plan: Any) -> Any:
             return Keyless(scenario.groups, self.check_plan(scenario.groups, r, plan)["max_down"])
 
     assert _problems(NoDefault()) == [
@@ -203,4 +203,4 @@ def test_the_checker_names_a_variable_that_does_not_plug_in(rebalance):
     ]
     assert _problems(Deaf()) == ["failure_rules: raised KeyError: 'max_downs'"]
     (problem,) = _problems(Forgetful())
-    assert problem.startswith("hourly_law: its laws at {'max_down': 1} and {'max_down': 8} differ")
+    assert problem.startswith("own_law: its laws at {'max_down': 1} and {'max_down': 8} differ")

@@ -4,22 +4,26 @@ A restart cycle's law (:class:`~spare_theory.cycles.base.CycleLaw`: how long
 the cycle survives and its throughput in each state) depends on the strategy
 and on the process its groups undergo
 (:class:`~spare_theory.hourly.process.GroupProcess`).  Every front door asks
-:func:`priced_law`, which builds both in one declared order, so a scenario
-field is either modelled or refused here, never silently ignored: the
-strategy's own law on the process
-(:meth:`~spare_theory.strategies.base.Strategy.hourly_law`, elastic DP and
-hot spares, which refuse what they do not model,
-:meth:`~spare_theory.strategies.base.Strategy.check_process`), else its law
-(:meth:`~spare_theory.strategies.base.Strategy.split_cycle_law`) over the
+:func:`priced_law` for both: the process whose repairs the plan's law waits
+for (:meth:`~spare_theory.strategies.base.Strategy.prices_repairs`), and the
+law on it, got the one way
+(:meth:`~spare_theory.strategies.base.Strategy.cycle_law`), which
+:func:`process_law` builds in one declared order, so a scenario field is
+either modelled or refused here, never silently ignored: the strategy's own
+law on the process
+(:meth:`~spare_theory.strategies.base.Strategy.own_law`, elastic DP and hot
+spares, which refuse what they do not model,
+:meth:`~spare_theory.strategies.base.Strategy.check_process`), else its bare
+law (:meth:`~spare_theory.strategies.base.Strategy.split_law`) over the
 process's lifetimes (stationary renewal clocks, lemons:
 :func:`group_lifetimes`), domains
-(:meth:`~spare_theory.strategies.base.Strategy.correlated_cycle_law`),
-planned restarts (:func:`~spare_theory.cycles.planned.planned_cycle`, at the
-down count ``k(c)`` of a ``planned_restart_cost``) or repairs
+(:meth:`~spare_theory.strategies.base.Strategy.correlated_law`), planned
+restarts (:func:`~spare_theory.cycles.planned.planned_cycle`, at the down
+count ``k(c)`` of a ``planned_restart_cost``) or repairs
 (:func:`~spare_theory.cycles.repairs.repair_cycle`); then the burst
-wipe-outs.  The best interval of a law is :func:`best_interval` (the one
-interval search of :mod:`spare_theory.planning.search` on the renewal-reward
-hours).
+wipe-outs.  The fresh start's term is added by :func:`evaluate_law`.  The
+best interval of a law is :func:`best_interval` (the one interval search of
+:mod:`spare_theory.planning.search` on the renewal-reward hours).
 
 A little over 500 lines because the choice of a scenario's cycle law is kept
 in this one place, every refusal with it.
@@ -60,6 +64,7 @@ __all__ = [
     "group_lifetimes",
     "planned_trigger",
     "priced_law",
+    "process_law",
     "wipeout_mean_hours",
 ]
 
@@ -129,12 +134,12 @@ def _correlated_cycle(process: GroupProcess, strategy: ModelStrategy, r: int) ->
         D = -(-N // size)
         base = group_lifetimes(process, every_failure=True)
         extra = delta * D / N
-        return strategy.cycle_law(
+        return strategy.base_law(
             N,
             1,
             ScaledExponential(extra) if base is EXPONENTIAL else ScaledExponential(extra, base),
         )
-    return strategy.correlated_cycle_law(
+    return strategy.correlated_law(
         N,
         r,
         domain_size=size,
@@ -202,14 +207,13 @@ def priced_law(
     covers: a strategy with no model under failure domains or lemons (Rep),
     planned restarts with a non-exponential failure law, domains or lemons.
 
-    The law is built in one declared order: the strategy's own law on the
-    process (:meth:`Strategy.hourly_law
-    <spare_theory.strategies.base.Strategy.hourly_law>`), else its law
-    extended by the process's mechanisms (lifetimes, domains, planned
-    restarts, repairs: :func:`_extended_law`); then the domain events that
-    alone end the cycle as wipe-outs
-    (:class:`~spare_theory.cycles.bursts.BurstWipeouts`); the fresh start's
-    term is added to the estimate (:func:`evaluate_law`).
+    The process has repairs where the plan's law waits for failed groups
+    (:meth:`Strategy.prices_repairs
+    <spare_theory.strategies.base.Strategy.prices_repairs>`); the law is
+    got the one way, :meth:`Strategy.cycle_law
+    <spare_theory.strategies.base.Strategy.cycle_law>` on that process
+    (:func:`process_law`, in one declared order); the fresh start's term is
+    added to the estimate (:func:`evaluate_law`).
 
     Under a non-exponential law with repairs and no spare pool, an outage
     ends at the next global restart if that comes before its repair, so the
@@ -284,17 +288,39 @@ def _priced_law_at(
     bursts: tuple[int, float, float],
 ) -> tuple[GroupProcess, CycleLaw]:
     """:func:`priced_law` with the outages cut at restarts ``restart_hours`` apart."""
-    try:
-        process = group_process(scenario, restart_hours=restart_hours, bursts=bursts)
-    except NoClosedFormError:  # no model with repairs: CKPT-only may still price it (below)
-        process = group_process(scenario, repairs=False)
-    law = strategy.hourly_law(process, r, **(plan or {}))
+    process = group_process(
+        scenario,
+        repairs=strategy.prices_repairs(r),
+        restart_hours=restart_hours,
+        bursts=bursts,
+    )
+    return process, strategy.cycle_law(scenario.groups, r, process, **(plan or {}))
+
+
+def process_law(
+    process: GroupProcess, strategy: ModelStrategy, r: int, plan: dict[str, Any]
+) -> CycleLaw:
+    """The law of a checked plan ``(strategy, r, plan)`` on ``process``
+    (:meth:`Strategy.cycle_law <spare_theory.strategies.base.Strategy.cycle_law>`
+    with a process), in one declared order: the strategy's own law on the
+    process, else its bare law extended by the process's mechanisms
+    (:func:`_extended_law`); then the domain events that alone end the cycle
+    (:class:`~spare_theory.cycles.bursts.BurstWipeouts`).
+
+    Examples
+    --------
+    >>> from spare_theory import strategy
+    >>> sc = Scenario(gpus=1024, gpus_per_group=8, restart_minutes=20, checkpoint_minutes=5,
+    ...               work_hours=48, repair_minutes=30)
+    >>> process_law(group_process(sc), strategy("elastic"), 0, {"min_groups": 100})
+    ElasticCycle(N=128, active=128, quorum=100)
+    """
+    law = strategy.own_law(process, r, **plan)
     if law is None:
-        process = group_process(scenario, repairs=r > 1, restart_hours=restart_hours, bursts=bursts)
-        law = _extended_law(process, strategy, r, scenario.microbatches)
+        law = _extended_law(process, strategy, r, process.scenario.microbatches)
     if process.burst_ratio > 0.0:
         law = BurstWipeouts(law, process.burst_ratio)
-    return process, law
+    return law
 
 
 def _wiping_domains(
@@ -330,7 +356,7 @@ def _extended_law(process: GroupProcess, strategy: ModelStrategy, r: int, m: int
     """The strategy's law extended by the process's mechanisms (module docstring)."""
     sc = process.scenario
     N = sc.groups
-    base = strategy.split_cycle_law(N, r, m)
+    base = strategy.split_law(N, r, m)
     k = planned_trigger(sc, base, m)
     plain = not (process.clocks or process.lemons or process.domains)
     if m != 1 and r > 1 and plain and process.repair_minutes is None:
@@ -347,10 +373,10 @@ def _extended_law(process: GroupProcess, strategy: ModelStrategy, r: int, m: int
     if not plain:  # a stationary renewal law, lemons, or both (no repairs: group_process)
         lifetimes = group_lifetimes(process, every_failure=r == 1)
         if process.lemons and r > 1 and m == 1:
-            return strategy.correlated_cycle_law(
+            return strategy.correlated_law(
                 N, r, domain_size=None, domain_rate_ratio=0.0, lifetimes=lifetimes
             )
-        return strategy.split_cycle_law(N, r, m, lifetimes)
+        return strategy.split_law(N, r, m, lifetimes)
     if r == 1 or (process.repair_minutes is None and k is None):
         return base
     if k is not None:

@@ -13,13 +13,16 @@ needs to know about it, so that no other module compares a strategy's name:
   :meth:`Strategy.check_plan`, searched as :meth:`Strategy.plan_search`
   says) and whether its plans keep the global batch exact
   (:meth:`Strategy.batch_is_exact`);
-- **its hour-level model**: its restart-cycle law
-  (:meth:`Strategy.cycle_law`, and the variants for micro-batches and
-  correlated failures), which the renewal-reward model and the mechanisms
-  of :mod:`spare_theory.cycles` (repairs, planned restarts) extend, or its
-  own law on a whole scenario (:meth:`Strategy.hourly_law`) when those
-  mechanisms do not describe it; the scenario fields it does not model
-  (:meth:`Strategy.check_process`);
+- **its hour-level model**: the one way to get its restart-cycle law,
+  :meth:`Strategy.cycle_law` (bare, or on the process the model prices),
+  built from the parts it writes: its bare law (:meth:`Strategy.base_law`,
+  and the variants for micro-batches and correlated failures,
+  :meth:`Strategy.split_law`, :meth:`Strategy.correlated_law`), which the
+  mechanisms of :mod:`spare_theory.cycles` (repairs, planned restarts,
+  bursts) extend, or its own law on a whole process
+  (:meth:`Strategy.own_law`) when those mechanisms do not describe it;
+  whether that law waits for failed groups (:meth:`Strategy.prices_repairs`);
+  the scenario fields it does not model (:meth:`Strategy.check_process`);
 - **its step-level model**: its cycle tables for the published step-level
   simulator's closed form (:meth:`Strategy.step_cycle`,
   :meth:`Strategy.step_repair_cycle`);
@@ -76,7 +79,7 @@ class Strategy(ABC):
     """A fault-tolerance strategy (see the module docstring).
 
     Subclasses set :attr:`name` and :attr:`label` and implement
-    :meth:`cycle_law`, :meth:`failure_rules`, :meth:`step_cycle` and
+    :meth:`base_law`, :meth:`failure_rules`, :meth:`step_cycle` and
     :meth:`step_rule`; the rest has defaults.  What the methods return
     follows the protocols of :mod:`spare_theory.strategies.protocols`;
     :data:`~spare_theory.strategies.parts.PARTS` lists every part, and
@@ -308,14 +311,61 @@ class Strategy(ABC):
     def _step_cost_grows(self, N: int) -> bool:
         """Whether the strategy's step cost grows with the groups down (its law at ``r = 2``)."""
         try:
-            return bool(self.cycle_law(N, 2).cost_grows)
+            return bool(self.base_law(N, 2).cost_grows)
         except ValueError:  # no r = 2 (CKPT-only): a constant step cost
             return False
 
-    def hourly_law(self, process: Any, r: int, **plan: Any) -> CycleLaw | None:
-        """The strategy's own cycle law on a whole priced process (``None``, the default:
-        :meth:`cycle_law` extended by the process's mechanisms,
-        :func:`~spare_theory.hourly.model.priced_law`).
+    def cycle_law(self, N: int, r: int, process: Any = None, **plan: Any) -> CycleLaw:
+        """The strategy's restart-cycle law at ``N`` groups and redundancy ``r``:
+        the one way to get one.
+
+        Without ``process``: the bare law (exponential lifetimes, no repairs,
+        domains or lemons; :meth:`base_law`).  With ``process`` (a
+        :class:`~spare_theory.hourly.process.GroupProcess` of ``N`` groups):
+        the law the hour-level model prices on it
+        (:func:`~spare_theory.hourly.model.process_law`): the strategy's own
+        law on the whole process (:meth:`own_law`), else its bare law extended
+        by the process's mechanisms in one declared order (lifetimes, domains
+        and lemons, planned restarts, repairs), then the domain events that
+        alone wipe out.  ``plan``: the checked plan variables
+        (:meth:`check_plan`).
+
+        Examples
+        --------
+        >>> from spare_theory import Scenario, strategy
+        >>> from spare_theory.hourly.process import group_process
+        >>> strategy("rep").cycle_law(100, 2)
+        Rep(N=100, r=2)
+        >>> sc = Scenario(gpus=1024, gpus_per_group=8, restart_minutes=20,
+        ...               checkpoint_minutes=5, work_hours=48, repair_minutes=30)
+        >>> type(strategy("rep").cycle_law(128, 2, group_process(sc))).__name__
+        'RepairCycle'
+        """
+        if process is None:
+            return self.base_law(N, r)
+        if process.groups != N:
+            raise ValueError(f"N must be the process's {process.groups} groups, got N={N}")
+        from ..hourly.model import process_law
+
+        return process_law(process, self, r, plan)
+
+    def prices_repairs(self, r: int) -> bool:
+        """Whether the hour-level law at ``r`` waits for failed groups, so that the
+        model prices their repairs, the spare pool and the outages
+        (:func:`~spare_theory.hourly.process.group_process`'s ``repairs``).
+
+        By default: a job that outlives a group's failure
+        (:attr:`waits_for_groups`) at ``r > 1``; at ``r = 1`` every failure
+        ends the cycle and the restart brings every group back, so no group
+        waits for a repair.  A strategy with its own law on the whole process
+        (:meth:`own_law`) that reads the repairs at every ``r`` says ``True``.
+        """
+        return self.waits_for_groups and r > 1
+
+    def own_law(self, process: Any, r: int, **plan: Any) -> CycleLaw | None:
+        """The strategy's own cycle law on a whole priced process (``None``, the
+        default: :meth:`base_law` extended by the process's mechanisms,
+        :meth:`cycle_law`).
 
         ``process``: the :class:`~spare_theory.hourly.process.GroupProcess` the
         model prices (its rate, repairs, and ``merged``: the share of a
@@ -325,21 +375,22 @@ class Strategy(ABC):
         return None
 
     @abstractmethod
-    def cycle_law(self, N: int, r: int, lifetimes: Any = EXPONENTIAL) -> CycleLaw:
-        """The restart-cycle law at ``N`` groups and redundancy ``r`` (no repairs).
+    def base_law(self, N: int, r: int, lifetimes: Any = EXPONENTIAL) -> CycleLaw:
+        """The bare restart-cycle law at ``N`` groups and redundancy ``r`` (no repairs),
+        the part :meth:`cycle_law` extends.
 
         ``lifetimes`` is the group lifetime law in dimensionless time (the
         exponential law, stationary renewal clocks, lemons).
         """
 
-    def split_cycle_law(
+    def split_law(
         self, N: int, r: int, microbatches: int, lifetimes: Any = EXPONENTIAL
     ) -> CycleLaw:
-        """The cycle law when a failed group's shard is split into ``microbatches`` pieces."""
+        """The bare law when a failed group's shard is split into ``microbatches`` pieces."""
         self.check_microbatches(microbatches)
-        return self.cycle_law(N, r, lifetimes)
+        return self.base_law(N, r, lifetimes)
 
-    def correlated_cycle_law(
+    def correlated_law(
         self,
         N: int,
         r: int,
@@ -349,7 +400,7 @@ class Strategy(ABC):
         lifetimes: Any,
         placement: str = "ruler",
     ) -> CycleLaw:
-        """The cycle law under failure domains (``domain_size`` groups failing at once at
+        """The bare law under failure domains (``domain_size`` groups failing at once at
         ``domain_rate_ratio`` times a group's own rate) or lemon ``lifetimes`` (``r >= 2``),
         on the scenario's ``placement`` (:attr:`~spare_theory.hourly.scenario.Scenario.placement`).
 

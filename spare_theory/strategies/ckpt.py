@@ -57,7 +57,7 @@ class CkptStrategy(Strategy):
 
         return [Leg(1, 1)]
 
-    def cycle_law(self, N: int, r: int, lifetimes: Any = EXPONENTIAL) -> CycleLaw:
+    def base_law(self, N: int, r: int, lifetimes: Any = EXPONENTIAL) -> CycleLaw:
         from ..cycles.base import cycle_law_of
         from ..cycles.rep import CkptOnly
 

@@ -190,7 +190,7 @@ class ElasticStrategy(Strategy):
 
     # -- hour-level model -----------------------------------------------------------
 
-    def cycle_law(self, N: int, r: int, lifetimes: Any = EXPONENTIAL) -> CycleLaw:
+    def base_law(self, N: int, r: int, lifetimes: Any = EXPONENTIAL) -> CycleLaw:
         """The law at the default quorum, without stalls or repairs (exponential lifetimes)."""
         if lifetimes is not EXPONENTIAL:
             raise NoClosedFormError(
@@ -237,7 +237,11 @@ class ElasticStrategy(Strategy):
                 "repairs, no domains, lemons or planned restarts)"
             )
 
-    def hourly_law(self, process: Any, r: int, **plan: Any) -> ElasticCycle:
+    def prices_repairs(self, r: int) -> bool:
+        """``True``: its own law reads the repairs (and the heal) at every ``r``."""
+        return True
+
+    def own_law(self, process: Any, r: int, **plan: Any) -> ElasticCycle:
         """:class:`~spare_theory.cycles.elastic.ElasticCycle` on the process's rate and costs.
 
         ``rho = lambda R``, ``s = lambda * reconfigure_minutes``, ``mu = 1 /

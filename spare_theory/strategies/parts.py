@@ -157,12 +157,12 @@ def _nothing(result: Any) -> str | None:
     return None if result is None else f"returned {type(result).__name__}, not None"
 
 
-def _process(scenario: Scenario) -> Any:
+def _process(scenario: Scenario, repairs: bool = True) -> Any:
     """The process the hour-level model prices (imported here: the simulations, which
     import the strategies, load no model module)."""
     from ..hourly.process import group_process
 
-    return group_process(scenario)
+    return group_process(scenario, repairs=repairs)
 
 
 #: Every part of a strategy, in the order of :class:`~spare_theory.strategies.base.Strategy`.
@@ -261,32 +261,49 @@ PARTS: tuple[Part, ...] = (
         check=_optional(_instance(str, "a str or None")),
     ),
     Part(
-        "hourly_law",
+        "cycle_law",
         False,
-        "its own cycle law on a priced process (None: cycle_law extended)",
-        call=lambda s, p: s.hourly_law(_process(p.scenario), p.r, **p.plan),
+        "the one way to get its cycle law: bare, or on the process the model prices",
+        call=lambda s, p: s.cycle_law(
+            p.N, p.r, _process(p.scenario, s.prices_repairs(p.r)), **p.plan
+        ),
+        check=law_problem,
+        may_refuse=True,
+    ),
+    Part(
+        "prices_repairs",
+        False,
+        "whether its law at r waits for failed groups, so the model prices their repairs",
+        call=lambda s, p: s.prices_repairs(p.r),
+        check=_instance(bool, "a bool"),
+    ),
+    Part(
+        "own_law",
+        False,
+        "its own cycle law on a priced process (None: base_law extended)",
+        call=lambda s, p: s.own_law(_process(p.scenario), p.r, **p.plan),
         check=_optional(law_problem),
         may_refuse=True,
     ),
     Part(
-        "cycle_law",
+        "base_law",
         True,
-        "its hour-level cycle law",
-        call=lambda s, p: s.cycle_law(p.N, p.r, EXPONENTIAL),
+        "its bare hour-level cycle law",
+        call=lambda s, p: s.base_law(p.N, p.r, EXPONENTIAL),
         check=law_problem,
     ),
     Part(
-        "split_cycle_law",
+        "split_law",
         False,
-        "its cycle law with micro-batches",
-        call=lambda s, p: s.split_cycle_law(p.N, p.r, 1),
+        "its bare cycle law with micro-batches",
+        call=lambda s, p: s.split_law(p.N, p.r, 1),
         check=law_problem,
     ),
     Part(
-        "correlated_cycle_law",
+        "correlated_law",
         False,
-        "its cycle law under domains or lemons",
-        call=lambda s, p: s.correlated_cycle_law(
+        "its bare cycle law under domains or lemons",
+        call=lambda s, p: s.correlated_law(
             p.N, p.r, domain_size=None, domain_rate_ratio=0.0, lifetimes=EXPONENTIAL
         ),
         check=law_problem,
@@ -465,7 +482,7 @@ def _plan_problems(obj: Any, probe: Probe) -> list[str]:
     accepted; ``plan_search`` searches a declared one; the hour-level model
     (:func:`~spare_theory.hourly.model.estimate_plan`) prices the plan at its
     defaults and at the search's last value (``ValueError``: a refusal); two
-    different own laws (``hourly_law``) do not share a ``cache_key``.
+    different own laws (``own_law``) do not share a ``cache_key``.
     """
     from ..hourly.model import estimate_plan  # the model is loaded by the check only
     from ..planning.resolved import Resolved
@@ -484,7 +501,7 @@ def _plan_problems(obj: Any, probe: Probe) -> list[str]:
         try:
             if obj.check_plan(N, r, plan) != plan:
                 problems.append(f"check_plan: does not keep the plan {plan} it accepted")
-            laws.append(obj.hourly_law(_process(probe.scenario), r, **plan))
+            laws.append(obj.own_law(_process(probe.scenario), r, **plan))
             hours = estimate_plan(job).hours
         except ValueError:  # no model of this plan: the strategy refuses it
             continue
@@ -497,7 +514,7 @@ def _plan_problems(obj: Any, probe: Probe) -> list[str]:
         u, (a, b) = np.array([0.01, 0.1, 1.0]), laws
         if a.cache_key() == b.cache_key() and not np.array_equal(a.logq(u), b.logq(u)):
             problems.append(
-                f"hourly_law: its laws at {plans[0]} and {plans[1]} differ but share a "
+                f"own_law: its laws at {plans[0]} and {plans[1]} differ but share a "
                 "cache_key (the key must hold the plan variables)"
             )
     return problems

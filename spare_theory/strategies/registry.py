@@ -166,7 +166,7 @@ def check_strategy(obj: Any, *, replace: bool = False) -> None:
     ...
     TypeError: Sketch is not a complete strategy:
       name: 'spare' is registered already to another strategy (SpareStrategy)
-      cycle_law: not implemented (its hour-level cycle law; required)
+      base_law: not implemented (its bare hour-level cycle law; required)
       step_cycle: not implemented (its step-level cycle table; required)
       failure_rules: not implemented (the factory of its hour-level failure rule; required)
       step_rule: not implemented (its step-level trial; required)

@@ -41,7 +41,7 @@ class RepStrategy(Strategy):
     name = "rep"
     label = "Rep+CKPT"
 
-    def cycle_law(self, N: int, r: int, lifetimes: Any = EXPONENTIAL) -> CycleLaw:
+    def base_law(self, N: int, r: int, lifetimes: Any = EXPONENTIAL) -> CycleLaw:
         from ..cycles.base import cycle_law_of
         from ..cycles.rep import CkptOnly, Rep
 
@@ -49,7 +49,7 @@ class RepStrategy(Strategy):
             return cycle_law_of(CkptOnly, N, 1, lifetimes)
         return cycle_law_of(Rep, N, r, lifetimes)
 
-    def correlated_cycle_law(
+    def correlated_law(
         self,
         N: int,
         r: int,
@@ -62,14 +62,14 @@ class RepStrategy(Strategy):
         """Lemons: Rep's law with the lemon lifetimes (exact on the average over the lemons'
         placement, as SPARe's); failure domains have no model."""
         if domain_size is not None:
-            return super().correlated_cycle_law(
+            return super().correlated_law(
                 N,
                 r,
                 domain_size=domain_size,
                 domain_rate_ratio=domain_rate_ratio,
                 lifetimes=lifetimes,
             )
-        return self.cycle_law(N, r, lifetimes)
+        return self.base_law(N, r, lifetimes)
 
     def failure_rules(
         self,

@@ -83,7 +83,7 @@ class SpareStrategy(Strategy):
     def check_microbatches(self, microbatches: int) -> int:
         return as_count(microbatches, "microbatches", minimum=1)
 
-    def cycle_law(self, N: int, r: int, lifetimes: Any = EXPONENTIAL) -> CycleLaw:
+    def base_law(self, N: int, r: int, lifetimes: Any = EXPONENTIAL) -> CycleLaw:
         from ..cycles.base import cycle_law_of
         from ..cycles.rep import CkptOnly
         from ..cycles.spare import Spare
@@ -92,7 +92,7 @@ class SpareStrategy(Strategy):
             return cycle_law_of(CkptOnly, N, 1, lifetimes)
         return cycle_law_of(Spare, N, r, lifetimes)
 
-    def split_cycle_law(
+    def split_law(
         self, N: int, r: int, microbatches: int, lifetimes: Any = EXPONENTIAL
     ) -> CycleLaw:
         from ..cycles.base import cycle_law_of
@@ -100,12 +100,12 @@ class SpareStrategy(Strategy):
 
         m = self.check_microbatches(microbatches)
         if m == 1 or r == 1:
-            return self.cycle_law(N, r, lifetimes)
+            return self.base_law(N, r, lifetimes)
         if lifetimes is EXPONENTIAL:
             return cycle_law_of(SpareSplit, N, r, microbatches=m)
         return cycle_law_of(SpareSplit, N, r, lifetimes, microbatches=m)
 
-    def correlated_cycle_law(
+    def correlated_law(
         self,
         N: int,
         r: int,

@@ -264,8 +264,8 @@ def mean_time_to_wipeout(
     per-type and pair chains (:meth:`~spare_theory.cycles.spare.Spare.repair_log_q`).
     Fast repairs give about ``1 / (lambda N r pi^{r-1})`` (``r`` overlapping
     outages), slow ones today's law.  A strategy with its own law on the
-    scenario (:meth:`Strategy.hourly_law
-    <spare_theory.strategies.base.Strategy.hourly_law>`) gives its own mean:
+    scenario (:meth:`Strategy.own_law
+    <spare_theory.strategies.base.Strategy.own_law>`) gives its own mean:
     elastic DP and hot spares the exact mean passage time of the down count
     to ``N - q + 1`` (a group out for its repair plus heal time).
 
@@ -333,7 +333,7 @@ def mean_time_to_wipeout(
     check_wipeout_fields(job.scenario, NoClosedFormError)
     chosen, r = job.strategy, job.chosen_r
     process = group_process(job.scenario)
-    own = chosen.hourly_law(process, r, **job.variables)
+    own = chosen.own_law(process, r, **job.variables)
     if own is not None:
         # The own law carries its repair rate (the elastic one: repair plus heal).
         mean = own.mean_time_to_wipeout(own.mu)
