@@ -44,8 +44,8 @@ from ._parallel import map_tasks
 from ._validation import as_choice, as_count, as_count_array, as_real, as_real_array
 from .hourly.scenario import Scenario
 from .strategies.registry import PUBLISHED_STRATEGIES
+from .strategies.registry import strategy as lookup
 from .training.optimize import optimal_plan
-from .training.resolve import resolved_r
 
 __all__ = [
     "ANCHOR_GPUS",
@@ -201,7 +201,7 @@ def _evaluate(point: SweepPoint) -> list[dict[str, Any]]:
                 "hours": plan.hours,
                 "availability": plan.estimate.availability,
                 "reduction_vs_best_rep": _reduction(plan.hours, best_rep_hours),
-                "plain_checkpointing": resolved_r(plan.strategy, plan.r) == 1,
+                "plain_checkpointing": lookup(plan.strategy).check_r(sc.groups, plan.r) == 1,
             }
         )
     return rows

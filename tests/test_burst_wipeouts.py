@@ -131,9 +131,9 @@ def test_bad_burst_rates_name_the_argument():
     from spare_theory.cycles.elastic import ElasticCycle
     from spare_theory.cycles.rep import Rep
 
-    with pytest.raises(ValueError, match="kappa"):
+    with pytest.raises(ValueError, match="burst_ratio"):
         BurstWipeouts(Rep(16, 2), float("nan"))
-    with pytest.raises(ValueError, match="kappa"):
+    with pytest.raises(ValueError, match="burst_ratio"):
         BurstWipeouts(Rep(16, 2), -1.0)
     with pytest.raises(ValueError, match="merged"):
         ElasticCycle(16, 16, 8, merged=1.0)

@@ -1,6 +1,7 @@
 """``spare-theory plan JOB.toml`` (issue 27): output, --json, --require, --plot, bad files."""
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -114,6 +115,9 @@ def test_bad_requirements_are_one_line_and_exit_2(job_file, capsys, expr):
         (SMALL.replace("parameters = 7e9", "parameters = -7e9"), "parameters"),
         (SMALL.replace("[scenario]", "[scenario]\nfoo = 1"), "foo"),
         (SMALL + "\n[log]\nnodes = 4\n", "path"),
+        (SMALL.replace("gpus = ", "gpu_count = "), "'gpu_count'"),
+        (re.sub(r"(?m)^gpus = .*\n", "", SMALL), "needs the key 'gpus'"),
+        (re.sub(r"(?m)^work_hours = .*\n", "", SMALL), "needs the key 'work_hours'"),
     ],
 )
 def test_bad_job_files_are_one_line_and_exit_2(tmp_path, capsys, text, says):

@@ -49,8 +49,8 @@ def test_weibull_shape_is_recovered_within_its_confidence_interval():
 
 
 def test_lemons_fail_as_much_more_often_as_stated():
-    phi, kappa = 0.25, 5.0
-    log = _draw(lemon_fraction=phi, lemon_rate_factor=kappa, nodes=400)
+    phi, factor = 0.25, 5.0
+    log = _draw(lemon_fraction=phi, lemon_rate_factor=factor, nodes=400)
     table = log.node_table()
     # The drawn lemons are the first nodes (labels 0 .. 99); a node that never failed
     # has no label, and is an ordinary one (a lemon fails about 30 times here).
@@ -62,7 +62,7 @@ def test_lemons_fail_as_much_more_often_as_stated():
     counts = [table.loc[mask, "failures"].sum() for mask in (lemon, ~lemon)]
     # The log of a ratio of Poisson rates has variance 1/n1 + 1/n2.
     se = math.sqrt(1 / counts[0] + 1 / counts[1])
-    assert abs(math.log(rates[0] / rates[1]) - math.log(kappa)) <= 4 * se
+    assert abs(math.log(rates[0] / rates[1]) - math.log(factor)) <= 4 * se
 
 
 def test_a_seed_gives_one_log_and_another_seed_another():

@@ -41,9 +41,9 @@ def test_grid_holds_the_plan_its_neighbours_and_their_neighbours():
     sc = Scenario(
         gpus=512, gpus_per_group=8, restart_minutes=20, checkpoint_minutes=5, work_hours=10
     )
-    job = resolve(sc, "rep", r=3, checkpoint_interval_minutes=100)
-    grid = report._grid(job, horizon_hours=1e6)
-    assert grid[0] == job
+    resolved = resolve(sc, "rep", r=3, checkpoint_interval_minutes=100)
+    grid = report._grid(resolved, horizon_hours=1e6)
+    assert grid[0] == resolved
     plans = {(j.r, round(j.checkpoint_interval_minutes, 6)) for j in grid}
     assert len(plans) == len(grid)  # no plan twice
     # r in 1 .. 5 at 100 min, 3 at 49, 70, 98, 140, 196 min, 2 and 4 at 70 and 140 min.
@@ -54,8 +54,8 @@ def test_grid_holds_the_plan_its_neighbours_and_their_neighbours():
     )
     assert plans == {(3, 100.0)} | expected
     # Intervals beyond the horizon (30 min) play alike: one plan per r is left.
-    short = report._grid(job, horizon_hours=0.5)
-    assert sorted(j.r for j in short) == [1, 2, 3, 4, 5] and short[0] == job
+    short = report._grid(resolved, horizon_hours=0.5)
+    assert sorted(j.r for j in short) == [1, 2, 3, 4, 5] and short[0] == resolved
 
 
 def test_drawn_logs_are_the_stated_laws():

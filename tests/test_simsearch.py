@@ -88,9 +88,9 @@ def test_a_simulated_plan_does_not_depend_on_how_its_trials_are_spread():
 
 
 def test_grown_samples_are_the_first_trials_of_a_larger_run():
-    job = resolve(WEIBULL, "rep", r=2, checkpoint_interval_minutes=60)
+    resolved = resolve(WEIBULL, "rep", r=2, checkpoint_interval_minutes=60)
     sampler = Sampler(simulation_player(seed=2), rel_se=1e-4, max_trials=40, work_hours=10)
-    grown = sampler.measure(job)
+    grown = sampler.measure(resolved)
     assert grown.trials == 40  # the cap, since 1e-4 is out of reach
     once = simulate_training(WEIBULL, "rep", r=2, checkpoint_interval_minutes=60, trials=40, seed=2)
     assert np.array_equal(grown.hours, once.hours)
@@ -212,9 +212,9 @@ def test_a_candidate_whose_first_runs_do_not_finish_is_played_no_further():
     calls = []
     inner = simulation_player(seed=3)
 
-    def play(job, first, trials, max_hours):
+    def play(resolved, first, trials, max_hours):
         calls.append(trials)
-        return inner(job, first, trials, max_hours)
+        return inner(resolved, first, trials, max_hours)
 
     # CKPT-only over 512 GPUs with a 20 h horizon on 10 h of work: no run finishes.
     hopeless = resolve(SMALL, "ckpt", checkpoint_interval_minutes=3000.0)
@@ -229,9 +229,9 @@ def test_neighbours_that_play_alike_are_not_played():
     played = []
     inner = simulation_player(seed=4)
 
-    def play(job, first, trials, max_hours):
-        played.append((job.r, job.checkpoint_interval_minutes))
-        return inner(job, first, trials, max_hours)
+    def play(resolved, first, trials, max_hours):
+        played.append((resolved.r, resolved.checkpoint_interval_minutes))
+        return inner(resolved, first, trials, max_hours)
 
     # 1e4 min: the plan's runs (about 27 h) and its neighbours' (horizon 3 x that) end first.
     plan = optimal_plan(SMALL, "spare", r=8, checkpoint_interval_minutes=1e4)

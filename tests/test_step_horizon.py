@@ -24,17 +24,17 @@ HOPELESS = StepScenario(
 
 
 def test_a_run_that_never_finishes_stops_at_the_horizon_with_infinite_hours():
-    job = resolve(HOPELESS, "ckpt", checkpoint_every_steps=200)
-    sim = simulate_steps_job(job, trials=3, seed=1, max_hours=20.0)
+    resolved = resolve(HOPELESS, "ckpt", checkpoint_every_steps=200)
+    sim = simulate_steps_job(resolved, trials=3, seed=1, max_hours=20.0)
     assert np.isinf(sim.hours).all()
     assert math.isinf(sim.mean("hours"))
     assert (sim.restarts > 0).all()
 
 
 def test_a_far_horizon_changes_nothing():
-    job = resolve(HOPELESS, "spare", r=3, checkpoint_every_steps=10)
-    free = simulate_steps_job(job, trials=3, seed=2)
-    far = simulate_steps_job(job, trials=3, seed=2, max_hours=10 * float(free.hours.max()))
+    resolved = resolve(HOPELESS, "spare", r=3, checkpoint_every_steps=10)
+    free = simulate_steps_job(resolved, trials=3, seed=2)
+    far = simulate_steps_job(resolved, trials=3, seed=2, max_hours=10 * float(free.hours.max()))
     np.testing.assert_array_equal(free.hours, far.hours)
-    near = simulate_steps_job(job, trials=3, seed=2, max_hours=0.5 * float(free.hours.min()))
+    near = simulate_steps_job(resolved, trials=3, seed=2, max_hours=0.5 * float(free.hours.min()))
     assert np.isinf(near.hours).all()

@@ -2,7 +2,7 @@
 
 - CKPT-only's cycle starts at a failure: its survival is the Palm law of the
   superposed clocks (:class:`~spare_theory.cycles.domains.FromFailure`), whose
-  mean is the mean gap between failures, ``1 / (N (1 + (kappa - 1) phi))``
+  mean is the mean gap between failures, ``1 / (N (1 + (L - 1) phi))``
   lifetimes, whatever the law (Palm-Khintchine): checked by quadrature.
 - The pool's down time under group clocks
   (:func:`~spare_theory.hourly.compose.pool_down_minutes`) against a direct
@@ -37,14 +37,14 @@ POOL = dict(
 )
 
 
-@pytest.mark.parametrize(("shape", "phi", "kappa"), [(0.78, 0.0, 1.0), (0.5, 0.125, 5.0)])
-def test_the_cycle_from_a_failure_lasts_the_mean_gap_between_failures(shape, phi, kappa):
+@pytest.mark.parametrize(("shape", "phi", "L"), [(0.78, 0.0, 1.0), (0.5, 0.125, 5.0)])
+def test_the_cycle_from_a_failure_lasts_the_mean_gap_between_failures(shape, phi, L):
     N = 16
     eq = EquilibriumLifetimes(stats.weibull_min(shape, scale=2.0))
-    base = eq if phi == 0.0 else PooledLemons(phi, kappa, eq)
+    base = eq if phi == 0.0 else PooledLemons(phi, L, eq)
     law = FromFailure(base, N)
     mean = integrate.quad(lambda u: float(np.exp(N * law.logsf(u))), 0.0, np.inf, limit=400)[0]
-    assert mean == pytest.approx(1.0 / (N * (1.0 + (kappa - 1.0) * phi)), rel=1e-4)
+    assert mean == pytest.approx(1.0 / (N * (1.0 + (L - 1.0) * phi)), rel=1e-4)
     # The stationary survival (the law before this fix) lasts longer: the inspection paradox.
     stationary = integrate.quad(lambda u: float(np.exp(N * base.logsf(u))), 0.0, np.inf)[0]
     assert stationary > 1.02 * mean

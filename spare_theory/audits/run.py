@@ -147,8 +147,8 @@ def _cell(drawn: DrawnScenario, name: str, trials: int, sim_seed: Any) -> dict[s
             plan = None
         if plan is not None:
             model = float(plan.hours)
-            job = resolve(drawn.scenario, plan)
-            runs = play_probed(simulation_player(seed=sim_seed), job, trials, HORIZON * model)
+            resolved = resolve(drawn.scenario, plan)
+            runs = play_probed(simulation_player(seed=sim_seed), resolved, trials, HORIZON * model)
             mean, se = float(runs.mean("hours")), float(runs.standard_error("hours"))
             if math.isfinite(mean):
                 error = model / mean - 1.0

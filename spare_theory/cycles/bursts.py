@@ -9,11 +9,11 @@ survives (a burst over two groups against one hot spare, a domain that
 holds a whole replica set on a ruler placement), every such event ends the
 cycle, while independent outages almost never overlap when repairs are
 short.  :class:`BurstWipeouts` prices those events as what they are: a
-Poisson process of wipe-outs at ``kappa`` per unit ``u``, independent of
+Poisson process of wipe-outs at ``beta`` per unit ``u``, independent of
 the groups' own failures (the events that do not wipe out stay folded into
 the rate),
 
-    Q(u) = Q_0(u) e^{-kappa u},    theta(u) = theta_0(u),
+    Q(u) = Q_0(u) e^{-beta u},    theta(u) = theta_0(u),
 
 the throughput given no wipe-out unchanged because the killing events do
 not depend on the state.  What is dropped: an event over fewer groups that
@@ -34,7 +34,7 @@ __all__ = ["BurstWipeouts"]
 
 
 class BurstWipeouts(CycleLaw):
-    """``inner`` with independent wipe-outs at ``kappa`` per unit ``u`` (module docstring).
+    """``inner`` with independent wipe-outs at ``burst_ratio`` per unit ``u`` (module docstring).
 
     Everything but the survival is ``inner``'s: its throughput, checkpoint
     losses, repairs and the attributes the renewal sums read.
@@ -43,14 +43,14 @@ class BurstWipeouts(CycleLaw):
     ----------
     inner : CycleLaw
         The law with the killing events left out.
-    kappa : float
+    burst_ratio : float
         Rate of the events that alone end the cycle, per unit ``u`` of the
         priced group rate (``> 0``).
 
     Raises
     ------
     ValueError
-        Naming ``kappa`` when it is not a positive finite rate.
+        Naming ``burst_ratio`` when it is not a positive finite rate.
 
     Examples
     --------
@@ -61,11 +61,11 @@ class BurstWipeouts(CycleLaw):
     (True, 0.5)
     """
 
-    def __init__(self, inner: CycleLaw, kappa: float) -> None:
-        if not kappa > 0.0 or not np.isfinite(kappa):
-            raise ValueError(f"kappa must be a positive finite rate, got {kappa!r}")
+    def __init__(self, inner: CycleLaw, burst_ratio: float) -> None:
+        if not burst_ratio > 0.0 or not np.isfinite(burst_ratio):
+            raise ValueError(f"burst_ratio must be a positive finite rate, got {burst_ratio!r}")
         super().__init__(inner.N, inner.r, inner.lifetimes)
-        self.inner, self.kappa = inner, float(kappa)
+        self.inner, self.burst_ratio = inner, float(burst_ratio)
         self.name = inner.name  # type: ignore[misc]
         for attribute in (
             "max_segments",
@@ -81,11 +81,11 @@ class BurstWipeouts(CycleLaw):
         ):
             setattr(self, attribute, getattr(inner, attribute))
         hazard = inner.constant_hazard
-        self.constant_hazard = None if hazard is None else hazard + self.kappa
+        self.constant_hazard = None if hazard is None else hazard + self.burst_ratio
 
     def logq(self, u: ArrayLike) -> np.ndarray:
         u = np.asarray(u, dtype=float)
-        return self.inner.logq(u) - self.kappa * u
+        return self.inner.logq(u) - self.burst_ratio * u
 
     def theta(self, u: ArrayLike) -> np.ndarray:
         return self.inner.theta(u)
@@ -104,7 +104,7 @@ class BurstWipeouts(CycleLaw):
         return self.inner.repairs_per_cycle_time()
 
     def cache_key(self) -> tuple:
-        return (type(self).__qualname__, value_key(self.inner), self.kappa)
+        return (type(self).__qualname__, value_key(self.inner), self.burst_ratio)
 
     def __repr__(self) -> str:
-        return f"BurstWipeouts({self.inner!r}, kappa={self.kappa:.6g})"
+        return f"BurstWipeouts({self.inner!r}, burst_ratio={self.burst_ratio:.6g})"

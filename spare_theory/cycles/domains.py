@@ -19,9 +19,10 @@ In units ``u = lambda t`` of the independent group failure rate ``lambda``
   measured against the simulation).  CKPT-only under domain events is
   :class:`~spare_theory.cycles.rep.CkptOnly` with :class:`ScaledExponential`
   lifetimes.
-* **Lemon groups** (a share ``phi`` failing ``kappa`` times as often, placed
+* **Lemon groups** (a share ``phi`` failing ``L`` times as often, ``L`` the
+  scenario's ``lemon_rate_factor``, placed
   uniformly at random): a group has failed by ``u`` with probability
-  ``p(u) = phi (1 - e^{-kappa u}) + (1 - phi)(1 - e^{-u})`` and, averaged over
+  ``p(u) = phi (1 - e^{-L u}) + (1 - phi)(1 - e^{-u})`` and, averaged over
   the placement of the lemons, groups are independent; any law depends on
   the lifetimes only through ``p(u)``, so a law with :class:`LemonLifetimes`
   is exact on that average.
@@ -48,15 +49,15 @@ _GRID_POINTS = 400
 
 @dataclass(frozen=True)
 class LemonLifetimes(LogsfLaw):
-    """Group lifetimes with a share ``phi`` of lemons failing ``kappa`` times as often.
+    """Group lifetimes with a share ``phi`` of lemons failing ``L`` times as often.
 
-    ``p(u) = phi (1 - e^{-kappa u}) + (1 - phi)(1 - e^{-u})`` in units of the
+    ``p(u) = phi (1 - e^{-L u}) + (1 - phi)(1 - e^{-u})`` in units of the
     ordinary group's rate; the methods of
     :class:`~spare_theory.lifetimes.laws.ExponentialLifetimes`.  With another
     ``base`` law in dimensionless time (stationary renewal clocks,
     :class:`~spare_theory.lifetimes.laws.EquilibriumLifetimes`), a lemon's
-    clock runs ``kappa`` times as fast:
-    ``p(u) = phi p_b(kappa u) + (1 - phi) p_b(u)``.
+    clock runs ``L`` times as fast:
+    ``p(u) = phi p_b(L u) + (1 - phi) p_b(u)``.
 
     Examples
     --------
@@ -95,8 +96,8 @@ class PooledLemons(LogsfLaw):
 
     Every failure ends a CKPT-only cycle, so its survival is the product over
     the groups, ``Q = prod_g (1 - p_g(u))``; with ``phi N`` lemons (clocks
-    ``kappa`` times as fast) that is ``exp(N log(1 - p(u)))`` with the
-    geometric mixture ``log(1 - p(u)) = (1 - phi) log S_b(u) + phi log S_b(kappa u)``,
+    ``L`` times as fast) that is ``exp(N log(1 - p(u)))`` with the
+    geometric mixture ``log(1 - p(u)) = (1 - phi) log S_b(u) + phi log S_b(L u)``,
     exact for any placement of the lemons, where :class:`LemonLifetimes`'
     arithmetic mixture (one group's marginal law) overstates ``Q``.  The
     methods of :class:`~spare_theory.lifetimes.laws.ExponentialLifetimes`;
@@ -114,7 +115,7 @@ class PooledLemons(LogsfLaw):
     base: Any = None
 
     def logsf(self, u: ArrayLike) -> np.ndarray:
-        """``(1 - phi) log S_b(u) + phi log S_b(kappa u)``."""
+        """``(1 - phi) log S_b(u) + phi log S_b(L u)``."""
         u = np.asarray(u, dtype=float)
         phi, k = self.lemon_fraction, self.lemon_rate_factor
         if self.base is None:
@@ -139,8 +140,8 @@ class FromFailure(LogsfLaw):
     renewal-reward hours over these (dependent) gaps are exact.
 
     ``base``: :class:`~spare_theory.lifetimes.laws.EquilibriumLifetimes`, or
-    :class:`PooledLemons` over it (a lemon's clock ``kappa`` times as fast:
-    ``h = (1 - phi) h_e(u) + phi kappa h_e(kappa u)``); ``h_e(u)`` is
+    :class:`PooledLemons` over it (a lemon's clock ``L`` times as fast:
+    ``h = (1 - phi) h_e(u) + phi L h_e(L u)``); ``h_e(u)`` is
     ``S(m u) / S_e(u)`` for a clock law of mean ``m``.
 
     Examples

@@ -24,7 +24,7 @@ against the event simulation, which plays every combination exactly):
    up groups only, a birth-death fixed point (:func:`pool_down_minutes`).
 2. **Repairs with a non-exponential law, lemons or domains**: each group is
    taken to alternate between exponential up times and its repairs, at the
-   rate ``lambda / c + lambda (kappa - 1) phi / c + lambda_D`` (with lemons
+   rate ``lambda / c + lambda (L - 1) phi / c + lambda_D`` (with lemons
    the one rate that gives lemons and others their mean down share,
    :func:`~spare_theory.hourly.process.down_share_rate`; domain events
    counted as independent failures
@@ -55,10 +55,10 @@ against the event simulation, which plays every combination exactly):
    for the events that alone wipe out) or of one lemon's bursts, and, with a
    pool, of the groups waiting together.
 3. **Without repairs, domains and lemons together**: the lemons are folded
-   into the groups' independent rate ``lambda (1 + (kappa - 1) phi)`` and
+   into the groups' independent rate ``lambda (1 + (L - 1) phi)`` and
    the domain law is kept.
 4. Without repairs, a non-exponential law with lemons is modelled exactly on
-   the average over the lemons' placement (a lemon's clock runs ``kappa``
+   the average over the lemons' placement (a lemon's clock runs ``L``
    times as fast, :class:`~spare_theory.cycles.domains.LemonLifetimes`), as
    the exponential one; a non-exponential law with failure domains has no
    model: :func:`~spare_theory.hourly.process.group_process` raises a ``ValueError`` that says which
@@ -92,11 +92,11 @@ __all__ = [
 
 
 def mean_group_rate(scenario: Scenario) -> float:
-    """A group's mean failure rate per hour: ``lambda (1 + (kappa - 1) phi) + lambda_D``.
+    """A group's mean failure rate per hour: ``lambda (1 + (L - 1) phi) + lambda_D``.
 
     ``lambda`` is an ordinary group's rate
     (:attr:`~spare_theory.hourly.scenario.Scenario.group_failure_rate_per_hour`),
-    ``phi`` and ``kappa`` the lemon share (:attr:`Scenario.lemon_share`, the whole count
+    ``phi`` and ``L`` the lemon share (:attr:`Scenario.lemon_share`, the whole count
     of lemons the simulation plays) and rate factor, ``lambda_D`` the
     rate of the group's domain events (0 without domains).
 

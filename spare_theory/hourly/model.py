@@ -158,7 +158,7 @@ def group_lifetimes(process: GroupProcess, *, every_failure: bool = False) -> An
     with ``renewal="node"``: the first failure of its nodes' equilibrium
     clocks (:class:`~spare_theory.lifetimes.laws.SuperposedLifetimes`); lemon
     groups on top (:class:`~spare_theory.cycles.domains.LemonLifetimes`, a
-    lemon's clock ``kappa`` times as fast), or, for a law whose cycle ends at
+    lemon's clock ``L`` times as fast), or, for a law whose cycle ends at
     ``every_failure`` (CKPT-only), the product over a fixed set of lemons
     (:class:`~spare_theory.cycles.domains.PooledLemons`).
 
@@ -582,7 +582,7 @@ def wipeout_mean_hours(process: GroupProcess, law: CycleLaw) -> float:
     return closed / process.rate_per_hour
 
 
-def estimate_plan(job: Resolved) -> TrainingEstimate:
+def estimate_plan(resolved: Resolved) -> TrainingEstimate:
     """The hour-level estimate of a resolved plan (its interval, or the best one).
 
     Its process and law (:func:`priced_law`) evaluated by
@@ -595,10 +595,14 @@ def estimate_plan(job: Resolved) -> TrainingEstimate:
     >>> from spare_theory import strategy
     >>> sc = Scenario(gpus=1024, gpus_per_group=8, gpu_mtbf_hours=2000.0,
     ...               restart_minutes=20, checkpoint_minutes=5, work_hours=48)
-    >>> job = Resolved(sc, strategy("rep"), 2, checkpoint_interval_minutes=60.0)
-    >>> round(estimate_plan(job).hours, 2)
+    >>> resolved = Resolved(sc, strategy("rep"), 2, checkpoint_interval_minutes=60.0)
+    >>> round(estimate_plan(resolved).hours, 2)
     107.14
     """
-    process, law = priced_law(job.scenario, job.strategy, job.chosen_r, job.variables)
-    estimate = evaluate_law(process, law, job.checkpoint_interval_minutes, job.strategy.name)
+    process, law = priced_law(
+        resolved.scenario, resolved.strategy, resolved.chosen_r, resolved.variables
+    )
+    estimate = evaluate_law(
+        process, law, resolved.checkpoint_interval_minutes, resolved.strategy.name
+    )
     return dataclasses.replace(estimate, caveats=process.caveats) if process.caveats else estimate

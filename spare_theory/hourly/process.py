@@ -260,7 +260,7 @@ def down_share_rate(
 
     A group failing at rate ``x`` and out ``D`` hours a time is down ``pi(x)
     = x D / (1 + x D)`` of the time (any repair law: insensitivity), so an
-    ordinary group at ``x_0 = lambda / c + b`` and a lemon at ``x_1 = kappa
+    ordinary group at ``x_0 = lambda / c + b`` and a lemon at ``x_1 = L
     lambda / c + b`` (``c`` the clustering, ``b`` the independent domain
     events per hour) are down ``pi_0`` and ``pi_1``.  The rate returned,
     ``pi / (D (1 - pi))`` with ``pi = (1 - phi) pi_0 + phi pi_1``, gives
@@ -268,7 +268,7 @@ def down_share_rate(
     its outages at ``pi_i / D`` whatever its class, so with lemons placed
     apart from the strategy's units the chance that a unit is all down and
     the rate of entering that state depend on the classes only through
-    ``pi``; averaging the rates instead (``lambda (1 + (kappa - 1) phi)``)
+    ``pi``; averaging the rates instead (``lambda (1 + (L - 1) phi)``)
     overstates ``pi``, as ``pi(x)`` is concave.
 
     Examples

@@ -74,14 +74,21 @@ class JobFile:
         return {k: v for k, v in (self.log or {}).items() if k in LOG_SCENARIO_KEYS}
 
 
-def _keys(table: Any, section: str, allowed: tuple[str, ...]) -> dict[str, Any]:
-    """``table`` checked: a table whose keys are all in ``allowed``."""
+def _keys(
+    table: Any, section: str, allowed: tuple[str, ...], required: tuple[str, ...] = ()
+) -> dict[str, Any]:
+    """``table`` checked: a table whose keys are all in ``allowed`` and hold ``required``."""
     if not isinstance(table, dict):
         raise ValueError(f"[{section}] must be a table, got {table!r}")
     unknown = sorted(set(table) - set(allowed))
     if unknown:
         raise ValueError(
             f"[{section}] unknown key {unknown[0]!r} (known: {', '.join(sorted(allowed))})"
+        )
+    missing = [key for key in required if key not in table]
+    if missing:
+        raise ValueError(
+            f"[{section}] needs the key {missing[0]!r} (required: {', '.join(required)})"
         )
     return dict(table)
 
@@ -102,8 +109,9 @@ def load_job_file(path: str | Path) -> JobFile:
     ------
     ValueError
         Naming the section and key: malformed TOML, an unknown section or
-        key, a ``[log]`` without ``path``, a value the Job or CostModel
-        refuses.
+        key, a missing required ``[job]`` key (``parameters``, ``gpus``,
+        ``gpus_per_group``, ``work_hours``), a ``[log]`` without ``path``,
+        a value the Job or CostModel refuses.
 
     Examples
     --------
@@ -127,9 +135,14 @@ def load_job_file(path: str | Path) -> JobFile:
     if "job" not in data:
         raise ValueError(f"{path}: no [job] table")
     job_fields = tuple(f.name for f in dataclasses.fields(Job))
+    job_required = tuple(
+        f.name
+        for f in dataclasses.fields(Job)
+        if f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING
+    )
     cost_fields = tuple(f.name for f in dataclasses.fields(CostModel))
     scenario_fields = tuple(f.name for f in dataclasses.fields(Scenario) if f.name != "provenance")
-    job = Job(**_keys(data["job"], "job", job_fields))
+    job = Job(**_keys(data["job"], "job", job_fields, job_required))
     cost = job.cost_model(**_keys(data.get("cost", {}), "cost", cost_fields))
     log = None
     if "log" in data:

@@ -86,8 +86,8 @@ class Resolved:
 
     Examples
     --------
-    >>> job = Resolved(scenario=None, strategy=None, r=0, plan=(("min_groups", 32),))
-    >>> job.variables, job.with_plan(r=1, min_groups=40).variables, job.chosen_r
+    >>> resolved = Resolved(scenario=None, strategy=None, r=0, plan=(("min_groups", 32),))
+    >>> resolved.variables, resolved.with_plan(r=1, min_groups=40).variables, resolved.chosen_r
     ({'min_groups': 32}, {'min_groups': 40}, 0)
     """
 
@@ -117,5 +117,5 @@ class Resolved:
         return dict(self.plan)
 
     def with_plan(self, *, r: int, **plan: Any) -> Resolved:
-        """The same job at another ``r`` and plan variables (already checked by the caller)."""
+        """The same plan at another ``r`` and plan variables (already checked by the caller)."""
         return dataclasses.replace(self, r=r, plan=tuple(plan.items()))

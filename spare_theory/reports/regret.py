@@ -121,9 +121,9 @@ def regret_log(name: str, seed: int = 0) -> Any:
     if name not in DRAWN_LAWS:
         raise ValueError(f"log must be one of {list(LOGS)}, got {name!r}")
     law = DRAWN_LAWS[name]
-    phi, kappa = law["lemon_fraction"], law["lemon_rate_factor"]
+    phi, factor = law["lemon_fraction"], law["lemon_rate_factor"]
     # Mean uptime of an ordinary node, so that the nodes' mean rate is the trace's.
-    mean = _NODE_MTBF_HOURS * (1.0 + phi * (kappa - 1.0))
+    mean = _NODE_MTBF_HOURS * (1.0 + phi * (factor - 1.0))
     k = law["shape"]
     lifetime = (
         stats.expon(scale=mean)
@@ -138,30 +138,30 @@ def regret_log(name: str, seed: int = 0) -> Any:
         repair=stats.lognorm(sigma, scale=_REPAIR_MEDIAN_HOURS),
         seed=child_seed(as_seed_sequence(seed), _LOG_STREAM, LOGS.index(name)),
         lemon_fraction=phi,
-        lemon_rate_factor=kappa,
+        lemon_rate_factor=factor,
     )
 
 
-def _grid(job: Any, horizon_hours: float) -> list[Any]:
+def _grid(resolved: Any, horizon_hours: float) -> list[Any]:
     """The plan and every plan within two neighbour steps of it, the plan first.
 
     Plans that play alike up to ``horizon_hours`` (:func:`played_key`: intervals
     beyond it) are one plan of the grid.
     """
     found: dict[tuple, Any] = {}
-    for candidate in [job, *neighbours(job)]:
+    for candidate in [resolved, *neighbours(resolved)]:
         for near in [candidate, *neighbours(candidate)]:
             found.setdefault(played_key(near, horizon_hours), near)
     return list(found.values())
 
 
-def _replayed(play: Any, job: Any, trials: int, horizon: float) -> np.ndarray:
-    """``trials`` replayed hours of ``job``, all ``inf`` if one of its first runs is unfinished.
+def _replayed(play: Any, resolved: Any, trials: int, horizon: float) -> np.ndarray:
+    """``trials`` replayed hours of the plan; all ``inf`` if one of its first runs is unfinished.
 
     Such a plan is not the grid's best whatever its other runs do, and its
     runs, cut at the horizon, are the longest to play.
     """
-    hours = np.asarray(play_probed(play, job, trials, horizon).hours, float)
+    hours = np.asarray(play_probed(play, resolved, trials, horizon).hours, float)
     return hours if hours.size == trials else np.full(trials, np.inf)
 
 
@@ -172,12 +172,12 @@ def _ratio(x: np.ndarray, y: np.ndarray) -> tuple[float, float]:
     return ratio - 1.0, se
 
 
-def _plan_fields(prefix: str, job: Any) -> dict[str, Any]:
-    variables = dict(job.plan)
+def _plan_fields(prefix: str, resolved: Any) -> dict[str, Any]:
+    variables = dict(resolved.plan)
     return {
-        f"{prefix}r": reported_r(job),
+        f"{prefix}r": reported_r(resolved),
         f"{prefix}min_groups": variables.get("min_groups"),
-        f"{prefix}checkpoint_interval_minutes": job.checkpoint_interval_minutes,
+        f"{prefix}checkpoint_interval_minutes": resolved.checkpoint_interval_minutes,
     }
 
 
@@ -194,14 +194,14 @@ def regret_cell(task: tuple) -> dict[str, Any]:
     scenario = log.scenario(gpus=gpus, spare_nodes=spares, **CLUSTER)
     key = (LOGS.index(log_name), gpus)
     plan = optimal_plan(scenario, name, seed=child_seed(root, _VERIFY_STREAM, *key))
-    job = resolve(scenario, plan)
+    resolved = resolve(scenario, plan)
     row: dict[str, Any] = {
         "log": log_name,
         "gpus": gpus,
         "groups": scenario.groups,
         "strategy": name,
         "method": plan.method,
-        **_plan_fields("", job),
+        **_plan_fields("", resolved),
         "model_hours": plan.hours,
     }
     if not plan.hours <= HORIZON_WORK * scenario.work_hours:
@@ -209,7 +209,7 @@ def regret_cell(task: tuple) -> dict[str, Any]:
     # What optimal_plan(verify=log) does, on the plan already found (not planned again).
     verified = verify_plan(
         plan,
-        job.scenario,
+        resolved.scenario,
         play=log_player(log, seed=child_seed(root, _VERIFY_STREAM, *key)),
         rel_se=DEFAULT_REL_SE,
         max_trials=DEFAULT_MAX_TRIALS,
@@ -217,10 +217,10 @@ def regret_cell(task: tuple) -> dict[str, Any]:
     )
     # Every strategy of a log and size on the same streams: their plans are paired too.
     play = log_player(log, seed=child_seed(root, _REPLAY_STREAM, *key))
-    mine = np.asarray(play(job, 0, trials, HORIZON_WORK * scenario.work_hours).hours, float)
+    mine = np.asarray(play(resolved, 0, trials, HORIZON_WORK * scenario.work_hours).hours, float)
     # A grid plan with a run this long is not the best (its runs then stop unfinished).
     horizon = NEIGHBOUR_HORIZON * float(mine.mean())
-    grid = _grid(job, horizon)
+    grid = _grid(resolved, horizon)
     moved = resolve(scenario, verified)
     keys = [played_key(j, horizon) for j in grid]
     if played_key(moved, horizon) not in keys:

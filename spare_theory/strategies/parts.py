@@ -497,12 +497,12 @@ def _plan_problems(obj: Any, probe: Probe) -> list[str]:
         plans.append({**probe.plan, name: int(np.asarray(grid)[-1])})
     problems, laws = [], []
     for plan in plans:
-        job = Resolved(probe.scenario, obj, r, tuple(plan.items()), 60.0)  # 60 min interval
+        resolved = Resolved(probe.scenario, obj, r, tuple(plan.items()), 60.0)  # 60 min interval
         try:
             if obj.check_plan(N, r, plan) != plan:
                 problems.append(f"check_plan: does not keep the plan {plan} it accepted")
             laws.append(obj.own_law(_process(probe.scenario), r, **plan))
-            hours = estimate_plan(job).hours
+            hours = estimate_plan(resolved).hours
         except ValueError:  # no model of this plan: the strategy refuses it
             continue
         except Exception as exc:  # the finding is the exception, whatever it is

@@ -163,7 +163,7 @@ def replay_training(
     >>> runs.hours.shape, bool((runs.hours > 200).all())
     ((3,), True)
     """
-    job = resolve(
+    resolved = resolve(
         scenario,
         strategy,
         r=r,
@@ -172,17 +172,17 @@ def replay_training(
         microbatches=microbatches,
         **plan,
     )
-    if isinstance(job.scenario, Scenario) and job.checkpoint_interval_minutes is None:
+    if isinstance(resolved.scenario, Scenario) and resolved.checkpoint_interval_minutes is None:
         try:
             tau = time_to_train(
-                job.scenario, job.strategy, r=job.chosen_r, **job.variables
+                resolved.scenario, resolved.strategy, r=resolved.chosen_r, **resolved.variables
             ).checkpoint_interval_minutes
         except NoClosedFormError as exc:
             raise ValueError(
                 f"checkpoint_interval_minutes is required here: no closed form gives one ({exc}); "
                 "or replay a plan of optimal_plan, which the simulation searches"
             ) from exc
-        job = dataclasses.replace(job, checkpoint_interval_minutes=float(tau))
+        resolved = dataclasses.replace(resolved, checkpoint_interval_minutes=float(tau))
     play = log_player(
         log,
         seed=seed,
@@ -192,7 +192,7 @@ def replay_training(
         mapping=mapping,
         repairs=repairs,
     )
-    return play(job, 0, trials, math.inf)
+    return play(resolved, 0, trials, math.inf)
 
 
 def log_player(
@@ -207,8 +207,8 @@ def log_player(
 ) -> Callable[[Resolved, int, int, float], Any]:
     """The replay of ``log`` as a player of resolved plans (:func:`replay_training`'s core).
 
-    ``play(job, first_trial, trials, max_hours)`` replays trials
-    ``first_trial, ...`` of ``job`` (its interval given), trial ``i`` on the
+    ``play(resolved, first_trial, trials, max_hours)`` replays trials
+    ``first_trial, ...`` of ``resolved`` (its interval given), trial ``i`` on the
     stream ``child_seed(seed, i)`` as :func:`replay_training`'s: what
     ``optimal_plan(..., verify=log)`` measures plans with.  Arguments as for
     :func:`replay_training`.
@@ -220,24 +220,25 @@ def log_player(
     >>> sc = Scenario(gpus=400 * 8, gpus_per_group=64, restart_minutes=20,
     ...               checkpoint_minutes=5, work_hours=100)
     >>> play = log_player(infinitehbd_failure_log(), seed=0, mapping="identity")
-    >>> job = resolve(sc, "rep", r=2, checkpoint_interval_minutes=120)
-    >>> bool((play(job, 1, 1, math.inf).hours == play(job, 0, 2, math.inf).hours[1:]).all())
+    >>> resolved = resolve(sc, "rep", r=2, checkpoint_interval_minutes=120)
+    >>> one, two = play(resolved, 1, 1, math.inf), play(resolved, 0, 2, math.inf)
+    >>> bool((one.hours == two.hours[1:]).all())
     True
     """
     replay = Replay(fault_table(log), mapping, repairs)
 
-    def play(job: Resolved, first_trial: int, trials: int, max_hours: float) -> Any:
-        per_group = job.scenario.gpus_per_group
-        given = job.scenario.gpus_per_node if gpus_per_node is None else gpus_per_node
+    def play(resolved: Resolved, first_trial: int, trials: int, max_hours: float) -> Any:
+        per_group = resolved.scenario.gpus_per_group
+        given = resolved.scenario.gpus_per_node if gpus_per_node is None else gpus_per_node
         per_node = as_count(given, "gpus_per_node", maximum=per_group)
         if per_group % per_node:
             raise ValueError(f"gpus_per_node={per_node} must divide gpus_per_group={per_group}")
-        job = dataclasses.replace(
-            job, scenario=dataclasses.replace(job.scenario, gpus_per_node=per_node)
+        resolved = dataclasses.replace(
+            resolved, scenario=dataclasses.replace(resolved.scenario, gpus_per_node=per_node)
         )
-        if isinstance(job.scenario, StepScenario):
+        if isinstance(resolved.scenario, StepScenario):
             return simulate_steps_job(
-                job,
+                resolved,
                 trials=trials,
                 seed=seed,
                 executor=executor,
@@ -245,9 +246,9 @@ def log_player(
                 replay=replay,
                 first_trial=first_trial,
             )
-        played = _law_free(job.scenario, repairs)
+        played = _law_free(resolved.scenario, repairs)
         return simulate_hourly(
-            dataclasses.replace(job, scenario=played),
+            dataclasses.replace(resolved, scenario=played),
             trials=trials,
             seed=seed,
             executor=executor,

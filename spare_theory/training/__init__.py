@@ -15,7 +15,6 @@ __getattr__, __dir__, __all__ = attach(
         "optimal_plan": "optimize",
         "reported_r": "resolve",
         "resolve": "resolve",
-        "resolved_r": "resolve",
         "simulate_hourly": "simulate",
         "simulate_steps_job": "simulate",
         "simulate_time_to_wipeout": "simulate",

@@ -206,7 +206,7 @@ def time_to_train(
     >>> time_to_train(sc, plan).hours == plan.hours
     True
     """
-    job = resolve(
+    resolved = resolve(
         scenario,
         strategy,
         r=r,
@@ -215,12 +215,12 @@ def time_to_train(
         microbatches=microbatches,
         **plan,
     )
-    if isinstance(job.scenario, Scenario):
-        check_split(job.scenario, job.strategy)  # the split model's limits
-    return job.strategy.with_caveats(estimate_job(job), job.scenario)
+    if isinstance(resolved.scenario, Scenario):
+        check_split(resolved.scenario, resolved.strategy)  # the split model's limits
+    return resolved.strategy.with_caveats(estimate_job(resolved), resolved.scenario)
 
 
-def estimate_job(job: Resolved) -> Any:
+def estimate_job(resolved: Resolved) -> Any:
     """The estimate of a resolved plan at its interval (or the best), as a front door reports it.
 
     Hour level: :func:`~spare_theory.hourly.model.estimate_plan`; step level:
@@ -235,16 +235,20 @@ def estimate_job(job: Resolved) -> Any:
     >>> est.r, round(est.total_over_T0, 2)
     (3, 6.1)
     """
-    if isinstance(job.scenario, StepScenario):
-        if job.checkpoint_every_steps is None:
-            estimate: Any = best_steps(job)
+    if isinstance(resolved.scenario, StepScenario):
+        if resolved.checkpoint_every_steps is None:
+            estimate: Any = best_steps(resolved)
         else:
             estimate = step_estimate(
-                job.scenario, job.strategy, job.chosen_r, job.checkpoint_every_steps, job.variables
+                resolved.scenario,
+                resolved.strategy,
+                resolved.chosen_r,
+                resolved.checkpoint_every_steps,
+                resolved.variables,
             )
     else:
-        estimate = estimate_plan(job)
-    r = reported_r(job)
+        estimate = estimate_plan(resolved)
+    r = reported_r(resolved)
     return estimate if estimate.r == r else dataclasses.replace(estimate, r=r)
 
 
@@ -327,13 +331,13 @@ def mean_time_to_wipeout(
     >>> round(mean_time_to_wipeout(sc, "elastic", min_groups=32), 2)  # 33 of 64 groups down
     17.73
     """
-    job = resolve(scenario, strategy, r=r, **plan)
-    if not isinstance(job.scenario, Scenario):
+    resolved = resolve(scenario, strategy, r=r, **plan)
+    if not isinstance(resolved.scenario, Scenario):
         raise ValueError(f"scenario must be a Scenario, got {type(scenario).__name__}")
-    check_wipeout_fields(job.scenario, NoClosedFormError)
-    chosen, r = job.strategy, job.chosen_r
-    process = group_process(job.scenario)
-    own = chosen.own_law(process, r, **job.variables)
+    check_wipeout_fields(resolved.scenario, NoClosedFormError)
+    chosen, r = resolved.strategy, resolved.chosen_r
+    process = group_process(resolved.scenario)
+    own = chosen.own_law(process, r, **resolved.variables)
     if own is not None:
         # The own law carries its repair rate (the elastic one: repair plus heal).
         mean = own.mean_time_to_wipeout(own.mu)
@@ -427,11 +431,11 @@ def optimal_checkpoint_steps(
     """
     if not isinstance(scenario, StepScenario):
         raise ValueError(f"scenario must be a StepScenario, got {type(scenario).__name__}")
-    job = resolve(scenario, strategy, r=r, microbatches=microbatches, **plan)
-    return job.strategy.with_caveats(estimate_job(job), job.scenario)
+    resolved = resolve(scenario, strategy, r=r, microbatches=microbatches, **plan)
+    return resolved.strategy.with_caveats(estimate_job(resolved), resolved.scenario)
 
 
-def best_steps(job: Resolved) -> StepEstimate:
+def best_steps(resolved: Resolved) -> StepEstimate:
     """The step-level estimate of a resolved plan at the ``k`` that minimises the expected time.
 
     Minimises the expected time over integers ``1 <= k <= steps`` with
@@ -456,7 +460,12 @@ def best_steps(job: Resolved) -> StepEstimate:
     >>> best.checkpoint_every_steps
     4
     """
-    scenario, chosen, r, variables = job.scenario, job.strategy, job.chosen_r, job.variables
+    scenario, chosen, r, variables = (
+        resolved.scenario,
+        resolved.strategy,
+        resolved.chosen_r,
+        resolved.variables,
+    )
     # k = 1 first: it raises ValueError naming the argument for a plan the model refuses.
     found: dict[int, StepEstimate | None] = {1: step_estimate(scenario, chosen, r, 1, variables)}
 

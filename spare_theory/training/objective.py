@@ -73,8 +73,10 @@ def objective_value(estimate: Any, objective: str, cost: CostModel) -> float:
     return float({"hours": bill.hours, "usd": bill.usd, "energy": bill.energy_mwh}[objective])
 
 
-def energy_interval(job: Resolved, start: TrainingEstimate, cost: CostModel) -> TrainingEstimate:
-    """The estimate at the checkpoint interval of least energy, at ``job``'s ``r`` and variables.
+def energy_interval(
+    resolved: Resolved, start: TrainingEstimate, cost: CostModel
+) -> TrainingEstimate:
+    """The estimate at the checkpoint interval of least energy, at the plan's ``r`` and variables.
 
     Brent's bounded search (``scipy.optimize.minimize_scalar``) over
     ``log tau`` within a factor 30 either side of ``start``'s interval (the
@@ -82,11 +84,11 @@ def energy_interval(job: Resolved, start: TrainingEstimate, cost: CostModel) -> 
 
     Parameters
     ----------
-    job : Resolved
+    resolved : Resolved
         The resolved plan (:func:`spare_theory.training.resolve.resolve`) at
         its ``r`` and plan variables (the quorum of elastic DP).
     start : TrainingEstimate
-        The hours-optimal estimate of ``job``.
+        The hours-optimal estimate of ``resolved``.
     cost : CostModel
 
     Returns
@@ -108,7 +110,7 @@ def energy_interval(job: Resolved, start: TrainingEstimate, cost: CostModel) -> 
         return start
 
     def at(x: float) -> TrainingEstimate:
-        return estimate_plan(dataclasses.replace(job, checkpoint_interval_minutes=math.exp(x)))
+        return estimate_plan(dataclasses.replace(resolved, checkpoint_interval_minutes=math.exp(x)))
 
     def energy(x: float) -> float:
         return objective_value(at(x), "energy", cost)

@@ -250,7 +250,7 @@ def optimal_plan(
     objective, prices = check_objective(objective, cost)
     if objective == "energy" and (planned_restarts or not isinstance(scenario, Scenario)):
         raise ValueError("objective='energy' plans hour-level scenarios without planned restarts")
-    job = resolve(
+    resolved = resolve(
         scenario,
         strategy,
         r=r,
@@ -260,23 +260,26 @@ def optimal_plan(
         walk=True,
         **plan,
     )
-    if job.r is not None:
-        r_values = [job.r]
+    if resolved.r is not None:
+        r_values = [resolved.r]
     elif r_values is not None:
         r_values = sorted(
-            {job.strategy.check_r(job.scenario.groups, v) for v in np.atleast_1d(r_values).tolist()}
+            {
+                resolved.strategy.check_r(resolved.scenario.groups, v)
+                for v in np.atleast_1d(r_values).tolist()
+            }
         )
     root = as_seed_sequence(seed)
     play = simulation_player(seed=root, executor=executor, progress=progress)
     reason = (
         "method='simulation'"
         if method == "simulation"
-        else job.strategy.model_refusal(job.scenario)
+        else resolved.strategy.model_refusal(resolved.scenario)
     )
     best = None
     if reason is None:
         try:
-            best = _model_plan(job, r_values, planned_restarts, objective, prices)
+            best = _model_plan(resolved, r_values, planned_restarts, objective, prices)
         except NoClosedFormError as exc:
             if method == "model":
                 raise
@@ -290,9 +293,9 @@ def optimal_plan(
                 f"not cover this scenario ({reason})"
             )
         best = simulated_plan(
-            job,
+            resolved,
             r_values=r_values,
-            search_variables=not job.variables,
+            search_variables=not resolved.variables,
             play=play,
             confirm=simulation_player(
                 seed=child_seed(root, _CONFIRM_STREAM), executor=executor, progress=progress
@@ -304,12 +307,12 @@ def optimal_plan(
     if verify is False or verify is None:
         return best
     fixed = frozenset(
-        [*job.variables, *(["r"] if job.r is not None else [])]
+        [*resolved.variables, *(["r"] if resolved.r is not None else [])]
         + (["interval"] if checkpoint_interval_minutes or checkpoint_every_steps else [])
     )
     if objective == "energy":
         # Neighbours are compared by their hours: an energy plan is measured, never moved.
-        fixed |= {"r", "interval", *job.strategy.plan_variables}
+        fixed |= {"r", "interval", *resolved.strategy.plan_variables}
     if verify is True:
         source = "the event simulation of the scenario's law"
     else:
@@ -319,7 +322,7 @@ def optimal_plan(
         source = LOG_SOURCE
     return verify_plan(
         best,
-        job.scenario,
+        resolved.scenario,
         play=play,
         rel_se=rel_se,
         max_trials=max_trials,
@@ -329,17 +332,17 @@ def optimal_plan(
 
 
 def _model_plan(
-    job: Resolved,
+    resolved: Resolved,
     r_values: list[int] | None,
     planned_restarts: bool,
     objective: str,
     prices: CostModel,
 ) -> Plan:
     """The plan searched with the closed forms (:func:`optimal_plan`'s model method)."""
-    chosen, N = job.strategy, job.scenario.groups
-    if isinstance(job.scenario, Scenario):
-        check_split(job.scenario, chosen)  # the split model's limits
-    fixed = job.variables  # the plan variables the caller fixed
+    chosen, N = resolved.strategy, resolved.scenario.groups
+    if isinstance(resolved.scenario, Scenario):
+        check_split(resolved.scenario, chosen)  # the split model's limits
+    fixed = resolved.variables  # the plan variables the caller fixed
     # Dollars are proportional to hours (training.objective): only energy has its own key.
     key = (
         functools.partial(objective_value, objective=objective, cost=prices)
@@ -357,9 +360,9 @@ def _model_plan(
         return {r: plan for r, plan in plans.items() if plan is not None and plan is not REFUSED}
 
     def at(r: int) -> Resolved:
-        return job.with_plan(r=r, **chosen.check_plan(N, r, fixed))
+        return resolved.with_plan(r=r, **chosen.check_plan(N, r, fixed))
 
-    hourly = job.scenario if isinstance(job.scenario, Scenario) else None
+    hourly = resolved.scenario if isinstance(resolved.scenario, Scenario) else None
     variables: dict[int, dict[str, Any]] = {}
     refused: list[ValueError] = []
 
@@ -375,7 +378,7 @@ def _model_plan(
             refused.append(exc)
             return REFUSED
         if objective == "energy" and estimate is not None:
-            return energy_interval(job.with_plan(r=r, **variables[r]), estimate, prices)
+            return energy_interval(resolved.with_plan(r=r, **variables[r]), estimate, prices)
         return estimate
 
     # With repairs hours are nearly flat in r: the walk down may go on to r = 2, so
@@ -408,14 +411,16 @@ def _model_plan(
         threshold = _cost_realising(N, k)
     # The caveats of the scenario the plan prices: its planned-restart trigger included.
     priced = (
-        job.scenario if k is None else dataclasses.replace(job.scenario, planned_restart_failures=k)
+        resolved.scenario
+        if k is None
+        else dataclasses.replace(resolved.scenario, planned_restart_failures=k)
     )
     return dataclasses.replace(
         plan,
         estimate=chosen.with_caveats(plan.estimate, priced),
         planned_restart_failures=k,
         planned_restart_cost=threshold,
-        microbatches=job.scenario.microbatches,
+        microbatches=resolved.scenario.microbatches,
         method="model",
         variables=variables.get(best_r, {}),
     )
@@ -442,7 +447,7 @@ def _cost_realising(N: int, k: int | None) -> float | None:
 
 
 @cached(maxsize=256, shared=True)
-def best_trigger(job: Resolved) -> tuple[int | None, TrainingEstimate]:
+def best_trigger(resolved: Resolved) -> tuple[int | None, TrainingEstimate]:
     """The best planned-restart trigger ``k`` at ``r`` (interval optimised at each ``k``).
 
     ``k`` (``Scenario.planned_restart_failures``, groups down at once) by
@@ -458,7 +463,7 @@ def best_trigger(job: Resolved) -> tuple[int | None, TrainingEstimate]:
 
     Parameters
     ----------
-    job : Resolved
+    resolved : Resolved
         A resolved hour-level plan (:func:`~spare_theory.training.resolve.resolve`;
         its scenario's own ``planned_restart_failures`` is replaced).
 
@@ -474,15 +479,15 @@ def best_trigger(job: Resolved) -> tuple[int | None, TrainingEstimate]:
     >>> k, round(est.hours, 1), round(est.planned_restarts / est.restarts, 2)
     (74, 1668.7, 0.78)
     """
-    r, scenario = job.chosen_r, job.scenario
-    plain = estimate_job(_with_trigger(job, None))
+    r, scenario = resolved.chosen_r, resolved.scenario
+    plain = estimate_job(_with_trigger(resolved, None))
     if r == 1 or (scenario.repair_minutes is not None and plain.restarts < _FEW_WIPEOUTS):
         return None, plain
     N = scenario.groups
     estimates: dict[int, TrainingEstimate] = {}
 
     def hours_at(k: int) -> float:
-        estimates[k] = estimate_job(_with_trigger(job, k))
+        estimates[k] = estimate_job(_with_trigger(resolved, k))
         return estimates[k].hours
 
     def never_fires(k: int) -> bool:
@@ -497,16 +502,16 @@ def best_trigger(job: Resolved) -> tuple[int | None, TrainingEstimate]:
     return k_best, est
 
 
-def _with_trigger(job: Resolved, k: int | None) -> Resolved:
+def _with_trigger(resolved: Resolved, k: int | None) -> Resolved:
     return dataclasses.replace(
-        job, scenario=dataclasses.replace(job.scenario, planned_restart_failures=k)
+        resolved, scenario=dataclasses.replace(resolved.scenario, planned_restart_failures=k)
     )
 
 
 # Small entries (a scenario, a strategy, r -> an estimate): a report's crossovers plan
 # thousands of (scenario, r) and ask again for the reference's, which 256 had dropped.
 @cached(maxsize=4096, shared=True)
-def best_plan_variable(job: Resolved, *, search: bool = True) -> tuple[dict[str, Any], Any]:
+def best_plan_variable(resolved: Resolved, *, search: bool = True) -> tuple[dict[str, Any], Any]:
     """The best value of the strategy's searched plan variable at ``r`` (interval optimised).
 
     The variable and its bracketing grid come from :meth:`Strategy.plan_search
@@ -517,17 +522,17 @@ def best_plan_variable(job: Resolved, *, search: bool = True) -> tuple[dict[str,
     evaluates those (exact when the hours are unimodal in the variable;
     ties go to the smaller value).  A strategy with none searched: ``{}``
     and the estimate at its defaults (and so with ``search=False``: the
-    job's own variables).  The interval is the continuous
+    plan's own variables).  The interval is the continuous
     ``tau`` of a :class:`Scenario` or the checkpoint interval in steps of a
-    :class:`~spare_theory.steps.scenario.StepScenario`, unless the job fixes
+    :class:`~spare_theory.steps.scenario.StepScenario`, unless the plan fixes
     it (:func:`~spare_theory.training.estimate.estimate_job`).
 
     Parameters
     ----------
-    job : Resolved
+    resolved : Resolved
         A resolved plan (:func:`~spare_theory.training.resolve.resolve`).
     search : bool
-        Search the variable (``False``: keep the job's).
+        Search the variable (``False``: keep the plan's).
 
     Returns
     -------
@@ -548,27 +553,31 @@ def best_plan_variable(job: Resolved, *, search: bool = True) -> tuple[dict[str,
     >>> best_plan_variable(resolve(sc, "ckpt"))[0]
     {}
     """
-    chosen, r = job.strategy, job.chosen_r
-    found = chosen.plan_search(job.scenario.groups, r) if search else None
+    chosen, r = resolved.strategy, resolved.chosen_r
+    found = chosen.plan_search(resolved.scenario.groups, r) if search else None
     if found is None:
-        return job.variables, _best_interval(job)
+        return resolved.variables, _best_interval(resolved)
     name, grid = found
     estimates: dict[int, Any] = {}
 
     def hours_at(value: int) -> float:
-        estimates[value] = _best_interval(job.with_plan(r=r, **{**job.variables, name: value}))
+        estimates[value] = _best_interval(
+            resolved.with_plan(r=r, **{**resolved.variables, name: value})
+        )
         return math.inf if estimates[value] is None else estimates[value].hours
 
     best, _ = minimize_integer(hours_at, grid.tolist(), exhaustive=_PLAN_EXHAUSTIVE)
-    return {**job.variables, name: best}, estimates[best]
+    return {**resolved.variables, name: best}, estimates[best]
 
 
-def _best_interval(job: Resolved) -> Any:
+def _best_interval(resolved: Resolved) -> Any:
     """The estimate at the best interval; ``None`` for a step-level plan that never progresses."""
-    if not isinstance(job.scenario, StepScenario):
-        return estimate_job(job)
-    job.strategy.check_step_plan(job.scenario, job.r)  # a refusal says why, not "no progress"
+    if not isinstance(resolved.scenario, StepScenario):
+        return estimate_job(resolved)
+    resolved.strategy.check_step_plan(
+        resolved.scenario, resolved.r
+    )  # a refusal says why, not "no progress"
     try:
-        return estimate_job(job)
+        return estimate_job(resolved)
     except ValueError:  # no checkpoint interval lets this plan progress
         return None

@@ -31,7 +31,6 @@ __all__ = [
     "check_wipeout_fields",
     "reported_r",
     "resolve",
-    "resolved_r",
 ]
 
 #: Scenario fields the wipe-out doors (:func:`spare_theory.mean_time_to_wipeout`,
@@ -146,8 +145,8 @@ def resolve(
     >>> from spare_theory import Scenario
     >>> sc = Scenario(gpus=512, gpus_per_group=8, restart_minutes=20,
     ...               checkpoint_minutes=5, work_hours=48)
-    >>> job = resolve(sc, "elastic", min_groups=40, checkpoint_interval_minutes=30)
-    >>> job.strategy.name, job.r, job.variables, job.checkpoint_interval_minutes
+    >>> resolved = resolve(sc, "elastic", min_groups=40, checkpoint_interval_minutes=30)
+    >>> resolved.strategy.name, resolved.r, resolved.variables, resolved.checkpoint_interval_minutes
     ('elastic', 0, {'min_groups': 40}, 30.0)
     """
     check_scenario(scenario)
@@ -239,7 +238,7 @@ def check_plan_names(strategy: Strategy, plan: Mapping[str, Any]) -> dict[str, A
     return given
 
 
-def reported_r(job: Resolved) -> int | None:
+def reported_r(resolved: Resolved) -> int | None:
     """``r`` as a plan or estimate reports it: ``None`` for a strategy without one.
 
     Examples
@@ -249,31 +248,4 @@ def reported_r(job: Resolved) -> int | None:
     >>> reported_r(ckpt), reported_r(rep)
     (None, 2)
     """
-    return job.r if job.strategy.r_variable is not None else None
-
-
-def resolved_r(strategy: Any, r: int | None) -> int:
-    """The ``r`` a strategy's methods take for a reported ``r`` (the inverse of :func:`reported_r`).
-
-    ``r`` itself when given; for a strategy without one (``r = None``) the
-    one its :meth:`~spare_theory.strategies.base.Strategy.check_r` returns:
-    1 for CKPT-only (the law that restarts at every failure), 0 for elastic
-    DP (no spare groups).  Tables that list ``r`` beside those of the other
-    strategies print it.
-
-    Raises
-    ------
-    ValueError
-        Naming ``r``: ``None`` for a strategy that has one.
-
-    Examples
-    --------
-    >>> resolved_r("ckpt", None), resolved_r("elastic", None), resolved_r("spare", 8)
-    (1, 0, 8)
-    """
-    chosen = lookup(strategy)
-    if r is not None:
-        return int(r)
-    if chosen.r_variable is not None:
-        raise ValueError(f"r is required for strategy {chosen.name!r}")
-    return chosen.check_r(1, None)
+    return resolved.r if resolved.strategy.r_variable is not None else None

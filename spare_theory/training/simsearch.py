@@ -268,12 +268,12 @@ class SimulatedEstimate:
         )
 
 
-#: ``play(job, first_trial, trials, max_hours)``: samples of trials ``first_trial, ...``.
+#: ``play(resolved, first_trial, trials, max_hours)``: samples of trials ``first_trial, ...``.
 Player = Callable[[Resolved, int, int, float], Any]
 
 
-def play_probed(play: Player, job: Resolved, trials: int, horizon_hours: float) -> Any:
-    """Trials ``0 .. trials - 1`` of ``job``, or just the ``PROBE_TRIALS`` if one is unfinished.
+def play_probed(play: Player, resolved: Resolved, trials: int, horizon_hours: float) -> Any:
+    """Trials ``0 .. trials - 1`` of ``resolved``; the ``PROBE_TRIALS`` if one is unfinished.
 
     A candidate whose first runs stop unfinished at the horizon is no plan
     (its mean is infinite whatever follows), and its runs are the longest:
@@ -286,13 +286,13 @@ def play_probed(play: Player, job: Resolved, trials: int, horizon_hours: float) 
     >>> from spare_theory.training.resolve import resolve
     >>> sc = Scenario(gpus=256, gpus_per_group=8, gpu_mtbf_hours=2000.0,
     ...               restart_minutes=20, checkpoint_minutes=5, work_hours=10)
-    >>> job = resolve(sc, "rep", r=2, checkpoint_interval_minutes=60)
-    >>> play_probed(simulation_player(seed=1), job, 8, 200.0).trials
+    >>> resolved = resolve(sc, "rep", r=2, checkpoint_interval_minutes=60)
+    >>> play_probed(simulation_player(seed=1), resolved, 8, 200.0).trials
     8
     """
-    runs = play(job, 0, min(PROBE_TRIALS, trials), horizon_hours)
+    runs = play(resolved, 0, min(PROBE_TRIALS, trials), horizon_hours)
     if runs.trials < trials and np.isfinite(np.asarray(runs.hours, dtype=np.float64)).all():
-        runs = runs.joined(play(job, runs.trials, trials - runs.trials, horizon_hours))
+        runs = runs.joined(play(resolved, runs.trials, trials - runs.trials, horizon_hours))
     return runs
 
 
@@ -308,16 +308,17 @@ def simulation_player(
     >>> sc = Scenario(gpus=256, gpus_per_group=8, gpu_mtbf_hours=2000.0,
     ...               restart_minutes=20, checkpoint_minutes=5, work_hours=10)
     >>> play = simulation_player(seed=1)
-    >>> job = resolve(sc, "rep", r=2, checkpoint_interval_minutes=60)
-    >>> bool((play(job, 2, 2, math.inf).hours == play(job, 0, 4, math.inf).hours[2:]).all())
+    >>> resolved = resolve(sc, "rep", r=2, checkpoint_interval_minutes=60)
+    >>> two, four = play(resolved, 2, 2, math.inf), play(resolved, 0, 4, math.inf)
+    >>> bool((two.hours == four.hours[2:]).all())
     True
     """
     root = as_seed_sequence(seed)
 
-    def play(job: Resolved, first_trial: int, trials: int, max_hours: float) -> Any:
-        if isinstance(job.scenario, Scenario):
+    def play(resolved: Resolved, first_trial: int, trials: int, max_hours: float) -> Any:
+        if isinstance(resolved.scenario, Scenario):
             return simulate_hourly(
-                job,
+                resolved,
                 trials=trials,
                 seed=root,
                 executor=executor,
@@ -326,7 +327,7 @@ def simulation_player(
                 max_hours=max_hours,
             )
         return simulate_steps_job(
-            job,
+            resolved,
             trials=trials,
             seed=root,
             executor=executor,
@@ -344,7 +345,7 @@ class Sampler:
     Parameters
     ----------
     play : callable
-        ``play(job, first_trial, trials, max_hours)`` (:func:`simulation_player`,
+        ``play(resolved, first_trial, trials, max_hours)`` (:func:`simulation_player`,
         or a replay of a log).
     rel_se : float
         Target relative standard error of each candidate's mean hours, ``> 0``.
@@ -382,8 +383,8 @@ class Sampler:
         self.horizon_hours = HORIZON_WORK * work_hours if horizon_hours is None else horizon_hours
         self._samples: dict[tuple, Any] = {}
 
-    def measure(self, job: Resolved, *, look: bool = False) -> Any:
-        """The samples of ``job``, grown until their relative standard error is below ``rel_se``.
+    def measure(self, resolved: Resolved, *, look: bool = False) -> Any:
+        """The samples of ``resolved``, grown until their relative standard error is < ``rel_se``.
 
         Once a finite mean is known the horizon shrinks to ``10 x`` it: a
         worse candidate is no plan anyway.  ``look=True``: only the first
@@ -394,26 +395,26 @@ class Sampler:
             return float(hours.std(ddof=1)) / math.sqrt(hours.size), self.rel_se * hours.mean()
 
         runs = self._grow(
-            job, min(FIRST_TRIALS, self.max_trials) if look else self.max_trials, own_mean
+            resolved, min(FIRST_TRIALS, self.max_trials) if look else self.max_trials, own_mean
         )
         hours = np.asarray(runs.hours, dtype=np.float64)
         if np.isfinite(hours).all() and not look:
             self.horizon_hours = min(self.horizon_hours, HORIZON_BEST * float(hours.mean()))
         return runs
 
-    def measure_paired(self, job: Resolved, reference: Any) -> Any:
-        """The samples of ``job``, grown until its difference from ``reference`` is known.
+    def measure_paired(self, resolved: Resolved, reference: Any) -> Any:
+        """The samples of ``resolved``, grown until its difference from ``reference`` is known.
 
         On common random numbers a neighbour's hours move with the
-        reference's, so the paired difference ``reference - job`` over their
+        reference's, so the paired difference ``reference - resolved`` over their
         common trials has a far smaller spread than either; trials are added
         (within the reference's) until the difference's standard error is
-        below ``rel_se`` times the reference's mean, not until the job's own
+        below ``rel_se`` times the reference's mean, not until the plan's own
         mean is.  :meth:`measure` later grows the same samples further.
 
         Parameters
         ----------
-        job : Resolved
+        resolved : Resolved
             The candidate.
         reference : samples
             The reference plan's samples (of :meth:`measure`), finite.
@@ -425,23 +426,28 @@ class Sampler:
             gap = base[: hours.size] - hours
             return float(gap.std(ddof=1)) / math.sqrt(hours.size), target
 
-        return self._grow(job, min(self.max_trials, base.size), difference)
+        return self._grow(resolved, min(self.max_trials, base.size), difference)
 
     def _grow(
         self,
-        job: Resolved,
+        resolved: Resolved,
         cap: int,
         precision: Callable[[np.ndarray], tuple[float, float]],
     ) -> Any:
-        """``job``'s samples, grown until ``precision(hours)`` gives ``se <= target`` or ``cap``.
+        """The samples, grown until ``precision(hours)`` gives ``se <= target`` or ``cap``.
 
         Trials grow as ``(se / target)^2`` predicts, at least half again each
         time; samples stay with the sampler, so a later call continues them.
         """
-        key = (job.r, job.plan, job.checkpoint_interval_minutes, job.checkpoint_every_steps)
+        key = (
+            resolved.r,
+            resolved.plan,
+            resolved.checkpoint_interval_minutes,
+            resolved.checkpoint_every_steps,
+        )
         runs = self._samples.get(key)
         if runs is None:
-            runs = play_probed(self.play, job, min(FIRST_TRIALS, cap), self.horizon_hours)
+            runs = play_probed(self.play, resolved, min(FIRST_TRIALS, cap), self.horizon_hours)
         while runs.trials < cap:
             hours = np.asarray(runs.hours, dtype=np.float64)
             if not np.isfinite(hours).all():
@@ -451,13 +457,15 @@ class Sampler:
                 break
             wanted = math.ceil(1.1 * hours.size * (se / target) ** 2)
             total = min(cap, max(wanted, hours.size + hours.size // 2))
-            runs = runs.joined(self.play(job, runs.trials, total - runs.trials, self.horizon_hours))
+            runs = runs.joined(
+                self.play(resolved, runs.trials, total - runs.trials, self.horizon_hours)
+            )
         self._samples[key] = runs
         return runs
 
 
 def simulated_plan(
-    job: Resolved,
+    resolved: Resolved,
     *,
     r_values: list[int] | None,
     search_variables: bool,
@@ -467,11 +475,11 @@ def simulated_plan(
     max_trials: int = DEFAULT_MAX_TRIALS,
     reason: str = "",
 ) -> Plan:
-    """The best plan of ``job``'s strategy searched with the event simulation.
+    """The best plan of ``resolved``'s strategy searched with the event simulation.
 
     Parameters
     ----------
-    job : Resolved
+    resolved : Resolved
         The resolved front-door inputs (:func:`~spare_theory.training.resolve.resolve`
         with ``walk=True``): what it fixes (``r``, the interval, the plan
         variables) stays fixed.
@@ -512,14 +520,14 @@ def simulated_plan(
     >>> from spare_theory.training.resolve import resolve
     >>> sc = Scenario(gpus=256, gpus_per_group=8, gpu_mtbf_hours=2000.0, restart_minutes=20,
     ...               checkpoint_minutes=5, work_hours=10, failure_law="weibull")
-    >>> job = resolve(sc, "elastic", min_groups=16, walk=True)
-    >>> plan = simulated_plan(job, r_values=None, search_variables=False,
+    >>> resolved = resolve(sc, "elastic", min_groups=16, walk=True)
+    >>> plan = simulated_plan(resolved, r_values=None, search_variables=False,
     ...                       play=simulation_player(seed=0),
     ...                       confirm=simulation_player(seed=1), rel_se=0.01)
     >>> plan.method, plan.min_groups, bool(plan.estimate.standard_error_hours < 0.01 * plan.hours)
     ('simulation', 16, True)
     """
-    chosen, scenario = job.strategy, job.scenario
+    chosen, scenario = resolved.strategy, resolved.scenario
     N = scenario.groups
     hourly = isinstance(scenario, Scenario)
     work = scenario.work_hours if hourly else scenario.failure_free_hours
@@ -545,20 +553,23 @@ def simulated_plan(
         )
 
     def best_interval(candidate: Resolved, near: float | None = None) -> SimulatedEstimate:
-        if job.checkpoint_interval_minutes is not None or job.checkpoint_every_steps is not None:
+        if (
+            resolved.checkpoint_interval_minutes is not None
+            or resolved.checkpoint_every_steps is not None
+        ):
             return estimate(candidate)
         if hourly:
             return _interval_walk(candidate, estimate, work, start_minutes=near)
         return _steps_search(candidate, estimate)
 
-    fixed = job.variables
+    fixed = resolved.variables
 
     def at_r(r: int) -> Any:
         plan = chosen.check_plan(N, r, fixed)
         found = chosen.plan_search(N, r) if search_variables else None
         try:
             if found is None:
-                best = best_interval(job.with_plan(r=r, **plan))
+                best = best_interval(resolved.with_plan(r=r, **plan))
                 variables[r] = plan
             else:
                 name, grid = found
@@ -570,7 +581,7 @@ def simulated_plan(
                     found = [v for v in tried if tried[v].feasible]
                     near = min(found, key=lambda v: (abs(v - value), v), default=None)
                     start = None if near is None else tried[near].checkpoint_interval_minutes
-                    candidate = job.with_plan(r=r, **{**plan, name: value})
+                    candidate = resolved.with_plan(r=r, **{**plan, name: value})
                     tried[value] = best_interval(candidate, start)
                     return tried[value].hours
 
@@ -602,7 +613,7 @@ def simulated_plan(
     best_r = min(curve, key=lambda r: (curve[r].hours, r))
     won = curve[best_r]
     winner = dataclasses.replace(
-        job.with_plan(r=best_r, **variables[best_r]),
+        resolved.with_plan(r=best_r, **variables[best_r]),
         checkpoint_interval_minutes=won.checkpoint_interval_minutes,
         checkpoint_every_steps=won.checkpoint_every_steps,
     )
@@ -622,7 +633,7 @@ def _hours(estimate: SimulatedEstimate) -> float:
 
 
 def _interval_walk(
-    job: Resolved,
+    resolved: Resolved,
     estimate: Callable[..., SimulatedEstimate],
     work_hours: float,
     *,
@@ -643,7 +654,7 @@ def _interval_walk(
     neighbours is tried last.  A walk of one or two moves tries what a plain
     ``sqrt 2`` walk tries.
     """
-    scenario = job.scenario
+    scenario = resolved.scenario
     low, high = math.log(_SHORTEST_INTERVAL_MINUTES), math.log(60.0 * work_hours)
     step = math.log(_INTERVAL_RATIO)
     tried: dict[float, SimulatedEstimate] = {}
@@ -652,7 +663,9 @@ def _interval_walk(
         x = min(max(x, low), high)
         if x not in tried:
             tau = math.exp(x)
-            tried[x] = estimate(dataclasses.replace(job, checkpoint_interval_minutes=tau), None)
+            tried[x] = estimate(
+                dataclasses.replace(resolved, checkpoint_interval_minutes=tau), None
+            )
         return tried[x].hours
 
     delta = max(scenario.checkpoint_minutes, 1e-3)
@@ -664,7 +677,9 @@ def _interval_walk(
         # by never checkpointing; this one may not).
         x = min(max(math.log(start_minutes), low), high)
         tau = math.exp(x)
-        first = estimate(dataclasses.replace(job, checkpoint_interval_minutes=tau), None, look=True)
+        first = estimate(
+            dataclasses.replace(resolved, checkpoint_interval_minutes=tau), None, look=True
+        )
         if first.feasible and first.restarts == 0:
             start = x
         elif first.feasible:
@@ -737,14 +752,14 @@ def _young_daly(delta_minutes: float, mtbf_minutes: float) -> float:
 
 
 def _steps_search(
-    job: Resolved, estimate: Callable[[Resolved, str | None], SimulatedEstimate]
+    resolved: Resolved, estimate: Callable[[Resolved, str | None], SimulatedEstimate]
 ) -> SimulatedEstimate:
     """The best checkpoint interval in steps: a geometric grid, then its bracket."""
-    steps = job.scenario.steps
+    steps = resolved.scenario.steps
     tried: dict[int, SimulatedEstimate] = {}
 
     def at(k: int) -> float:
-        tried[k] = estimate(dataclasses.replace(job, checkpoint_every_steps=int(k)), None)
+        tried[k] = estimate(dataclasses.replace(resolved, checkpoint_every_steps=int(k)), None)
         return tried[k].hours
 
     grid = np.unique(np.round(np.geomspace(1, steps, max(int(math.log2(steps)), 1) + 1)))

@@ -216,7 +216,7 @@ def simulate_training(
     >>> el.hours.shape
     (2,)
     """
-    job = resolve(
+    resolved = resolve(
         scenario,
         strategy,
         r=r,
@@ -226,11 +226,11 @@ def simulate_training(
         **plan,
     )
     rep_recovery = as_choice(rep_recovery, "rep_recovery", REP_RECOVERIES)
-    if isinstance(job.scenario, StepScenario):
+    if isinstance(resolved.scenario, StepScenario):
         if overhead_source != "auto" or pool_size != 64:
             raise ValueError("overhead_source and pool_size are for a Scenario, not a StepScenario")
         return simulate_steps_job(
-            job,
+            resolved,
             trials=trials,
             seed=seed,
             rep_recovery=rep_recovery,
@@ -240,7 +240,7 @@ def simulate_training(
     if rep_recovery != "published":
         raise ValueError("rep_recovery is for a StepScenario, not a Scenario")
     return simulate_hourly(
-        job,
+        resolved,
         trials=trials,
         seed=seed,
         overhead_source=overhead_source,
@@ -251,7 +251,7 @@ def simulate_training(
 
 
 def simulate_hourly(
-    job: Resolved,
+    resolved: Resolved,
     *,
     trials: int,
     seed: int | np.random.SeedSequence,
@@ -265,7 +265,7 @@ def simulate_hourly(
 ) -> TrainingSamples:
     """The hour-level simulation of a resolved plan: :func:`simulate_training`'s core.
 
-    ``job`` comes from :func:`~spare_theory.training.resolve.resolve` (its
+    ``resolved`` comes from :func:`~spare_theory.training.resolve.resolve` (its
     interval required); ``replay`` plays a log's faults
     (:func:`spare_theory.replay_training`); ``first_trial`` and ``max_hours``
     as for :func:`~spare_theory.hourly.simulation.simulate_runs` (the
@@ -288,13 +288,18 @@ def simulate_hourly(
     >>> sc = Scenario(gpus=1024, gpus_per_group=8, gpu_mtbf_hours=2000.0, restart_minutes=20,
     ...               checkpoint_minutes=5, work_hours=10, lemon_fraction=0.1,
     ...               lemon_rate_factor=5.0, repair_minutes=30.0)
-    >>> job = resolve(sc, "rep", r=2, checkpoint_interval_minutes=60.0)
-    >>> runs = simulate_hourly(job, trials=2, seed=0)
+    >>> resolved = resolve(sc, "rep", r=2, checkpoint_interval_minutes=60.0)
+    >>> runs = simulate_hourly(resolved, trials=2, seed=0)
     >>> runs.hours.shape, bool((runs.repairs > 0).all())
     ((2,), True)
     """
-    scenario, chosen, r, variables = job.scenario, job.strategy, job.chosen_r, job.variables
-    tau = job.checkpoint_interval_minutes
+    scenario, chosen, r, variables = (
+        resolved.scenario,
+        resolved.strategy,
+        resolved.chosen_r,
+        resolved.variables,
+    )
+    tau = resolved.checkpoint_interval_minutes
     if tau is None:
         raise ValueError("checkpoint_interval_minutes is required for a Scenario")
     N = scenario.groups
@@ -428,17 +433,17 @@ def simulate_time_to_wipeout(
     >>> round(times.mean_hours, -1), round(times.standard_error_hours, -1)
     (100.0, 10.0)
     """
-    job = resolve(scenario, strategy, r=r, **plan)
-    if not isinstance(job.scenario, Scenario):
+    resolved = resolve(scenario, strategy, r=r, **plan)
+    if not isinstance(resolved.scenario, Scenario):
         raise ValueError(f"scenario must be a Scenario, got {type(scenario).__name__}")
-    check_wipeout_fields(job.scenario)
-    sc, chosen, r = job.scenario, job.strategy, job.chosen_r
+    check_wipeout_fields(resolved.scenario)
+    sc, chosen, r = resolved.scenario, resolved.strategy, resolved.chosen_r
     where = {"placement": sc.placement, "domain_size": sc.domain_size}
-    units, size = chosen.wipeout_units(sc.groups, r, **where, **job.variables)
+    units, size = chosen.wipeout_units(sc.groups, r, **where, **resolved.variables)
     # A job that reconfigures takes a repaired group back after its heal, as the training
     # simulation does (its rule says so; making one draws nothing from the trials' streams).
     rules = chosen.failure_rules(
-        sc.groups, r, microbatches=1, repairs=True, pool=None, **where, **job.variables
+        sc.groups, r, microbatches=1, repairs=True, pool=None, **where, **resolved.variables
     )
     heals = sc.repairs and rules(np.random.default_rng(0)).reconfigures
     return simulate_wipeout_times(
@@ -455,7 +460,7 @@ def simulate_time_to_wipeout(
 
 
 def simulate_steps_job(
-    job: Resolved,
+    resolved: Resolved,
     *,
     trials: int,
     seed: int | np.random.SeedSequence,
@@ -484,20 +489,25 @@ def simulate_steps_job(
     >>> from spare_theory import StepScenario
     >>> sc = StepScenario(groups=8, steps=50, allreduce_seconds=1.0,
     ...                   failure_law=stats.expon(scale=1e15))
-    >>> job = resolve(sc, "spare", r=2, checkpoint_every_steps=10)
-    >>> sim = simulate_steps_job(job, trials=2, seed=1)  # no failure: the slowest of 8 stacks
+    >>> resolved = resolve(sc, "spare", r=2, checkpoint_every_steps=10)
+    >>> sim = simulate_steps_job(resolved, trials=2, seed=1)  # no failure: the slowest of 8 stacks
     >>> int(sim.failures.sum()), round(sim.mean("total_over_T0"), 2)
     (0, 1.16)
     """
-    if job.checkpoint_every_steps is None:
+    if resolved.checkpoint_every_steps is None:
         raise ValueError("checkpoint_every_steps is required for a StepScenario")
-    scenario, chosen, r, variables = job.scenario, job.strategy, job.chosen_r, job.variables
+    scenario, chosen, r, variables = (
+        resolved.scenario,
+        resolved.strategy,
+        resolved.chosen_r,
+        resolved.variables,
+    )
     return simulate_step_trials(
         scenario,
         chosen.step_rule(scenario, r, rep_recovery=rep_recovery, **variables),
         strategy=chosen.name,
         r=r,
-        checkpoint_every_steps=job.checkpoint_every_steps,
+        checkpoint_every_steps=resolved.checkpoint_every_steps,
         trials=trials,
         seed=seed,
         executor=executor,

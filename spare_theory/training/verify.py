@@ -60,8 +60,8 @@ _MOVE_STANDARD_ERRORS = 2.0
 LOG_SOURCE = "the replay of the failure log"
 
 
-def played_key(job: Resolved, horizon_hours: float) -> tuple:
-    """What ``job``'s runs depend on up to ``horizon_hours``: two plans with one key play alike.
+def played_key(resolved: Resolved, horizon_hours: float) -> tuple:
+    """What a plan's runs depend on up to ``horizon_hours``: two plans with one key play alike.
 
     A checkpoint interval (compute minutes) longer than the horizon (wall
     minutes) is never reached, so every such interval plays as "no
@@ -77,18 +77,18 @@ def played_key(job: Resolved, horizon_hours: float) -> tuple:
     >>> played_key(a, 50.0) == played_key(b, 50.0), played_key(a, 200.0) == played_key(b, 200.0)
     (True, False)
     """
-    interval = job.checkpoint_interval_minutes
+    interval = resolved.checkpoint_interval_minutes
     if interval is not None:
         interval = min(round(interval, 6), 60.0 * horizon_hours)
-    return (job.r, job.plan, interval, job.checkpoint_every_steps)
+    return (resolved.r, resolved.plan, interval, resolved.checkpoint_every_steps)
 
 
-def neighbours(job: Resolved, fixed: frozenset[str] = frozenset()) -> Iterator[Resolved]:
-    """The plans beside ``job``: ``r +- 1``, the interval ``x 0.7, x 1.4``, the variable +- a step.
+def neighbours(resolved: Resolved, fixed: frozenset[str] = frozenset()) -> Iterator[Resolved]:
+    """The plans beside ``resolved``: ``r +- 1``, interval ``x 0.7, x 1.4``, variable +- a step.
 
     Parameters
     ----------
-    job : Resolved
+    resolved : Resolved
         A resolved plan with its interval.
     fixed : frozenset of str
         What the caller fixed, which no neighbour changes: ``"r"``,
@@ -104,38 +104,38 @@ def neighbours(job: Resolved, fixed: frozenset[str] = frozenset()) -> Iterator[R
     >>> from spare_theory import Scenario
     >>> sc = Scenario(gpus=512, gpus_per_group=8, restart_minutes=20, checkpoint_minutes=5,
     ...               work_hours=10)
-    >>> job = resolve(sc, "rep", r=2, checkpoint_interval_minutes=60)
-    >>> [(n.r, n.checkpoint_interval_minutes) for n in neighbours(job)]
+    >>> resolved = resolve(sc, "rep", r=2, checkpoint_interval_minutes=60)
+    >>> [(n.r, n.checkpoint_interval_minutes) for n in neighbours(resolved)]
     [(1, 60.0), (3, 60.0), (2, 42.0), (2, 84.0)]
     >>> el = resolve(sc, "elastic", min_groups=32, checkpoint_interval_minutes=60)
     >>> [n.variables["min_groups"] for n in neighbours(el) if n.checkpoint_interval_minutes == 60]
     [30, 34]
     """
-    chosen, N, r = job.strategy, job.scenario.groups, job.chosen_r
+    chosen, N, r = resolved.strategy, resolved.scenario.groups, resolved.chosen_r
     searched = chosen.plan_search(N, r)
     if chosen.r_variable is not None and "r" not in fixed:
         for other in (r - 1, r + 1):
             if other >= 1 and chosen.accepts(N, other):
-                kept = job.variables if searched is not None else {}
+                kept = resolved.variables if searched is not None else {}
                 try:
-                    yield job.with_plan(r=other, **chosen.check_plan(N, other, kept))
+                    yield resolved.with_plan(r=other, **chosen.check_plan(N, other, kept))
                 except ValueError:  # the plan's variables do not fit that r
                     continue
     for factor in () if "interval" in fixed else INTERVAL_FACTORS:
-        if job.checkpoint_interval_minutes is not None:
+        if resolved.checkpoint_interval_minutes is not None:
             yield dataclasses.replace(
-                job, checkpoint_interval_minutes=factor * job.checkpoint_interval_minutes
+                resolved, checkpoint_interval_minutes=factor * resolved.checkpoint_interval_minutes
             )
-        elif job.checkpoint_every_steps is not None:
-            k = max(1, round(factor * job.checkpoint_every_steps))
-            if k != job.checkpoint_every_steps:
-                yield dataclasses.replace(job, checkpoint_every_steps=k)
+        elif resolved.checkpoint_every_steps is not None:
+            k = max(1, round(factor * resolved.checkpoint_every_steps))
+            if k != resolved.checkpoint_every_steps:
+                yield dataclasses.replace(resolved, checkpoint_every_steps=k)
     if searched is not None and searched[0] not in fixed:
         name = searched[0]
         step = max(1, round(N * QUORUM_STEP_SHARE))
-        for value in (job.variables[name] - step, job.variables[name] + step):
+        for value in (resolved.variables[name] - step, resolved.variables[name] + step):
             try:
-                yield job.with_plan(r=r, **chosen.check_plan(N, r, {name: value}))
+                yield resolved.with_plan(r=r, **chosen.check_plan(N, r, {name: value}))
             except ValueError:  # outside the variable's range
                 continue
 
@@ -237,8 +237,8 @@ def verify_plan(
         mean, se = float(gap.mean()), float(gap.std(ddof=1) / math.sqrt(n))
         if mean > _MOVE_STANDARD_ERRORS * se and mean > best_gain:
             best, best_gain = i, mean
-    job = candidates[best]
-    samples = sampler.measure(job)  # a neighbour taken: its own mean to rel_se
+    resolved = candidates[best]
+    samples = sampler.measure(resolved)  # a neighbour taken: its own mean to rel_se
     hours = np.asarray(samples.hours, dtype=np.float64)
     finite = bool(np.isfinite(hours).all())
     verified = float(hours.mean()) if finite else math.inf
@@ -246,14 +246,14 @@ def verify_plan(
     estimate: Any = plan.estimate
     if best != 0:
         estimate = (
-            estimate_job(job)
+            estimate_job(resolved)
             if plan.method == "model"
             else dataclasses.replace(
                 plan.estimate,
-                r=reported_r(job),
+                r=reported_r(resolved),
                 samples=samples,
-                checkpoint_interval_minutes=job.checkpoint_interval_minutes,
-                checkpoint_every_steps=job.checkpoint_every_steps,
+                checkpoint_interval_minutes=resolved.checkpoint_interval_minutes,
+                checkpoint_every_steps=resolved.checkpoint_every_steps,
                 interval_limit=None,
             )
         )
@@ -268,7 +268,7 @@ def verify_plan(
         verified_standard_error=verified_se,
         verified_trials=int(samples.trials),
         moved_by_verification=best != 0,
-        variables=job.variables,
+        variables=resolved.variables,
     )
 
 
@@ -294,11 +294,11 @@ def _measured(
     )
 
 
-def _variables_text(job: Resolved) -> str:
-    parts = [] if reported_r(job) is None else [f"r = {job.r}"]
-    parts += [f"{name} = {value}" for name, value in job.plan]
-    if job.checkpoint_interval_minutes is not None:
-        parts.append(f"{job.checkpoint_interval_minutes:.4g} min")
+def _variables_text(resolved: Resolved) -> str:
+    parts = [] if reported_r(resolved) is None else [f"r = {resolved.r}"]
+    parts += [f"{name} = {value}" for name, value in resolved.plan]
+    if resolved.checkpoint_interval_minutes is not None:
+        parts.append(f"{resolved.checkpoint_interval_minutes:.4g} min")
     else:
-        parts.append(f"every {job.checkpoint_every_steps} steps")
+        parts.append(f"every {resolved.checkpoint_every_steps} steps")
     return ", ".join(parts)
