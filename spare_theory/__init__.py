@@ -129,6 +129,9 @@ _API = {
     "audit": "audits.run",
     "AuditSpace": "audits.space",
     "AuditResult": "audits.run",
+    # what each resilience feature is worth
+    "what_if": "reports.what_if",
+    "sensitivity": "reports.what_if",
 }
 
 __getattr__, __dir__, _names = attach(__name__, _API)

@@ -173,6 +173,11 @@ def _numbers(x: Any) -> tuple:
     return ()
 
 
+def _slow_restarts(scenario: Any) -> Any:
+    """The scenario with restarts three times as long (every field still as probed)."""
+    return dataclasses.replace(scenario, restart_minutes=3 * scenario.restart_minutes)
+
+
 def _plan(strategy: str) -> dict[str, int]:
     # Elastic DP out once 3 of the 16 groups are down: wipe-outs often enough to simulate.
     return {"spare": {"r": 3}, "elastic": {"min_groups": 14}}.get(strategy, {})
@@ -257,6 +262,24 @@ DOORS = {
         plan_scenario,
         H,
         lambda sc, s: plan_scenario(sc, st.CostModel(), strategies=[s])["plans"],
+    ),
+    # Their rows hold the best plan only: at restarts three times as long redundancy pays, so
+    # the best plan reads the grouping and the placement (at r = 1 neither matters).
+    "what_if": Door(
+        st.what_if,
+        H,
+        lambda sc, s: st.what_if(_slow_restarts(sc), [f"strategy:{s}"], strategies=[s]).to_dict(
+            "records"
+        ),
+    ),
+    "sensitivity": Door(
+        st.sensitivity,
+        H,
+        lambda sc, s: (
+            st.sensitivity(_slow_restarts(sc), ["gpu_mtbf_hours"], factors=(2.0,), strategies=[s])
+            .assign(base_hours=lambda t: t.attrs["base_hours"])
+            .to_dict("records")
+        ),
     ),
     "optimal_checkpoint_steps": Door(
         st.optimal_checkpoint_steps,

@@ -168,10 +168,26 @@ def configure_plan(parser: argparse.ArgumentParser) -> None:
         default=None,
         help="most simulated runs per verified candidate (default: optimal_plan's, 512)",
     )
+    parser.add_argument(
+        "--what-if",
+        nargs="*",
+        default=None,
+        metavar="CHANGE",
+        help="also plan the job under each CHANGE and rank them by what they save: a feature "
+        "(async_checkpoints, memory_checkpoints, fast_detection, warm_standby, hot_spares), "
+        "strategy:NAME, or FIELD=VALUE[,FIELD=VALUE] of the job or scenario (none named: every "
+        "feature and strategy); with the best plan's sensitivity to the MTBF, restart, "
+        "checkpoint and repair times halved and doubled (the model's plans; docs/jobs.md)",
+    )
     add_seed(parser)
     add_executor_options(parser)
     parser.add_argument("--no-progress", action="store_true", help="hide progress bars")
-    parser.add_argument("--plot", default=None, metavar="FILE.png", help="write the figure")
+    parser.add_argument(
+        "--plot",
+        default=None,
+        metavar="FILE.png",
+        help="write the figure (with --what-if also FILE_what_if.png)",
+    )
     add_json(parser)
     parser.set_defaults(handler=_handle)
 
@@ -215,11 +231,21 @@ def _handle(args: argparse.Namespace) -> Output:
         checks.append({"expression": req.text, "actual": actual, "met": met})
     result["requirements"] = checks
     text = _text(spec.job, scenario, result)
+    worth = None
+    if args.what_if is not None:
+        worth = _what_if(args, spec, overrides)
+        result["what_if"], result["sensitivity"] = (_records(t) for t in worth)
+        text += "\n" + _what_if_text(*worth)
     if plot is not None:
         from ..reports._io import save_figure
 
         save_figure(job_figure(result), plot.parent, plot.stem)
         text += f"\nwrote {plot}"
+        if worth is not None:
+            from ..reports.what_if import what_if_figure
+
+            save_figure(what_if_figure(*worth), plot.parent, f"{plot.stem}_what_if")
+            text += f"\nwrote {plot.parent / (plot.stem + '_what_if.png')}"
     missed = [c["expression"] for c in checks if not c["met"]]
     return Output(text, result, exit_code=3 if missed else 0)
 
@@ -311,6 +337,79 @@ def _text(job: Any, scenario: Any, result: dict[str, Any]) -> str:
         actual = "no plan" if check["actual"] is None else f"{check['actual']:.6g}"
         verdict = "met" if check["met"] else "MISSED"
         lines.append(f"  require {check['expression']}: {actual}, {verdict}")
+    return "\n".join(lines)
+
+
+def _what_if(args: argparse.Namespace, spec: Any, overrides: dict[str, Any]) -> tuple[Any, Any]:
+    """``--what-if``: the changes ranked and the sensitivity, on the job as planned."""
+    from ..reports.what_if import sensitivity, what_if
+
+    given = dict(
+        cost=spec.cost,
+        objective=args.objective,
+        strategies=args.strategy,
+        scenario=overrides,
+        failure_log=spec.failure_log(),
+    )
+    return what_if(spec.job, args.what_if or None, **given), sensitivity(spec.job, **given)
+
+
+def _records(table: Any) -> list[dict[str, Any]]:
+    """A table's rows for JSON: a run that never finishes has ``None`` numbers."""
+    return [
+        {k: None if isinstance(v, float) and not math.isfinite(v) else v for k, v in row.items()}
+        for row in table.to_dict("records")
+    ]
+
+
+def _what_if_text(changes: Any, sensitivities: Any) -> str:
+    """The ranked changes and the sensitivity, as tables."""
+    from .plans import hours_text
+
+    key = {"hours": "hours", "usd": "usd", "energy": "energy_mwh"}[changes.attrs["objective"]]
+    lines = [f"what each change saves against the job as given (model plans; by {key}):"]
+    rows = []
+    for row in changes.to_dict("records"):
+        if row["strategy"] is None:
+            rows.append([row["change"], "-", "-", "-", "-", "-", "-", "-"])
+            continue
+        rows.append(
+            [
+                row["change"],
+                row["strategy"],
+                "-" if row["r"] is None else str(row["r"]),
+                hours_text(row["hours"]),
+                f"{row['usd'] / 1e6:,.4g}",
+                f"{row['energy_mwh']:,.4g}",
+                f"{row['saved_hours']:+,.4g}",
+                f"{100 * row['saved_share']:+.2f} %",
+            ]
+        )
+    headers = ["change", "strategy", "r", "hours", "M$", "MWh", "saved h", "saved"]
+    lines += _table(headers, rows)
+    for row in changes.to_dict("records")[1:]:
+        said = row["description"] if row["reason"] is None else f"no plan: {row['reason']}"
+        lines += textwrap.wrap(
+            f"{row['change']}: {said}", _WIDTH, initial_indent="  ", subsequent_indent="    "
+        )
+    base = sensitivities.attrs
+    lines.append(
+        f"sensitivity of the best plan ({base['base_strategy']}, "
+        f"{hours_text(base['base_hours'])} h) to each input scaled:"
+    )
+    rows = [
+        [
+            row["input"],
+            f"x {row['factor']:g}",
+            f"{row['value']:.4g}",
+            row["strategy"] or "-",
+            hours_text(row["hours"]),
+            f"{100 * row['change']:+.2f} %",
+            "yes" if row["strategy_changed"] else "",
+        ]
+        for row in sensitivities.to_dict("records")
+    ]
+    lines += _table(["input", "factor", "value", "strategy", "hours", "change", "new best"], rows)
     return "\n".join(lines)
 
 

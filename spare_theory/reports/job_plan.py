@@ -42,9 +42,14 @@ _OBJECTIVE_KEY = {"hours": "hours", "usd": "usd", "energy": "energy_mwh"}
 
 
 def _plan_record(
-    scenario: Any, name: str, objective: str, cost: CostModel, verify: dict[str, Any] | None
+    scenario: Any,
+    name: str,
+    objective: str,
+    cost: CostModel,
+    verify: dict[str, Any] | None,
+    curves: bool = True,
 ) -> dict[str, Any]:
-    """One strategy's best plan, its bill and its bills by ``r``, JSON-able."""
+    """One strategy's best plan, its bill and its bills by ``r`` (if ``curves``), JSON-able."""
     chosen = strategy(name)
     record: dict[str, Any] = {"strategy": chosen.name, "label": chosen.label}
     checks = {} if verify is None else {"verify": True, **verify}
@@ -79,7 +84,7 @@ def _plan_record(
     by_r = []
     # Each r at its hours-optimal interval (cached from the plan's own walk); a strategy
     # without an r of its own (CKPT-only, elastic DP) has no curve.
-    for r in plan.r_values.tolist() if plan.r is not None else []:
+    for r in plan.r_values.tolist() if plan.r is not None and curves else []:
         at = optimal_plan(scenario, chosen, r=r).estimate
         if math.isfinite(at.hours):
             bill = at.bill(cost)
@@ -135,6 +140,7 @@ def plan_scenario(
     max_trials: int = DEFAULT_MAX_TRIALS,
     executor: Any = None,
     progress: bool = False,
+    curves: bool = True,
 ) -> dict[str, Any]:
     """Every strategy's best plan for ``scenario`` under ``objective``, with its bill (JSON-able).
 
@@ -159,6 +165,9 @@ def plan_scenario(
         price).  ``spare-theory plan`` verifies unless ``--no-verify``.
     seed, rel_se, max_trials, executor, progress
         The verification's simulation, as :func:`spare_theory.optimal_plan`.
+    curves : bool, default True
+        Each record's ``by_r``: the bill at every ``r`` the plan's walk
+        tried (``False``: an empty list, and a plan per strategy only).
 
     Returns
     -------
@@ -191,7 +200,7 @@ def plan_scenario(
         if verify
         else None
     )
-    plans = {name: _plan_record(scenario, name, objective, cost, checks) for name in names}
+    plans = {name: _plan_record(scenario, name, objective, cost, checks, curves) for name in names}
     fields = {
         f.name: getattr(scenario, f.name)
         for f in dataclasses.fields(scenario)
