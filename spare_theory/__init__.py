@@ -89,6 +89,7 @@ _API = {
     "mean_time_to_wipeout": "training.estimate",
     "simulate_time_to_wipeout": "training.simulate",
     "lifetime_law": "lifetimes.laws",
+    "FailureClass": "lifetimes.classes",
     "group_weibull_from_gpu": "lifetimes.laws",
     "StepScenario": "steps.scenario",
     "paper_scenario": "steps.scenario",

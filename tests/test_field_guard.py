@@ -47,6 +47,11 @@ class Probe:
 REPAIRS = (("repair_minutes", 30.0),)
 DOMAINS = (("domain_size", 4), ("domain_mtbf_hours", 100.0))
 POOL = (("repair_minutes", 30.0), ("spare_nodes", 2), ("swap_minutes", 5.0))
+# A third of the failures hangs for 20 min before anyone notices.
+CLASSES = (
+    st.FailureClass("crash", 0.7, "crash", 1.0),
+    st.FailureClass("hang", 0.3, "hang", 20.0),
+)
 # 16 groups of 8 GPUs, a group failing every 12.5 h: a few failures in 10 h of work.
 HOUR_BASE = dict(
     gpus=128,
@@ -82,6 +87,7 @@ HOUR_PROBES = {
     "spare_nodes": Probe(1, POOL),
     "swap_minutes": Probe(10.0, POOL),
     "microbatches": Probe(4),
+    "failure_classes": Probe(CLASSES),
     "provenance": Probe((("gpus", "a test"),)),
 }
 STEP_REPAIRS = (("repair_seconds", 1800.0),)
@@ -148,6 +154,7 @@ JOB_PROBES = {
     "init_seconds": Probe(30.0),
     "checkpoint_tier": Probe("memory"),
     "checkpoint_async": Probe(True),
+    "failure_classes": Probe(CLASSES),
 }
 KINDS = {
     st.Scenario: (HOUR_BASE, HOUR_PROBES),

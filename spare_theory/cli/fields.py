@@ -4,7 +4,8 @@ Every field of :class:`~spare_theory.hourly.scenario.Scenario` (hour level)
 and :class:`~spare_theory.steps.scenario.StepScenario` (step level) is an
 option ``--field-name``: its type from the annotation (``int``: an integer,
 ``1e12`` accepted; ``float``; ``str`` with the choices of its numpydoc type;
-``Any`` documented as a distribution: a law, see :func:`parse_law`), its help
+``Any`` documented as a distribution: a law, see :func:`parse_law`; failure
+classes as ``NAME:SHARE:KIND:DETECT_MINUTES[,...]``), its help
 from the field's entry in the class's numpydoc ``Parameters`` section, and
 its ``--help`` group from its name (:data:`TOPICS`).  A field added to either
 class is an option, with its own documentation, without a CLI edit
@@ -28,6 +29,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .._caching import cached
+from ..lifetimes.classes import FailureClass, parse_failure_classes
 from ._common import integral, real
 from .laws import parse_law
 
@@ -154,6 +156,8 @@ def _choices(kind: str) -> tuple[str, ...]:
 def _converter(cls: type, name: str, kind: str) -> tuple[Callable[[str], Any], bool]:
     """The parser of one field's value and whether it is a law."""
     hint = typing.get_type_hints(cls)[name]
+    if typing.get_origin(hint) is tuple and FailureClass in typing.get_args(hint):
+        return _failure_classes, False
     base = {a for a in typing.get_args(hint) if a is not type(None)} or {hint}
     if base == {int}:
         return integral, False
@@ -176,6 +180,14 @@ def _converter(cls: type, name: str, kind: str) -> tuple[Callable[[str], Any], b
         f"{cls.__name__}.{name}: no command-line type for annotation {hint!r} "
         "(spare_theory/cli/fields.py knows int, float, str and laws)"
     )
+
+
+def _failure_classes(text: str) -> tuple[FailureClass, ...]:
+    """``NAME:SHARE:KIND:DETECT_MINUTES[,...]`` (:func:`parse_failure_classes`)."""
+    try:
+        return parse_failure_classes(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
 
 
 def _topic(name: str) -> str:

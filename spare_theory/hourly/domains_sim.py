@@ -120,6 +120,7 @@ NOT_PLAYED = {
     "planned_restart_cost": "planned restarts (it restarts at wipe-outs only)",
     "spare_nodes": "a spare pool (no group is repaired)",
     "microbatches": "micro-batch splitting (a step costs S* whole stacks)",
+    "failure_classes": "failures that go unnoticed (every failure is noticed at once)",
 }
 
 
@@ -131,6 +132,7 @@ def _refuse_unplayed(scenario: Scenario) -> None:
         "planned_restart_failures": scenario.planned_restart_failures is not None,
         "planned_restart_cost": scenario.planned_restart_cost is not None,
         "spare_nodes": scenario.pool,
+        "failure_classes": scenario.detect_minutes > 0,
         "microbatches": scenario.microbatches > 1,
     }
     named = [name for name, on in present.items() if on]
@@ -201,7 +203,7 @@ def simulate_domain_training(
     ValueError
         Naming the argument, and each field of :data:`NOT_PLAYED` the
         scenario sets (a non-exponential law, repairs, planned restarts, a
-        spare pool, micro-batches).
+        spare pool, micro-batches, failure classes with a detection time).
 
     Notes
     -----

@@ -43,6 +43,7 @@ from .._caching import cached
 from .._validation import NoClosedFormError
 from ..cycles.base import LOG_CUTOFF, CycleLaw
 from ..cycles.bursts import BurstWipeouts
+from ..cycles.detection import DetectionStall
 from ..cycles.domains import FromFailure, LemonLifetimes, PooledLemons, ScaledExponential
 from ..cycles.planned import cost_trigger_failures, planned_cycle
 from ..cycles.repairs import repair_cycle
@@ -258,7 +259,7 @@ def priced_law(
             # end for the pool: the nodes it fills the slots with are owed back.
             return process, law
         # The outages end at the plan's restarts: c at the cycle it prices (a fixed point).
-        found = _cycle_mean_hours(process, law) + scenario.restart_minutes / 60.0
+        found = _cycle_mean_hours(process, law) + process.restart_minutes / 60.0
         if abs(found - restart_hours) <= _OUTAGE_TOLERANCE * found:
             break
         restart_hours = found
@@ -304,7 +305,10 @@ def process_law(
     (:meth:`Strategy.cycle_law <spare_theory.strategies.base.Strategy.cycle_law>`
     with a process), in one declared order: the strategy's own law on the
     process, else its bare law extended by the process's mechanisms
-    (:func:`_extended_law`); then the domain events that alone end the cycle
+    (:func:`_extended_law`) and, for a law that outlives a failure, the
+    stalls until each failure is noticed
+    (:class:`~spare_theory.cycles.detection.DetectionStall`); then the domain
+    events that alone end the cycle
     (:class:`~spare_theory.cycles.bursts.BurstWipeouts`).
 
     Examples
@@ -318,6 +322,13 @@ def process_law(
     law = strategy.own_law(process, r, **plan)
     if law is None:
         law = _extended_law(process, strategy, r, process.scenario.microbatches)
+        if process.detect > 0.0 and r > 1:  # r = 1: every failure wipes out, the restart waits
+            law = DetectionStall(law, process.detections)
+    elif process.detect > 0.0:
+        raise NoClosedFormError(
+            f"failure_classes with a detection time have no model for strategy "
+            f"{strategy.name!r}'s own law: drop the detection time (simulate_training runs it)"
+        )
     if process.burst_ratio > 0.0:
         law = BurstWipeouts(law, process.burst_ratio)
     return law
@@ -358,6 +369,12 @@ def _extended_law(process: GroupProcess, strategy: ModelStrategy, r: int, m: int
     N = sc.groups
     base = strategy.split_law(N, r, m)
     k = planned_trigger(sc, base, m)
+    if (k is not None or sc.planned_restart_cost is not None) and process.detect > 0.0:
+        raise NoClosedFormError(
+            "planned_restart_failures and planned_restart_cost are modelled with failures "
+            "noticed at once: drop them or the failure_classes' detection time "
+            "(simulate_training runs the combination)"
+        )
     plain = not (process.clocks or process.lemons or process.domains)
     if m != 1 and r > 1 and plain and process.repair_minutes is None:
         return base if k is None else planned_cycle(base, k)
@@ -467,7 +484,7 @@ def best_interval(process: GroupProcess, law: CycleLaw) -> TrainingEstimate:
     # (CKPT-only under another failure law: uncapped).
     if law.r > 1:
         hi = max(min(hi, math.log(_MAX_TAU_SHARE * 60 * law.mean_u / lam)), lo + 1e-6)
-    rho = lam * scenario.restart_minutes / 60
+    rho = lam * process.restart_minutes / 60
     span = math.log(max(law.restart_terms(rho)[2] - rho, 1e-300) * 60 / lam)
     x, terms, i = minimize_log_interval(
         lambda log_tau: hours_grid(process, law, log_tau),

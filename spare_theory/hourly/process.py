@@ -140,6 +140,39 @@ class GroupProcess:
         """``lambda * rejoin_minutes``: a rejoin's stall in units of ``1 / lambda``."""
         return self.rate_per_hour * self.scenario.rejoin_minutes / 60.0
 
+    @property
+    def detect(self) -> float:
+        """``lambda * detect_minutes``: a failure's mean time unnoticed, in units of
+        ``1 / lambda`` (:attr:`Scenario.detect_minutes
+        <spare_theory.hourly.scenario.Scenario.detect_minutes>`; 0 by default)."""
+        return self.rate_per_hour * self.scenario.detect_minutes / 60.0
+
+    @property
+    def detections(self) -> tuple[tuple[float, float], ...]:
+        """``(s_c, share_c)``: each class's time unnoticed in units of ``1 / lambda``, by share
+        (classes noticed alike merged)."""
+        shares: dict[float, float] = {}
+        for c in self.scenario.failure_classes:
+            window = self.rate_per_hour * c.detect_minutes / 60.0
+            shares[window] = shares.get(window, 0.0) + c.share
+        return tuple(shares.items())
+
+    @property
+    def restart_minutes(self) -> float:
+        """Mean minutes from a wiping failure to the end of its restart: unnoticed, then
+        restarted."""
+        return self.scenario.restart_minutes + self.scenario.detect_minutes
+
+    @property
+    def restarts(self) -> tuple[tuple[float, float], ...]:
+        """``(minutes, share)`` of each restart length: the restart after the wiping failure's
+        detection time, by the share of its classes (one length by default)."""
+        shares: dict[float, float] = {}
+        for c in self.scenario.failure_classes:
+            minutes = self.scenario.restart_minutes + c.detect_minutes
+            shares[minutes] = shares.get(minutes, 0.0) + c.share
+        return tuple(shares.items())
+
 
 @cached(maxsize=256)
 def group_process(

@@ -39,6 +39,7 @@ from those fields alone.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from dataclasses import dataclass
 from typing import Any
@@ -645,7 +646,8 @@ def planned_kept(
 
 
 def scaled_times(process: GroupProcess, tau_minutes: ArrayLike) -> tuple[float, np.ndarray, float]:
-    """``(rho, kappa, d)``: restart, interval(s) and checkpoint in units of ``1/lambda``.
+    """``(rho, kappa, d)``: restart (from the wiping failure: unnoticed, then restarted),
+    interval(s) and checkpoint in units of ``1/lambda``.
 
     ``lambda`` is the process's priced rate (:attr:`GroupProcess.rate_per_hour
     <spare_theory.hourly.process.GroupProcess.rate_per_hour>`).
@@ -662,7 +664,7 @@ def scaled_times(process: GroupProcess, tau_minutes: ArrayLike) -> tuple[float, 
     """
     scenario, lam = process.scenario, process.rate_per_hour
     return (
-        lam * scenario.restart_minutes / 60,
+        lam * process.restart_minutes / 60,  # a wipe-out is noticed, then restarted
         lam * np.asarray(tau_minutes, dtype=float) / 60,
         lam * scenario.checkpoint_minutes / 60,
     )
@@ -774,7 +776,7 @@ def evaluate(
     >>> round(evaluate(group_process(sc), Rep(sc.groups, 2), 60.0).hours, 2)
     107.14
     """
-    terms = renewal_terms(law, *scaled_times(process, [tau_minutes]))
+    terms = priced_terms(process, law, [tau_minutes])
     name = law.name if strategy is None else strategy
     return estimate_from(process, name, law.r, tau_minutes, terms, 0)
 
@@ -795,5 +797,50 @@ def hours_grid(
     >>> print(np.round(48 * ratio, 2))
     [114.4  107.14]
     """
-    terms = renewal_terms(law, *scaled_times(process, np.exp(np.asarray(log_tau, dtype=float))))
+    terms = priced_terms(process, law, np.exp(np.asarray(log_tau, dtype=float)))
     return terms, terms.hours_per_work_hour()
+
+
+def priced_terms(process: GroupProcess, law: CycleLaw, tau_minutes: ArrayLike) -> RenewalTerms:
+    """:func:`renewal_terms` of ``process``, mixed over its restart lengths.
+
+    A cycle's restart waits for the wiping failure's detection, drawn by its
+    class (:attr:`GroupProcess.restarts
+    <spare_theory.hourly.process.GroupProcess.restarts>`) independently of
+    the cycle, so the cycles stay independent and each expectation is the
+    mix of the restarts' by share: ``E[X] = sum_c share_c X_c Q(rho_c)``
+    (the terms are over ``Q(rho)``, so they mix with weights
+    ``share_c Q(rho_c) / Q(rho_0)``, ``rho_0`` the shortest).  One length
+    (every class noticed alike): :func:`renewal_terms` itself.
+
+    Examples
+    --------
+    >>> from spare_theory.hourly.process import group_process
+    >>> from spare_theory import Scenario
+    >>> from spare_theory.cycles.rep import CkptOnly
+    >>> from spare_theory.lifetimes.classes import FailureClass
+    >>> classes = (FailureClass("crash", 0.5), FailureClass("hang", 0.5, "hang", 60))
+    >>> sc = Scenario(gpus=1024, gpus_per_group=8, gpu_mtbf_hours=2000.0, restart_minutes=20,
+    ...               checkpoint_minutes=5, work_hours=48, failure_classes=classes)
+    >>> mixed = priced_terms(group_process(sc), CkptOnly(128), [60.0])
+    >>> one = (FailureClass("crash", 1.0),)
+    >>> mean = dataclasses.replace(sc, restart_minutes=50, failure_classes=one)
+    >>> flat = priced_terms(group_process(mean), CkptOnly(128), [60.0])
+    >>> bool(mixed.hours_per_work_hour()[0] < flat.hours_per_work_hour()[0])  # convex in rho
+    True
+    """
+    lam = process.rate_per_hour
+    kappa = lam * np.asarray(tau_minutes, dtype=float) / 60
+    d = lam * process.scenario.checkpoint_minutes / 60
+    restarts = sorted(process.restarts)
+    parts = [renewal_terms(law, lam * minutes / 60, kappa, d) for minutes, _ in restarts]
+    if len(parts) == 1:
+        return parts[0]
+    log_q0 = parts[0].log_q0
+    weights = [share * math.exp(t.log_q0 - log_q0) for (_, share), t in zip(restarts, parts)]
+    mixed = {
+        k: sum(w * getattr(t, k) for w, t in zip(weights, parts))
+        for k in (*_PARTS, "batch")
+        if getattr(parts[0], k) is not None
+    }
+    return dataclasses.replace(parts[0], **mixed)

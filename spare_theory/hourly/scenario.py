@@ -46,6 +46,7 @@ from typing import Any
 from scipy import stats
 
 from .._validation import as_choice, as_count, as_real
+from ..lifetimes.classes import CRASH, FailureClass, check_failure_classes, mean_detect_minutes
 from ..lifetimes.laws import (
     DEFAULT_WEIBULL_SHAPE,
     group_weibull_from_gpu,
@@ -235,6 +236,13 @@ class Scenario:
         (:class:`~spare_theory.cycles.spare.SpareSplit`); ``1`` is published
         SPARe.  The front doors' ``microbatches=`` keyword is folded into this
         field (:func:`~spare_theory._validation.merge_microbatches`).
+    failure_classes : tuple of FailureClass
+        The classes of the failures
+        (:class:`~spare_theory.lifetimes.classes.FailureClass`: a share of
+        them, a kind and minutes until detected, during which the whole job
+        makes no progress); default one ``crash`` noticed at once
+        (:data:`~spare_theory.lifetimes.classes.CRASH`).  The classes split
+        the failures, they add none; ``docs/failure_classes.md``.
     provenance : tuple of (str, str)
         Where fields came from, ``(field, sentence)`` pairs (``dict(...)`` for
         a mapping), e.g. set by :meth:`FailureLog.scenario
@@ -313,6 +321,7 @@ class Scenario:
     spare_nodes: int | None = None
     swap_minutes: float | None = None
     microbatches: int = 1
+    failure_classes: tuple[FailureClass, ...] = (CRASH,)
     provenance: tuple[tuple[str, str], ...] = field(default=(), compare=False)
 
     def __post_init__(self) -> None:
@@ -351,6 +360,7 @@ class Scenario:
             )
         )
         checked["microbatches"] = as_count(self.microbatches, "microbatches", minimum=1)
+        checked["failure_classes"] = check_failure_classes(self.failure_classes)
         checked["gpus_per_node"] = as_count(self.gpus_per_node, "gpus_per_node")
         checked["renewal"] = as_choice(self.renewal, "renewal", RENEWALS)
         checked["placement"] = as_choice(self.placement, "placement", SCENARIO_PLACEMENTS)
@@ -396,6 +406,22 @@ class Scenario:
     def groups(self) -> int:
         """``N = gpus // gpus_per_group`` data-parallel groups."""
         return self.gpus // self.gpus_per_group
+
+    @property
+    def detect_minutes(self) -> float:
+        """A failure's mean minutes unnoticed over its classes (0 by default).
+
+        Examples
+        --------
+        >>> from spare_theory.lifetimes.classes import FailureClass
+        >>> sc = Scenario(gpus=1024, gpus_per_group=8, restart_minutes=20,
+        ...               checkpoint_minutes=5, work_hours=48,
+        ...               failure_classes=(FailureClass("crash", 0.9, detect_minutes=1),
+        ...                                FailureClass("hang", 0.1, "hang", 31)))
+        >>> sc.detect_minutes
+        4.0
+        """
+        return mean_detect_minutes(self.failure_classes)
 
     @property
     def lemon_share(self) -> float:

@@ -250,8 +250,12 @@ class _Cycle:
         rng: np.random.Generator,
         repair_hours: Callable[[float], float] | None,
         stall_hours: float,
+        detect_hours: Callable[[], float] | None = None,
     ) -> None:
         self.rule, self.failures, self.rng = rule, failures, rng
+        #: Hours a failure goes unnoticed (its class's; ``None``: at once), and the
+        #: wiping failure's, which delays the restart that follows.
+        self.detect_hours, self.wipe_detect = detect_hours, 0.0
         self.N = self.healthy = N
         self.t = t
         self.repair_hours, self.stall, self.stall_end = repair_hours, stall_hours, t
@@ -306,18 +310,23 @@ class _Cycle:
             self.healthy -= 1
             if self.repair_hours is not None:
                 heappush(due, (t + self.repair_hours(self.rng.random()), g))
+            # Unnoticed for its class's detection time: the job makes no progress.
+            unseen = 0.0 if self.detect_hours is None else self.detect_hours()
             if rule.fail(g):
                 if self.repair_hours is None and failures.draws_ahead:
                     # Without repairs the next failure is drawn before the cycle ends:
                     # the stream order every seeded exponential result without repairs
                     # rests on (renewal clocks draw none: that would renew them unfired).
                     self.next_fail = failures.next_time(t, self.healthy)
+                self.wipe_detect = unseen
                 return True
+            if unseen > 0.0:
+                self.stall_end = max(self.stall_end, t + unseen)
             if self.reconfigures:
                 if self.holding:
                     self.held = True
-                else:
-                    self.stall_end = t + self.stall
+                else:  # the membership change once the failure is noticed
+                    self.stall_end = t + unseen + self.stall
         # The failure rate changed (or a failure happened): draw the next one afresh.
         self.next_fail = failures.next_time(self.t, self.healthy)
         self.planned = self.N - self.healthy >= self.trigger or (
@@ -390,6 +399,32 @@ class _Cycle:
             t = self.t
 
 
+def detection_sampler(scenario: Scenario, rng: np.random.Generator) -> Callable[[], float] | None:
+    """Draws of the hours a failure goes unnoticed, its class drawn by share (``None``: every
+    failure is noticed at once, and no draw is made, so seeded runs are as before classes).
+
+    Examples
+    --------
+    >>> from spare_theory.lifetimes.classes import FailureClass
+    >>> sc = Scenario(gpus=64, gpus_per_group=8, restart_minutes=20, checkpoint_minutes=5,
+    ...               work_hours=48, failure_classes=(FailureClass("hang", 1.0, "hang", 30),))
+    >>> detection_sampler(sc, np.random.default_rng(0))()
+    0.5
+    """
+    hours = np.array([c.detect_minutes / 60 for c in scenario.failure_classes])
+    if not hours.any():
+        return None
+    if hours.size == 1:
+        only = float(hours[0])
+        return lambda: only
+    edges = np.cumsum([c.share for c in scenario.failure_classes])[:-1]
+
+    def draw() -> float:
+        return float(hours[int(np.searchsorted(edges, rng.random(), side="right"))])
+
+    return draw
+
+
 def _one_run(
     scenario: Scenario,
     rules: Callable[[np.random.Generator], Any],
@@ -432,6 +467,7 @@ def _one_run(
 
     draw_repair: Callable[[float], float] = repair_sampler(scenario)
     heal_hours = scenario.heal_minutes / 60
+    detect = detection_sampler(scenario, rng)
 
     def draw_healed(q: float) -> float:
         return draw_repair(q) + heal_hours
@@ -440,6 +476,7 @@ def _one_run(
     # Wall time in restarts, checkpoints, compute lost and kept (stalls apart).
     restart_h, checkpoint_h, lost_h, kept_h, stalled_h = 0.0, 0.0, 0.0, 0.0, 0.0
     fresh = True  # the run starts computing, with no initial restart (as Daly)
+    unseen = 0.0  # hours the last wiping failure went unnoticed
     while True:
         rule = rules(rng)
         failures: Any
@@ -458,11 +495,12 @@ def _one_run(
         else:
             draw, stall = draw_repair, scenario.rejoin_minutes / 60 if repairing else 0.0
         own = repairing and world is None
-        cycle = _Cycle(rule, failures, N, t, rng, draw if own else None, stall)
+        cycle = _Cycle(rule, failures, N, t, rng, draw if own else None, stall, detect)
         cycle.trigger = scenario.planned_restart_failures or math.inf
         if scenario.planned_restart_cost is not None:
             cycle.cost_trigger = scenario.planned_restart_cost * (1.0 - _COST_SLACK)
-        wiped = False if fresh else cycle.wait(R)
+        # A restart begins once the wiping failure is noticed (a planned one at once).
+        wiped = False if fresh else cycle.wait(R + unseen)
         restart_h += cycle.t - t
         fresh = False
         while not wiped:
@@ -494,6 +532,7 @@ def _one_run(
             else:
                 lost_h += computed
         t = cycle.t
+        unseen = 0.0 if cycle.planned else cycle.wipe_detect
         stalled_h += cycle.stalled
         restarts += 1
         planned += cycle.planned

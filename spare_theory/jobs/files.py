@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from ..hourly.scenario import Scenario
+from ..lifetimes.classes import FailureClass
 from ..planning.bill import CostModel
 from .job import Job
 
@@ -93,6 +94,22 @@ def _keys(
     return dict(table)
 
 
+def _classes(items: Any) -> tuple[FailureClass, ...]:
+    """``[job] failure_classes``, an array of tables (``name``, ``share``, ``kind``,
+    ``detect_minutes``), as :class:`~spare_theory.lifetimes.classes.FailureClass` objects."""
+    if not isinstance(items, list) or not all(isinstance(item, dict) for item in items):
+        raise ValueError(
+            "[job] failure_classes must be an array of tables, e.g. "
+            '[{name = "hang", share = 0.1, kind = "hang", detect_minutes = 30}, ...]'
+        )
+    keys = tuple(f.name for f in dataclasses.fields(FailureClass))
+    found = []
+    for i, item in enumerate(items):
+        table = _keys(item, f"job.failure_classes[{i}]", keys, ("name", "share"))
+        found.append(FailureClass(**table))
+    return tuple(found)
+
+
 def load_job_file(path: str | Path) -> JobFile:
     """Read a job file (module docstring).
 
@@ -142,7 +159,10 @@ def load_job_file(path: str | Path) -> JobFile:
     )
     cost_fields = tuple(f.name for f in dataclasses.fields(CostModel))
     scenario_fields = tuple(f.name for f in dataclasses.fields(Scenario) if f.name != "provenance")
-    job = Job(**_keys(data["job"], "job", job_fields, job_required))
+    job_table = _keys(data["job"], "job", job_fields, job_required)
+    if "failure_classes" in job_table:
+        job_table["failure_classes"] = _classes(job_table["failure_classes"])
+    job = Job(**job_table)
     cost = job.cost_model(**_keys(data.get("cost", {}), "cost", cost_fields))
     log = None
     if "log" in data:

@@ -28,6 +28,7 @@ from typing import Any
 
 from .._validation import as_choice, as_count, as_real
 from ..hourly.scenario import LLAMA3_H100_GPU_MTBF_HOURS, Scenario
+from ..lifetimes.classes import CRASH, FailureClass, check_failure_classes
 from ..planning.bill import CostModel
 
 __all__ = [
@@ -210,6 +211,13 @@ class Job:
     checkpoint_async : bool
         Whether a persistent checkpoint is written in the background after a
         copy to host memory (default False).
+    failure_classes : tuple of FailureClass
+        The classes of the failures, passed to the scenario
+        (:attr:`Scenario.failure_classes
+        <spare_theory.hourly.scenario.Scenario.failure_classes>`); default
+        one crash noticed at once.  A class's ``detect_minutes`` is the time
+        a failure goes unnoticed before the restart's own detection
+        (``detect_seconds``) starts: a hang until its timeout.
 
     Raises
     ------
@@ -258,6 +266,7 @@ class Job:
     init_seconds: float | Callable[[int], float] = megascale_init_seconds
     checkpoint_tier: str = "persistent"
     checkpoint_async: bool = False
+    failure_classes: tuple[FailureClass, ...] = (CRASH,)
 
     def __post_init__(self) -> None:
         positive = ("parameters", "bytes_per_parameter", "work_hours")
@@ -277,6 +286,7 @@ class Job:
         checked["checkpoint_tier"] = as_choice(
             self.checkpoint_tier, "checkpoint_tier", CHECKPOINT_TIERS
         )
+        checked["failure_classes"] = check_failure_classes(self.failure_classes)
         if not isinstance(self.checkpoint_async, bool):
             raise ValueError(f"checkpoint_async must be a bool, got {self.checkpoint_async!r}")
         if self.gpu_mtbf_hours is not None:
@@ -431,6 +441,7 @@ class Job:
             "work_hours": self.work_hours,
             "restart_minutes": self.restart_minutes,
             "checkpoint_minutes": self.checkpoint_minutes,
+            "failure_classes": self.failure_classes,
         }
         if failure_log is None:
             fields["gpu_mtbf_hours"] = self.gpu_mtbf
@@ -458,9 +469,10 @@ class Job:
           ``gpus_per_node``, ``gpu_mtbf_hours``, ``work_hours``,
           ``storage_write_gbps``, ``storage_read_gbps``, ``host_copy_gbps``,
           ``network_gbps``, ``detect_seconds``, ``schedule_seconds``,
-          ``init_seconds``, ``checkpoint_tier``, ``checkpoint_async``: they describe
-          the run (:meth:`scenario`); a cost model holds prices and powers per GPU,
-          which a bill multiplies by the run's hours and GPUs.
+          ``init_seconds``, ``checkpoint_tier``, ``checkpoint_async``,
+          ``failure_classes``: they describe the run (:meth:`scenario`); a cost
+          model holds prices and powers per GPU, which a bill multiplies by the
+          run's hours and GPUs.
 
         Examples
         --------

@@ -78,7 +78,8 @@ def scenario_fields(scenario: Any) -> tuple[str, ...]:
     lifetime law; another non-exponential law is named as it is),
     ``"node clocks"``, ``"repairs"``, ``"lognormal repairs"``, ``"spare
     pool"``, ``"failure domains"``, ``"lemons"``, ``"step level"``; and
-    those it does not draw: ``"micro-batches"``, ``"planned restarts"``.
+    those it does not draw: ``"micro-batches"``, ``"planned restarts"``,
+    ``"detection"`` (failure classes noticed late).
 
     Examples
     --------
@@ -112,6 +113,7 @@ def scenario_fields(scenario: Any) -> tuple[str, ...]:
             scenario.planned_restart_failures is not None
             or scenario.planned_restart_cost is not None
         ),
+        "detection": not step and scenario.detect_minutes > 0,
     }
     return tuple(name for name, on in found.items() if on)
 

@@ -315,6 +315,8 @@ def mean_time_to_wipeout(
       wipe-out comes;
     - ``microbatches``: splitting changes what a step costs, not which
       failures wipe the job out;
+    - ``failure_classes``: how long a failure goes unnoticed, not when it
+      happens;
     - ``provenance``: where the fields came from, not what they are.
 
     Examples

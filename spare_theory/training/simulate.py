@@ -422,7 +422,9 @@ def simulate_time_to_wipeout(
 
     - ``restart_minutes``, ``checkpoint_minutes``, ``work_hours``, ``rejoin_minutes``,
       ``microbatches``, ``reconfigure_minutes``, ``provenance``: the run's costs,
-      stalls and records; failures, repairs and heals alone decide a wipe-out.
+      stalls and records; failures, repairs and heals alone decide a wipe-out;
+    - ``failure_classes``: how long a failure goes unnoticed, not when it
+      happens.
 
     Examples
     --------
