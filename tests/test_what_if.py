@@ -66,6 +66,22 @@ def test_each_row_is_the_best_plan_of_the_changed_job():
     assert rows["gpu_mtbf_hours=6000"]["saved_hours"] > 0
 
 
+def test_a_watchdog_caps_the_hangs_and_saves_only_with_them():
+    hangs = (
+        st.FailureClass("crash", 0.8, "crash", 0.0),
+        st.FailureClass("hang", 0.2, "hang", 30.0),
+    )
+    job = dataclasses.replace(JOB, failure_classes=hangs)
+    table = what_if(job, ["watchdog"], strategies=STRATEGIES)
+    capped = (hangs[0], dataclasses.replace(hangs[1], detect_minutes=1.0))
+    expected = _best_hours(dataclasses.replace(job, failure_classes=capped))
+    assert table.loc[1, "hours"] == pytest.approx(expected, rel=1e-12)
+    assert table.loc[1, "saved_hours"] > 0
+    # No hang class: nothing to cap, nothing saved.
+    plain = what_if(JOB, ["watchdog"], strategies=STRATEGIES)
+    assert plain.loc[1, "saved_hours"] == 0.0
+
+
 def test_no_strategy_alone_beats_the_job_as_given_and_the_rows_are_ranked():
     table = st.what_if(JOB, objective="usd")  # the public name
     assert table.loc[0, "change"] == "as given" and table.attrs["objective"] == "usd"

@@ -174,7 +174,8 @@ def configure_plan(parser: argparse.ArgumentParser) -> None:
         default=None,
         metavar="CHANGE",
         help="also plan the job under each CHANGE and rank them by what they save: a feature "
-        "(async_checkpoints, memory_checkpoints, fast_detection, warm_standby, hot_spares), "
+        "(async_checkpoints, memory_checkpoints, fast_detection, warm_standby, watchdog, "
+        "hot_spares), "
         "strategy:NAME, or FIELD=VALUE[,FIELD=VALUE] of the job or scenario (none named: every "
         "feature and strategy); with the best plan's sensitivity to the MTBF, restart, "
         "checkpoint and repair times halved and doubled (the model's plans; docs/jobs.md)",

@@ -33,6 +33,7 @@ import pandas as pd
 from .._validation import as_real
 from ..hourly.scenario import Scenario
 from ..jobs.job import Job
+from ..lifetimes.classes import FailureClass
 from ..planning.bill import CostModel
 from ..strategies.registry import registered_strategies, strategy
 from ..training.objective import check_objective
@@ -70,6 +71,10 @@ class Change:
         job, on the scenario the job implies).
     strategies : tuple of str or None
         The strategies it plans (``None``: those of the job as given).
+    watchdog_minutes : float or None
+        Every ``"hang"`` failure class noticed within this many minutes (its
+        ``detect_minutes`` capped; :class:`~spare_theory.lifetimes.classes.FailureClass`);
+        ``None``: the classes as given.
     """
 
     name: str
@@ -77,6 +82,26 @@ class Change:
     job: tuple[tuple[str, Any], ...] = ()
     scenario: tuple[tuple[str, Any], ...] = ()
     strategies: tuple[str, ...] | None = None
+    watchdog_minutes: float | None = None
+
+    def classes(self, given: tuple[FailureClass, ...]) -> tuple[FailureClass, ...]:
+        """The failure classes under this change (hangs capped at :attr:`watchdog_minutes`).
+
+        Examples
+        --------
+        >>> hang = FailureClass("hang", 1.0, "hang", 30.0)
+        >>> WHAT_IF_CHANGES["watchdog"].classes((hang,))[0].detect_minutes
+        1.0
+        """
+        cap = self.watchdog_minutes
+        if cap is None:
+            return given
+        return tuple(
+            dataclasses.replace(c, detect_minutes=min(c.detect_minutes, cap))
+            if c.kind == "hang"
+            else c
+            for c in given
+        )
 
 
 #: The named features (``spare-theory plan --what-if NAME``); ``docs/jobs.md`` gives each
@@ -107,6 +132,12 @@ WHAT_IF_CHANGES: dict[str, Change] = {
             "replacement nodes waiting in the job, so a restart does not wait for the "
             "scheduler (Job.schedule_seconds = 0)",
             job=(("schedule_seconds", 0.0),),
+        ),
+        Change(
+            "watchdog",
+            "a watchdog that notices a hang within 1 min instead of its timeout (the "
+            "failure classes of kind 'hang'; no change without one)",
+            watchdog_minutes=1.0,
         ),
         Change(
             "hot_spares",
@@ -204,9 +235,14 @@ def _priced(
     if isinstance(subject, Job):
         job = subject if change is None else dataclasses.replace(subject, **dict(change.job))
         fields = {**overrides, **dict(change.scenario if change else ())}
-        return job.scenario(failure_log=failure_log, **fields), job
-    fields = dict(change.scenario) if change else {}
-    return dataclasses.replace(subject, **{**overrides, **fields}), None
+        sc = job.scenario(failure_log=failure_log, **fields)
+    else:
+        job = None
+        fields = dict(change.scenario) if change else {}
+        sc = dataclasses.replace(subject, **{**overrides, **fields})
+    if change is not None and change.watchdog_minutes is not None:
+        sc = dataclasses.replace(sc, failure_classes=change.classes(sc.failure_classes))
+    return sc, job
 
 
 def _best_row(result: dict[str, Any]) -> dict[str, Any]:
