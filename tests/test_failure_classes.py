@@ -196,3 +196,22 @@ def test_the_command_line_takes_classes_and_refuses_a_malformed_one(capsys):
     assert main([*argv, "--failure-classes", "crash:0.8:crash"]) == 2
     err = capsys.readouterr().err
     assert len(err.strip().splitlines()) == 1 and "NAME:SHARE:KIND:DETECT_MINUTES" in err
+
+
+@pytest.mark.slow  # 40 scenarios, about 30 s
+def test_the_audit_space_extended_with_classes():
+    # Every hour-level scenario with a hang class; the fields whose base model misses on
+    # their own (pools, lemons, Weibull clocks, domains: docs/audit.md) left out.
+    space = st.AuditSpace(
+        detection_share=1.0,
+        step_share=0.0,
+        pool_share=0.0,
+        weibull_share=0.0,
+        lemons_share=0.0,
+        domains_share=0.0,
+    )
+    result = st.audit(space, scenarios=40, seed=41, trials=40)
+    answered = result.model_cells
+    assert len(answered) >= 60
+    assert (answered["fields"].str.contains("detection")).all()
+    assert result.summary_table().set_index("group").loc["all", "outside"] == 0

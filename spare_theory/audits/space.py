@@ -38,6 +38,7 @@ from scipy import stats
 from .._validation import as_real
 from ..hourly.domains import scenario_with_domain_share
 from ..hourly.scenario import Scenario
+from ..lifetimes.classes import FailureClass
 from ..steps.scenario import StepScenario
 
 __all__ = ["FIELDS", "AuditSpace", "Choice", "DrawnScenario", "Span"]
@@ -52,6 +53,7 @@ FIELDS = (
     "failure domains",
     "lemons",
     "step level",
+    "detection",
 )
 
 
@@ -170,6 +172,7 @@ _SHARES = (
     "pool_share",
     "domains_share",
     "lemons_share",
+    "detection_share",
 )
 
 
@@ -222,6 +225,12 @@ class AuditSpace:
     lemons_share, lemon_fraction, lemon_rate_factor : float, Span, Span
         Hour level: share with lemon groups (0.25); their fraction (0.05 to
         0.3) and rate factor (2 to 10).
+    detection_share, hang_share, hang_detect_minutes : float, Span, Span
+        Hour level: share with failures that go unnoticed (0 by default: the
+        shipped audit draws none, and its draws are as before); then a
+        ``hang`` class of that share of the failures (0.05 to 0.5) noticed
+        after that many minutes (5 to 60), the others crashes noticed at once
+        (:class:`~spare_theory.lifetimes.classes.FailureClass`).
 
     Examples
     --------
@@ -258,6 +267,9 @@ class AuditSpace:
     lemons_share: float = 0.25
     lemon_fraction: Span = Span(0.05, 0.3)
     lemon_rate_factor: Span = Span(2.0, 10.0)
+    detection_share: float = 0.0
+    hang_share: Span = Span(0.05, 0.5)
+    hang_detect_minutes: Span = Span(5.0, 60.0)
 
     def __post_init__(self) -> None:
         for f in dataclasses.fields(self):
@@ -430,6 +442,15 @@ class AuditSpace:
                 fields.add("failure domains")
                 m = int(Choice(tuple(sizes)).draw(rng))
                 sc = scenario_with_domain_share(sc, m, float(self.domain_failure_share.draw(rng)))
+        # Drawn last, and only with a share: the default space's streams are as before.
+        if self.detection_share > 0 and rng.random() < self.detection_share:
+            fields.add("detection")
+            hang = float(self.hang_share.draw(rng))
+            classes = (
+                FailureClass("crash", 1.0 - hang),
+                FailureClass("hang", hang, "hang", float(self.hang_detect_minutes.draw(rng))),
+            )
+            sc = dataclasses.replace(sc, failure_classes=classes)
         return sc, fields
 
     def _step(self, rng: np.random.Generator) -> tuple[StepScenario, set[str]]:
