@@ -45,6 +45,7 @@ __all__ = [
     "BLOCK_SEGMENTS",
     "CycleLaw",
     "TabulatedCycle",
+    "WrappedLaw",
     "cycle_law_of",
     "cycle_time_average",
     "piece_survival",
@@ -431,6 +432,67 @@ class TabulatedCycle(CycleLaw):
         a, b = self.log_q[i - 1], self.log_q[i]
         step = self.u[i] - self.u[i - 1]
         return float(self.u[i - 1] + step * (a - level) / (a - b)) if a > b else float(self.u[i])
+
+
+class WrappedLaw(CycleLaw):
+    """A law that changes one part of ``inner`` and keeps the rest.
+
+    It keeps ``inner``'s name, size, lifetimes and the attributes the renewal
+    sums and the bill read (:data:`WRAPPED_ATTRIBUTES`), and asks ``inner``
+    for its survival, throughput, checkpoint losses, planned hazard and
+    repairs; a subclass overrides what it changes
+    (:class:`~spare_theory.cycles.bursts.BurstWipeouts`: the survival;
+    :class:`~spare_theory.cycles.detection.DetectionStall`: the throughput).
+
+    Examples
+    --------
+    >>> from spare_theory.cycles.rep import Rep
+    >>> law = WrappedLaw(Rep(100, 2))
+    >>> law.name, float(law.theta(0.1)) == float(Rep(100, 2).theta(0.1))
+    ('rep', True)
+    """
+
+    def __init__(self, inner: CycleLaw) -> None:
+        super().__init__(inner.N, inner.r, inner.lifetimes)
+        self.inner = inner
+        self.name = inner.name  # type: ignore[misc]
+        for attribute in WRAPPED_ATTRIBUTES:
+            setattr(self, attribute, getattr(inner, attribute))
+
+    def logq(self, u: ArrayLike) -> np.ndarray:
+        return self.inner.logq(u)
+
+    def theta(self, u: ArrayLike) -> np.ndarray:
+        return self.inner.theta(u)
+
+    def batch_theta(self, u: ArrayLike) -> np.ndarray:
+        return self.inner.batch_theta(u)
+
+    def checkpoint_loss(self, start: np.ndarray, d: float) -> tuple[np.ndarray, np.ndarray] | None:
+        return self.inner.checkpoint_loss(start, d)
+
+    def planned_hazard(self, u: ArrayLike) -> np.ndarray:
+        return self.inner.planned_hazard(u)
+
+    def repairs_per_cycle_time(self) -> float:
+        """``inner``'s repair rate over its cycle."""
+        return self.inner.repairs_per_cycle_time()
+
+
+#: What a :class:`WrappedLaw` keeps of the law it wraps.
+WRAPPED_ATTRIBUTES = (
+    "max_segments",
+    "planned",
+    "cost_grows",
+    "exact_batch",
+    "idle_share",
+    "redundancy_cause",
+    "mu",
+    "planned_share",
+    "split_pieces",
+    "finite_run",
+    "constant_hazard",
+)
 
 
 def cycle_time_average(u: np.ndarray, log_q: np.ndarray, rate: np.ndarray) -> float:

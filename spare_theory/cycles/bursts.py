@@ -28,16 +28,18 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from .._caching import value_key
-from .base import CycleLaw
+from .base import CycleLaw, WrappedLaw
 
 __all__ = ["BurstWipeouts"]
 
 
-class BurstWipeouts(CycleLaw):
+class BurstWipeouts(WrappedLaw):
     """``inner`` with independent wipe-outs at ``burst_ratio`` per unit ``u`` (module docstring).
 
-    Everything but the survival is ``inner``'s: its throughput, checkpoint
-    losses, repairs and the attributes the renewal sums read.
+    Everything but the survival is ``inner``'s (:class:`~spare_theory.cycles.base.WrappedLaw`):
+    its throughput, checkpoint losses, repairs (the bursts shorten the cycle
+    they are averaged over, a small bias) and the attributes the renewal sums
+    read.
 
     Parameters
     ----------
@@ -64,44 +66,14 @@ class BurstWipeouts(CycleLaw):
     def __init__(self, inner: CycleLaw, burst_ratio: float) -> None:
         if not burst_ratio > 0.0 or not np.isfinite(burst_ratio):
             raise ValueError(f"burst_ratio must be a positive finite rate, got {burst_ratio!r}")
-        super().__init__(inner.N, inner.r, inner.lifetimes)
-        self.inner, self.burst_ratio = inner, float(burst_ratio)
-        self.name = inner.name  # type: ignore[misc]
-        for attribute in (
-            "max_segments",
-            "planned",
-            "cost_grows",
-            "exact_batch",
-            "idle_share",
-            "redundancy_cause",
-            "mu",
-            "planned_share",
-            "split_pieces",
-            "finite_run",
-        ):
-            setattr(self, attribute, getattr(inner, attribute))
+        super().__init__(inner)
+        self.burst_ratio = float(burst_ratio)
         hazard = inner.constant_hazard
         self.constant_hazard = None if hazard is None else hazard + self.burst_ratio
 
     def logq(self, u: ArrayLike) -> np.ndarray:
         u = np.asarray(u, dtype=float)
         return self.inner.logq(u) - self.burst_ratio * u
-
-    def theta(self, u: ArrayLike) -> np.ndarray:
-        return self.inner.theta(u)
-
-    def batch_theta(self, u: ArrayLike) -> np.ndarray:
-        return self.inner.batch_theta(u)
-
-    def checkpoint_loss(self, start: np.ndarray, d: float) -> tuple[np.ndarray, np.ndarray] | None:
-        return self.inner.checkpoint_loss(start, d)
-
-    def planned_hazard(self, u: ArrayLike) -> np.ndarray:
-        return self.inner.planned_hazard(u)
-
-    def repairs_per_cycle_time(self) -> float:
-        """``inner``'s: the repair rate over its cycle (the bursts shorten it, a small bias)."""
-        return self.inner.repairs_per_cycle_time()
 
     def cache_key(self) -> tuple:
         return (type(self).__qualname__, value_key(self.inner), self.burst_ratio)

@@ -31,7 +31,7 @@ from scipy import special
 from .._caching import value_key
 from .._validation import NoClosedFormError
 from ..lifetimes.laws import EXPONENTIAL
-from .base import LOG_CUTOFF, CycleLaw
+from .base import LOG_CUTOFF, CycleLaw, WrappedLaw
 from .repairs import RepairCycle
 
 __all__ = ["DetectionStall", "noticed_rate"]
@@ -155,7 +155,7 @@ def _refusal(law: CycleLaw) -> NoClosedFormError:
     )
 
 
-class DetectionStall(CycleLaw):
+class DetectionStall(WrappedLaw):
     """``inner`` whose throughput waits for every failure to be noticed (module docstring).
 
     Parameters
@@ -191,31 +191,13 @@ class DetectionStall(CycleLaw):
             raise ValueError(
                 f"detections must be (time, share) pairs, times >= 0, got {detections!r}"
             )
-        super().__init__(inner.N, inner.r, inner.lifetimes)
-        self.inner, self.detections = inner, windows
-        self.name = inner.name  # type: ignore[misc]
-        for attribute in (
-            "max_segments",
-            "planned",
-            "cost_grows",
-            "exact_batch",
-            "idle_share",
-            "redundancy_cause",
-            "mu",
-            "planned_share",
-            "split_pieces",
-            "finite_run",
-            "constant_hazard",
-        ):
-            setattr(self, attribute, getattr(inner, attribute))
+        super().__init__(inner)
+        self.detections = windows
         self._u, self._ratio = noticed_rate(inner, windows)
 
     def _computing(self, u: np.ndarray) -> np.ndarray:
         """The throughput's factor at ``u`` (:func:`noticed_rate`; held beyond its grid)."""
         return np.interp(u, self._u, self._ratio)
-
-    def logq(self, u: ArrayLike) -> np.ndarray:
-        return self.inner.logq(u)
 
     def theta(self, u: ArrayLike) -> np.ndarray:
         u = np.asarray(u, dtype=float)
@@ -224,15 +206,6 @@ class DetectionStall(CycleLaw):
     def batch_theta(self, u: ArrayLike) -> np.ndarray:
         u = np.asarray(u, dtype=float)
         return self.inner.batch_theta(u) * self._computing(u)
-
-    def checkpoint_loss(self, start: np.ndarray, d: float) -> tuple[np.ndarray, np.ndarray] | None:
-        return self.inner.checkpoint_loss(start, d)
-
-    def planned_hazard(self, u: ArrayLike) -> np.ndarray:
-        return self.inner.planned_hazard(u)
-
-    def repairs_per_cycle_time(self) -> float:
-        return self.inner.repairs_per_cycle_time()
 
     def mean_time_to_wipeout(self, mu: float) -> float | None:
         return self.inner.mean_time_to_wipeout(mu)
