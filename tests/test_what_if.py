@@ -20,13 +20,8 @@ import pytest
 import spare_theory as st
 from spare_theory import Job, optimal_plan
 from spare_theory.cli import main
-from spare_theory.reports.what_if import (
-    WHAT_IF_CHANGES,
-    parse_change,
-    sensitivity,
-    what_if,
-    what_if_figure,
-)
+from spare_theory.reports.changes import WHAT_IF_CHANGES, parse_change
+from spare_theory.reports.what_if import sensitivity, what_if, what_if_figure
 
 # Checkpoints of a minute to storage that writes 100 GB/s, failures every few hours.
 JOB = Job(
