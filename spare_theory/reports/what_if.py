@@ -95,6 +95,16 @@ def _best_row(result: dict[str, Any]) -> dict[str, Any]:
     }
 
 
+def _checked(
+    subject: Any, objective: str, cost: CostModel | None, strategies: Sequence[str] | None
+) -> tuple[str, tuple[str, ...] | None]:
+    """``(objective, strategy names)`` checked for :func:`what_if` and :func:`sensitivity`."""
+    if not isinstance(subject, Job | Scenario):
+        raise ValueError(f"subject must be a Job or a Scenario, got {type(subject).__name__}")
+    objective, _ = check_objective(objective, cost)
+    return objective, None if strategies is None else tuple(strategy(s).name for s in strategies)
+
+
 def what_if(
     subject: Job | Scenario,
     changes: Any = None,
@@ -181,12 +191,9 @@ def what_if(
     >>> bool(table.loc[1, "saved_hours"] > 0), bool(table.loc[2, "saved_hours"] <= 0)
     (True, True)
     """
-    if not isinstance(subject, Job | Scenario):
-        raise ValueError(f"subject must be a Job or a Scenario, got {type(subject).__name__}")
-    objective, _ = check_objective(objective, cost)
+    objective, names = _checked(subject, objective, cost, strategies)
     asked = changes_for(subject, changes)
     overrides = dict(scenario or {})
-    names = None if strategies is None else tuple(strategy(s).name for s in strategies)
     checks = dict(verify=verify, seed=seed, **verification)
 
     def best(change: Change | None) -> dict[str, Any]:
@@ -276,15 +283,12 @@ def sensitivity(
     >>> bool(table.loc[0, "change"] > 0 > table.loc[1, "change"])
     True
     """
-    if not isinstance(subject, Job | Scenario):
-        raise ValueError(f"subject must be a Job or a Scenario, got {type(subject).__name__}")
-    objective, _ = check_objective(objective, cost)
+    objective, names = _checked(subject, objective, cost, strategies)
     scales = [as_real(f, "factors", minimum=0.0, strict_minimum=True) for f in factors]
     base_sc, job = _priced(subject, None, dict(scenario or {}), failure_log)
     priced = cost or (job.cost_model() if job is not None else CostModel())
     if inputs is None:
         inputs = [f for f in SENSITIVITY_INPUTS if getattr(base_sc, f) is not None]
-    names = None if strategies is None else tuple(strategy(s).name for s in strategies)
 
     def best(sc: Scenario) -> dict[str, Any]:
         result = plan_scenario(sc, priced, objective=objective, strategies=names, curves=False)
