@@ -123,6 +123,8 @@ def parse_requirement(text: str) -> Requirement:
 
 def configure_plan(parser: argparse.ArgumentParser) -> None:
     """``spare-theory plan``: its description and options."""
+    from ..reports.changes import WHAT_IF_CHANGES  # the feature names, when the parser is built
+
     parser.description = (
         "Plan a job described by a TOML file ([job], [cost], optional [log] and "
         "[scenario]; docs/jobs.md) with every strategy, and price each best plan."
@@ -174,8 +176,7 @@ def configure_plan(parser: argparse.ArgumentParser) -> None:
         default=None,
         metavar="CHANGE",
         help="also plan the job under each CHANGE and rank them by what they save: a feature "
-        "(async_checkpoints, memory_checkpoints, fast_detection, warm_standby, watchdog, "
-        "hot_spares), "
+        f"({', '.join(WHAT_IF_CHANGES)}), "
         "strategy:NAME, or FIELD=VALUE[,FIELD=VALUE] of the job or scenario (none named: every "
         "feature and strategy); with the best plan's sensitivity to the MTBF, restart, "
         "checkpoint and repair times halved and doubled (the model's plans; docs/jobs.md)",

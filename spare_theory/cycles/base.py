@@ -277,6 +277,17 @@ class CycleLaw(ABC):
         """Rate of a planned restart at ``u`` given the cycle is still on (0: none)."""
         return np.zeros(np.shape(u))
 
+    def segment_theta(self, start: np.ndarray, k: np.ndarray, d: float) -> np.ndarray:
+        """Mean throughput over each segment's compute ``[start, start + k]`` given that the
+        cycle outlives its checkpoint, to ``start + k + d``: what the renewal sums keep.
+
+        The default: :meth:`theta` at the compute's midpoint (given survival
+        to it), the midpoint rule of :func:`~spare_theory.hourly.renewal.renewal_terms`;
+        a law whose throughput depends on what survival beyond ``u`` rules out
+        (:class:`~spare_theory.cycles.stragglers.StragglerWindows`) conditions on the end.
+        """
+        return self.theta(np.asarray(start) + np.asarray(k) / 2)
+
     def cache_key(self) -> tuple:
         """The values that define the law (caches of laws built on it are keyed on them)."""
         return (type(self).__qualname__, self.N, self.r, value_key(self.lifetimes))

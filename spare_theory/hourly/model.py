@@ -47,6 +47,7 @@ from ..cycles.detection import DetectionStall
 from ..cycles.domains import FromFailure, LemonLifetimes, PooledLemons, ScaledExponential
 from ..cycles.planned import cost_trigger_failures, planned_cycle
 from ..cycles.repairs import repair_cycle
+from ..cycles.stragglers import StragglerWindows
 from ..lifetimes.laws import EXPONENTIAL, EquilibriumLifetimes, SuperposedLifetimes
 from ..placement.domains import failure_domains
 from ..planning.resolved import ModelStrategy, Resolved
@@ -307,7 +308,8 @@ def process_law(
     process, else its bare law extended by the process's mechanisms
     (:func:`_extended_law`) and, for a law that outlives a failure, the
     stalls until each failure is noticed
-    (:class:`~spare_theory.cycles.detection.DetectionStall`); then the domain
+    (:class:`~spare_theory.cycles.detection.DetectionStall`) and the stragglers
+    (:class:`~spare_theory.cycles.stragglers.StragglerWindows`); then the domain
     events that alone end the cycle
     (:class:`~spare_theory.cycles.bursts.BurstWipeouts`).
 
@@ -321,10 +323,26 @@ def process_law(
     """
     law = strategy.own_law(process, r, **plan)
     if law is None:
-        law = _extended_law(process, strategy, r, process.scenario.microbatches)
+        inner, scale = process, None
+        if process.stragglers:
+            sc = process.scenario
+            if not sc.exponential or sc.pool or sc.domain_size or sc.lemon_fraction > 0:
+                raise NoClosedFormError(
+                    "failure_classes with stragglers are modelled on independent exponential "
+                    "groups: drop the renewal clocks, spare pool, lemons or failure domains, "
+                    "or the stragglers"
+                )
+            if process.repair_minutes is not None:
+                # A repaired group fails again: each failure waits its straggler's window, so
+                # the groups fail at the rate of an up time lengthened by the mean window.
+                scale = 1.0 / (1.0 + math.fsum(s * share for s, share, _ in process.stragglers))
+                inner = dataclasses.replace(process, rate_per_hour=process.rate_per_hour * scale)
+        law = _extended_law(inner, strategy, r, process.scenario.microbatches)
         if process.detect > 0.0 and r > 1:  # r = 1: every failure wipes out, the restart waits
-            law = DetectionStall(law, process.detections)
-    elif process.detect > 0.0:
+            law = DetectionStall(law, inner.detections)
+        if process.stragglers:
+            law = StragglerWindows(law, process.stragglers, time_scale=scale)
+    elif process.detect > 0.0 or process.stragglers:
         raise NoClosedFormError(
             f"failure_classes with a detection time have no model for strategy "
             f"{strategy.name!r}'s own law: drop the detection time (simulate_training runs it)"
@@ -369,7 +387,8 @@ def _extended_law(process: GroupProcess, strategy: ModelStrategy, r: int, m: int
     N = sc.groups
     base = strategy.split_law(N, r, m)
     k = planned_trigger(sc, base, m)
-    if (k is not None or sc.planned_restart_cost is not None) and process.detect > 0.0:
+    unnoticed = process.detect > 0.0 or process.stragglers
+    if (k is not None or sc.planned_restart_cost is not None) and unnoticed:
         raise NoClosedFormError(
             "planned_restart_failures and planned_restart_cost are modelled with failures "
             "noticed at once: drop them or the failure_classes' detection time "

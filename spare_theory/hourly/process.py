@@ -142,36 +142,72 @@ class GroupProcess:
 
     @property
     def detect(self) -> float:
-        """``lambda * detect_minutes``: a failure's mean time unnoticed, in units of
-        ``1 / lambda`` (:attr:`Scenario.detect_minutes
-        <spare_theory.hourly.scenario.Scenario.detect_minutes>`; 0 by default)."""
-        return self.rate_per_hour * self.scenario.detect_minutes / 60.0
+        """``lambda * sum share x detect_minutes`` over the classes that stop the job (crash,
+        hang): a failure's mean time the job waits for it, in units of ``1 / lambda``
+        (0 by default)."""
+        return self.rate_per_hour * self._stop_minutes / 60.0
+
+    @property
+    def _stop_minutes(self) -> float:
+        return math.fsum(
+            c.share * c.detect_minutes for c in self.scenario.failure_classes if c.stops_job
+        )
 
     @property
     def detections(self) -> tuple[tuple[float, float], ...]:
-        """``(s_c, share_c)``: each class's time unnoticed in units of ``1 / lambda``, by share
-        (classes noticed alike merged)."""
+        """``(s_c, share_c)``: the time unnoticed of each class that stops the job, in units of
+        ``1 / lambda``, by share (classes noticed alike merged; a straggler's is
+        :attr:`stragglers`')."""
         shares: dict[float, float] = {}
         for c in self.scenario.failure_classes:
-            window = self.rate_per_hour * c.detect_minutes / 60.0
+            window = self.rate_per_hour * c.detect_minutes / 60.0 if c.stops_job else 0.0
             shares[window] = shares.get(window, 0.0) + c.share
         return tuple(shares.items())
 
     @property
-    def restart_minutes(self) -> float:
-        """Mean minutes from a wiping failure to the end of its restart: unnoticed, then
-        restarted."""
-        return self.scenario.restart_minutes + self.scenario.detect_minutes
+    def stragglers(self) -> tuple[tuple[float, float, float], ...]:
+        """``(s_c, share_c, slowdown_c)`` of each straggler class noticed after a while:
+        its time unnoticed in units of ``1 / lambda``, its share, its slowdown
+        (:class:`~spare_theory.cycles.stragglers.StragglerWindows`)."""
+        return tuple(
+            (self.rate_per_hour * c.detect_minutes / 60.0, c.share, c.slowdown)
+            for c in self.scenario.failure_classes
+            if not c.stops_job and c.detect_minutes > 0.0
+        )
 
     @property
-    def restarts(self) -> tuple[tuple[float, float], ...]:
-        """``(minutes, share)`` of each restart length: the restart after the wiping failure's
-        detection time, by the share of its classes (one length by default)."""
-        shares: dict[float, float] = {}
+    def restart_minutes(self) -> float:
+        """Mean minutes from a wiping failure to the end of its restart: the wait until a
+        failure that stops the job is noticed, then the restart (a straggler wipes out
+        only once it is noticed)."""
+        return self.scenario.restart_minutes + self._stop_minutes
+
+    def restarts(self, wipe_hazard: float = 0.0) -> tuple[tuple[float, float], ...]:
+        """``(minutes, weight)`` of each restart length: the restart after the wiping
+        failure's wait unnoticed, by the chance that a wipe-out is of its class (one length
+        by default).
+
+        A class that fails its group at once wipes out in its share of the
+        cycles; a straggler's group fails ``s_c`` later, so only if the cycle
+        outlives its window: its share is weighed by ``e^{-h s_c}`` (``h``,
+        ``wipe_hazard``, the law's wipe-outs per unit ``u``), then the weights
+        are normalised.
+        """
+        weights: dict[float, float] = {}
         for c in self.scenario.failure_classes:
-            minutes = self.scenario.restart_minutes + c.detect_minutes
-            shares[minutes] = shares.get(minutes, 0.0) + c.share
-        return tuple(shares.items())
+            minutes = self.scenario.restart_minutes
+            if c.stops_job:
+                minutes += c.detect_minutes
+                weight = c.share
+            else:
+                weight = c.share * math.exp(
+                    -wipe_hazard * self.rate_per_hour * c.detect_minutes / 60.0
+                )
+            weights[minutes] = weights.get(minutes, 0.0) + weight
+        if all(c.stops_job for c in self.scenario.failure_classes):
+            return tuple(weights.items())  # the shares themselves
+        total = math.fsum(weights.values())
+        return tuple((minutes, weight / total) for minutes, weight in weights.items())
 
 
 @cached(maxsize=256)

@@ -587,8 +587,8 @@ def _collect(
     kept = np.exp(log_end, out=table[2])
     if law.planned:
         kept += planned_kept(law, start, k, d, log_q0)
-    mid = start + k / 2
-    theta, batch = law.theta(mid), None if law.exact_batch else law.batch_theta(mid)
+    theta = law.segment_theta(start, k, d)
+    batch = None if law.exact_batch else law.batch_theta(start + k / 2)
     loss = law.checkpoint_loss(start, d)
     if loss is not None:
         theta = theta - follows * loss[0] / k
@@ -805,8 +805,10 @@ def priced_terms(process: GroupProcess, law: CycleLaw, tau_minutes: ArrayLike) -
     """:func:`renewal_terms` of ``process``, mixed over its restart lengths.
 
     A cycle's restart waits for the wiping failure's detection, drawn by its
-    class (:attr:`GroupProcess.restarts
-    <spare_theory.hourly.process.GroupProcess.restarts>`) independently of
+    class (:meth:`GroupProcess.restarts
+    <spare_theory.hourly.process.GroupProcess.restarts>`, a straggler's weighed by the
+    chance that the cycle outlives its window at the law's mean hazard
+    ``1 / mean_u``) independently of
     the cycle, so the cycles stay independent and each expectation is the
     mix of the restarts' by share: ``E[X] = sum_c share_c X_c Q(rho_c)``
     (the terms are over ``Q(rho)``, so they mix with weights
@@ -832,7 +834,7 @@ def priced_terms(process: GroupProcess, law: CycleLaw, tau_minutes: ArrayLike) -
     lam = process.rate_per_hour
     kappa = lam * np.asarray(tau_minutes, dtype=float) / 60
     d = lam * process.scenario.checkpoint_minutes / 60
-    restarts = sorted(process.restarts)
+    restarts = sorted(process.restarts(1.0 / law.mean_u))
     parts = [renewal_terms(law, lam * minutes / 60, kappa, d) for minutes, _ in restarts]
     if len(parts) == 1:
         return parts[0]

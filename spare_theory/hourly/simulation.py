@@ -250,12 +250,16 @@ class _Cycle:
         rng: np.random.Generator,
         repair_hours: Callable[[float], float] | None,
         stall_hours: float,
-        detect_hours: Callable[[], float] | None = None,
+        detect_hours: Callable[[], tuple[float, float]] | None = None,
     ) -> None:
         self.rule, self.failures, self.rng = rule, failures, rng
-        #: Hours a failure goes unnoticed (its class's; ``None``: at once), and the
-        #: wiping failure's, which delays the restart that follows.
+        #: Draws of a failure's ``(hours unnoticed, slowdown)`` by its class (``None``: every
+        #: failure noticed at once), and the wiping failure's hours, which delay the restart.
         self.detect_hours, self.wipe_detect = detect_hours, 0.0
+        #: Stragglers not yet noticed, a heap of (noticed at, group, slowdown), and the
+        #: largest slowdown among them (1: none): every step takes that much longer.
+        self.slow: list[tuple[float, int, float]] = []
+        self.slowdown = 1.0
         self.N = self.healthy = N
         self.t = t
         self.repair_hours, self.stall, self.stall_end = repair_hours, stall_hours, t
@@ -276,8 +280,10 @@ class _Cycle:
         self.stalled = 0.0
 
     def _next_event(self) -> float:
-        """Time of the next failure or rejoin (``min(next_fail, due[0][0])``)."""
+        """Time of the next failure, rejoin or straggler noticed."""
         due, nxt = self.due, self.next_fail
+        if self.slow and self.slow[0][0] < nxt:
+            nxt = self.slow[0][0]
         return due[0][0] if due and due[0][0] < nxt else nxt
 
     def _event(self) -> bool:
@@ -286,8 +292,9 @@ class _Cycle:
         After an event changing the groups up, True also when the groups down
         or the step cost reach a trigger (then :attr:`planned` is set).
         """
-        due, failures, rule = self.due, self.failures, self.rule
-        if due and due[0][0] <= self.next_fail:
+        due, failures, rule, slow = self.due, self.failures, self.rule, self.slow
+        noticed = slow[0][0] if slow else math.inf
+        if due and due[0][0] <= self.next_fail and due[0][0] <= noticed:
             self.t, g = heappop(due)
             failures.restore(g, self.healthy)
             self.healthy += 1
@@ -301,6 +308,12 @@ class _Cycle:
             else:
                 self.stall_end = self.t + self.stall
             rule.rejoin(g)
+        elif noticed <= self.next_fail:
+            # A straggler noticed: its group fails now, as any failure.
+            self.t, g, _ = heappop(slow)
+            self.slowdown = max((a for _, _, a in slow), default=1.0)
+            if self._fail(g, 0.0):
+                return True
         else:
             self.t = t = self.next_fail
             g = failures.pick(self.healthy) if self.picks else -1
@@ -308,31 +321,43 @@ class _Cycle:
                 self.next_fail = failures.next_time(t, self.healthy)
                 return False
             self.healthy -= 1
-            if self.repair_hours is not None:
-                heappush(due, (t + self.repair_hours(self.rng.random()), g))
-            # Unnoticed for its class's detection time: the job makes no progress.
-            unseen = 0.0 if self.detect_hours is None else self.detect_hours()
-            if rule.fail(g):
-                if self.repair_hours is None and failures.draws_ahead:
+            unseen, slowdown = (0.0, 0.0) if self.detect_hours is None else self.detect_hours()
+            if slowdown and unseen > 0.0:
+                # A straggler: its group keeps running, slowed, and fails once noticed (no
+                # other failure of it is drawn meanwhile: it is out of the healthy groups).
+                heappush(slow, (t + unseen, g, slowdown))
+                self.slowdown = max(self.slowdown, slowdown)
+            elif self._fail(g, unseen):
+                if self.repair_hours is None and self.failures.draws_ahead:
                     # Without repairs the next failure is drawn before the cycle ends:
                     # the stream order every seeded exponential result without repairs
                     # rests on (renewal clocks draw none: that would renew them unfired).
                     self.next_fail = failures.next_time(t, self.healthy)
-                self.wipe_detect = unseen
                 return True
-            if unseen > 0.0:
-                self.stall_end = max(self.stall_end, t + unseen)
-            if self.reconfigures:
-                if self.holding:
-                    self.held = True
-                else:  # the membership change once the failure is noticed
-                    self.stall_end = t + unseen + self.stall
         # The failure rate changed (or a failure happened): draw the next one afresh.
         self.next_fail = failures.next_time(self.t, self.healthy)
         self.planned = self.N - self.healthy >= self.trigger or (
             rule.cost_grows and 1.0 / rule.throughput >= self.cost_trigger
         )
         return self.planned
+
+    def _fail(self, g: int, unseen: float) -> bool:
+        """Group ``g`` fails now, noticed ``unseen`` hours later; True at a wipe-out."""
+        t = self.t
+        if self.repair_hours is not None:
+            heappush(self.due, (t + self.repair_hours(self.rng.random()), g))
+        if self.rule.fail(g):
+            self.wipe_detect = unseen
+            return True
+        # Unnoticed for its class's detection time: the job makes no progress.
+        if unseen > 0.0:
+            self.stall_end = max(self.stall_end, t + unseen)
+        if self.reconfigures:
+            if self.holding:
+                self.held = True
+            else:  # the membership change once the failure is noticed
+                self.stall_end = t + unseen + self.stall
+        return False
 
     def wait(self, duration: float, *, checkpoint: bool = False) -> bool:
         """Spend ``duration`` hours without computing (restart, checkpoint); True at a wipe-out.
@@ -373,14 +398,16 @@ class _Cycle:
                 end = t + left if done else stall_end
                 stalled = True
             else:
-                rate, done, stalled = rule.throughput, True, False
+                rate, done, stalled = rule.throughput / self.slowdown, True, False
                 need = (work_left - work) / rate
                 end = t + (need if need < left else left)
             nxt = self.next_fail
             if due and due[0][0] < nxt:
                 nxt = due[0][0]
+            if self.slow and self.slow[0][0] < nxt:
+                nxt = self.slow[0][0]
             if reconfigures and rate > 0:
-                batch += rule.batch_throughput * ((nxt if nxt < end else end) - t)
+                batch += rule.batch_throughput / self.slowdown * ((nxt if nxt < end else end) - t)
             if nxt >= end:
                 work += rate * (end - t)
                 left -= end - t
@@ -399,9 +426,12 @@ class _Cycle:
             t = self.t
 
 
-def detection_sampler(scenario: Scenario, rng: np.random.Generator) -> Callable[[], float] | None:
-    """Draws of the hours a failure goes unnoticed, its class drawn by share (``None``: every
-    failure is noticed at once, and no draw is made, so seeded runs are as before classes).
+def detection_sampler(
+    scenario: Scenario, rng: np.random.Generator
+) -> Callable[[], tuple[float, float]] | None:
+    """Draws of a failure's ``(hours unnoticed, slowdown)``, its class drawn by share: the
+    slowdown of a straggler, 0 for a class that stops the job (``None``: every failure is
+    noticed at once, and no draw is made, so seeded runs are as before classes).
 
     Examples
     --------
@@ -409,18 +439,19 @@ def detection_sampler(scenario: Scenario, rng: np.random.Generator) -> Callable[
     >>> sc = Scenario(gpus=64, gpus_per_group=8, restart_minutes=20, checkpoint_minutes=5,
     ...               work_hours=48, failure_classes=(FailureClass("hang", 1.0, "hang", 30),))
     >>> detection_sampler(sc, np.random.default_rng(0))()
-    0.5
+    (0.5, 0.0)
     """
-    hours = np.array([c.detect_minutes / 60 for c in scenario.failure_classes])
-    if not hours.any():
+    classes = scenario.failure_classes
+    drawn = [(c.detect_minutes / 60, 0.0 if c.stops_job else c.slowdown) for c in classes]
+    if not any(hours for hours, _ in drawn):
         return None
-    if hours.size == 1:
-        only = float(hours[0])
+    if len(drawn) == 1:
+        only = drawn[0]
         return lambda: only
-    edges = np.cumsum([c.share for c in scenario.failure_classes])[:-1]
+    edges = np.cumsum([c.share for c in classes])[:-1]
 
-    def draw() -> float:
-        return float(hours[int(np.searchsorted(edges, rng.random(), side="right"))])
+    def draw() -> tuple[float, float]:
+        return drawn[int(np.searchsorted(edges, rng.random(), side="right"))]
 
     return draw
 
@@ -619,6 +650,13 @@ def simulate_runs(
     """
     trials = as_count(trials, "trials")
     first_trial = as_count(first_trial, "first_trial", minimum=0)
+    if (replay or needs_nodes(scenario)) and any(
+        not c.stops_job and c.detect_minutes > 0 for c in scenario.failure_classes
+    ):
+        raise ValueError(
+            "failure_classes: stragglers are simulated on groups, not yet with node-level "
+            "failures (a spare pool, lemons, failure domains, node clocks or a replayed log)"
+        )
     root = as_seed_sequence(seed)
     tau = checkpoint_interval_minutes / 60
     end = first_trial + trials

@@ -1,21 +1,25 @@
 """Failure classes: a failure is not always a clean crash noticed at once.
 
 A scenario's failures come in classes (:class:`FailureClass`), each a share of
-them with its kind and its detection time.  Until a failure is noticed the
-whole synchronous job makes no progress; then the strategy recovers as it does
-from a crash.  The kinds so far:
+them with its kind and its detection time.  The kinds so far:
 
-- ``"crash"``: noticed ``detect_minutes`` after it happens (the default class,
-  :data:`CRASH`, is noticed at once: every failure as the package priced it
-  before classes);
+- ``"crash"``: noticed ``detect_minutes`` after it happens; until then the
+  whole synchronous job makes no progress; then the strategy recovers as it
+  does from a crash (the default class, :data:`CRASH`, is noticed at once:
+  every failure as the package priced it before classes);
 - ``"hang"``: the same, its detection set by a timeout (tens of minutes
-  without a watchdog: BLOOM-176B's logbook lists hangs that cost hours).
+  without a watchdog: BLOOM-176B's logbook lists hangs that cost hours);
+- ``"straggler"``: the node keeps running, but every synchronous step takes
+  ``slowdown`` times as long until it is detected, ``detect_minutes`` after
+  it starts; then it is handled as a failure of its group (a strategy that
+  survives a failure drops the group; one that does not restarts).  A global
+  restart in between finds it (every group is healthy after a restart).
 
 The failure process itself is unchanged: the classes split the scenario's
-failures by ``share``, so what enters a plan's hours is the detection time of
-each failure.  Stragglers (a slow node that keeps running), silent corruption
-(a rollback several checkpoints back) and misdiagnosis are not modelled yet:
-their kinds are refused by name.
+failures by ``share``, so what enters a plan's hours is what each failure
+does before it is noticed.  Silent corruption (a rollback several
+checkpoints back) and misdiagnosis are not modelled yet: ``"corruption"`` is
+refused by name.
 """
 
 from __future__ import annotations
@@ -37,9 +41,9 @@ __all__ = [
 ]
 
 #: The kinds a class may have (``docs/failure_classes.md``).
-FAILURE_KINDS = ("crash", "hang")
+FAILURE_KINDS = ("crash", "hang", "straggler")
 #: Kinds of the published failure taxonomies this package does not model yet.
-_NOT_YET = ("straggler", "corruption")
+_NOT_YET = ("corruption",)
 
 
 @dataclass(frozen=True)
@@ -53,33 +57,42 @@ class FailureClass:
     share : float
         Its fraction of the scenario's failures, ``0 < share <= 1``; the
         shares of a scenario's classes sum to 1.
-    kind : {"crash", "hang"}
+    kind : {"crash", "hang", "straggler"}
         What it does (module docstring); default ``"crash"``.
     detect_minutes : float
         Minutes from the failure to its detection, ``>= 0`` (default 0: at
-        once).  Until then the whole synchronous job makes no progress.
+        once).  Until then a crash or a hang stops the whole synchronous job;
+        a straggler slows it by ``slowdown``.
+    slowdown : float
+        How many times as long each synchronous step takes while a straggler
+        goes unnoticed, ``>= 1`` (a straggler's; 1, the default, for the
+        other kinds, which stop the job instead).
 
     Raises
     ------
     ValueError
         Naming the field: an empty name, a share outside ``(0, 1]``, an
-        unknown kind (``"straggler"`` and ``"corruption"``: not modelled
-        yet), a negative or non-finite detection time.
+        unknown kind (``"corruption"``: not modelled yet), a negative or
+        non-finite detection time, a slowdown below 1 or set on a kind that
+        is not ``"straggler"``.
 
     Examples
     --------
     >>> FailureClass("hang", 0.1, "hang", detect_minutes=30)
-    FailureClass(name='hang', share=0.1, kind='hang', detect_minutes=30.0)
-    >>> FailureClass("slow", 0.1, "straggler")
+    FailureClass(name='hang', share=0.1, kind='hang', detect_minutes=30.0, slowdown=1.0)
+    >>> FailureClass("slow", 0.05, "straggler", detect_minutes=60, slowdown=3).slowdown
+    3.0
+    >>> FailureClass("sdc", 0.1, "corruption")
     Traceback (most recent call last):
     ...
-    ValueError: kind='straggler' is not modelled yet (kinds: crash, hang)
+    ValueError: kind='corruption' is not modelled yet (kinds: crash, hang, straggler)
     """
 
     name: str
     share: float
     kind: str = "crash"
     detect_minutes: float = 0.0
+    slowdown: float = 1.0
 
     def __post_init__(self) -> None:
         if not isinstance(self.name, str) or not self.name.strip():
@@ -91,9 +104,19 @@ class FailureClass:
             )
         kind = as_choice(self.kind, "kind", FAILURE_KINDS)
         detect = as_real(self.detect_minutes, "detect_minutes", minimum=0.0)
+        slowdown = as_real(self.slowdown, "slowdown", minimum=1.0)
+        if kind != "straggler" and slowdown != 1.0:
+            raise ValueError(f"slowdown={slowdown:g} is a straggler's: kind={kind!r} stops the job")
         object.__setattr__(self, "share", share)
         object.__setattr__(self, "kind", kind)
         object.__setattr__(self, "detect_minutes", detect)
+        object.__setattr__(self, "slowdown", slowdown)
+
+    @property
+    def stops_job(self) -> bool:
+        """Whether the job makes no progress until it is noticed (a crash, a hang); a
+        straggler slows it instead."""
+        return self.kind != "straggler"
 
 
 #: The default: every failure a crash noticed at once.
@@ -113,7 +136,7 @@ def check_failure_classes(classes: Any, name: str = "failure_classes") -> tuple[
     Examples
     --------
     >>> check_failure_classes([CRASH])
-    (FailureClass(name='crash', share=1.0, kind='crash', detect_minutes=0.0),)
+    (FailureClass(name='crash', share=1.0, kind='crash', detect_minutes=0.0, slowdown=1.0),)
     >>> check_failure_classes((FailureClass("a", 0.5), FailureClass("b", 0.4)))
     Traceback (most recent call last):
     ...
@@ -147,7 +170,8 @@ def mean_detect_minutes(classes: Iterable[FailureClass]) -> float:
 
 
 def parse_failure_classes(text: str) -> tuple[FailureClass, ...]:
-    """Classes from ``NAME:SHARE:KIND:DETECT_MINUTES[,...]`` (the command line's form).
+    """Classes from ``NAME:SHARE:KIND:DETECT_MINUTES[:SLOWDOWN][,...]`` (the command line's
+    form; ``SLOWDOWN`` a straggler's).
 
     Raises
     ------
@@ -158,17 +182,21 @@ def parse_failure_classes(text: str) -> tuple[FailureClass, ...]:
     --------
     >>> [c.name for c in parse_failure_classes("crash:0.8:crash:1,hang:0.2:hang:30")]
     ['crash', 'hang']
+    >>> parse_failure_classes("crash:0.9:crash:0,slow:0.1:straggler:60:3")[1].slowdown
+    3.0
     """
     found = []
     for item in str(text).split(","):
         parts = [p.strip() for p in item.split(":")]
-        if len(parts) != 4:
+        if len(parts) not in (4, 5):
             raise ValueError(
-                f"failure_classes: {item.strip()!r} is not NAME:SHARE:KIND:DETECT_MINUTES"
+                f"failure_classes: {item.strip()!r} is not "
+                "NAME:SHARE:KIND:DETECT_MINUTES[:SLOWDOWN]"
             )
-        name, share, kind, detect = parts
+        name, share, kind, detect = parts[:4]
         try:
-            found.append(FailureClass(name, float(share), kind, float(detect)))
+            slowdown = float(parts[4]) if len(parts) == 5 else 1.0
+            found.append(FailureClass(name, float(share), kind, float(detect), slowdown))
         except ValueError as exc:
             raise ValueError(f"failure_classes: {item.strip()!r}: {exc}") from None
     return check_failure_classes(found)

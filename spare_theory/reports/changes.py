@@ -3,7 +3,8 @@ strategy alone, or fields of the job or its scenario.
 
 A :class:`Change` sets :class:`~spare_theory.jobs.job.Job` fields,
 :class:`~spare_theory.hourly.scenario.Scenario` fields, the strategies to plan
-and a cap on the hangs' detection (a watchdog); :data:`WHAT_IF_CHANGES` holds
+and caps on the hangs' and stragglers' detection (a watchdog, a straggler
+detector); :data:`WHAT_IF_CHANGES` holds
 the named ones (``docs/jobs.md`` gives each figure's source) and
 :func:`parse_change` reads the command line's forms.
 """
@@ -45,6 +46,9 @@ class Change:
         Every ``"hang"`` failure class noticed within this many minutes (its
         ``detect_minutes`` capped; :class:`~spare_theory.lifetimes.classes.FailureClass`);
         ``None``: the classes as given.
+    straggler_detect_minutes : float or None
+        Every ``"straggler"`` class noticed within this many minutes (a
+        straggler detector); ``None``: as given.
     """
 
     name: str
@@ -53,25 +57,31 @@ class Change:
     scenario: tuple[tuple[str, Any], ...] = ()
     strategies: tuple[str, ...] | None = None
     watchdog_minutes: float | None = None
+    straggler_detect_minutes: float | None = None
 
     def classes(self, given: tuple[FailureClass, ...]) -> tuple[FailureClass, ...]:
-        """The failure classes under this change (hangs capped at :attr:`watchdog_minutes`).
+        """The failure classes under this change (hangs capped at :attr:`watchdog_minutes`,
+        stragglers at :attr:`straggler_detect_minutes`).
 
         Examples
         --------
         >>> hang = FailureClass("hang", 1.0, "hang", 30.0)
         >>> WHAT_IF_CHANGES["watchdog"].classes((hang,))[0].detect_minutes
         1.0
+        >>> slow = FailureClass("slow", 1.0, "straggler", 120.0, slowdown=2.0)
+        >>> WHAT_IF_CHANGES["straggler_detection"].classes((slow,))[0].detect_minutes
+        5.0
         """
-        cap = self.watchdog_minutes
-        if cap is None:
-            return given
-        return tuple(
-            dataclasses.replace(c, detect_minutes=min(c.detect_minutes, cap))
-            if c.kind == "hang"
-            else c
-            for c in given
-        )
+        caps = {"hang": self.watchdog_minutes, "straggler": self.straggler_detect_minutes}
+        found = []
+        for c in given:
+            cap = caps.get(c.kind)
+            found.append(
+                c
+                if cap is None
+                else dataclasses.replace(c, detect_minutes=min(c.detect_minutes, cap))
+            )
+        return tuple(found)
 
 
 #: The named features (``spare-theory plan --what-if NAME``); ``docs/jobs.md`` gives each
@@ -108,6 +118,12 @@ WHAT_IF_CHANGES: dict[str, Change] = {
             "a watchdog that notices a hang within 1 min instead of its timeout (the "
             "failure classes of kind 'hang'; no change without one)",
             watchdog_minutes=1.0,
+        ),
+        Change(
+            "straggler_detection",
+            "a straggler detector that notices a slow node within 5 min (this package's "
+            "assumption; the failure classes of kind 'straggler'; no change without one)",
+            straggler_detect_minutes=5.0,
         ),
         Change(
             "hot_spares",
@@ -196,7 +212,7 @@ def changes_for(subject: Job | Scenario, changes: Any) -> list[Change]:
     >>> sc = Scenario(gpus=64, gpus_per_group=8, restart_minutes=20, checkpoint_minutes=1,
     ...               work_hours=10)
     >>> [c.name for c in changes_for(sc, None)][:3]
-    ['watchdog', 'hot_spares', 'strategy:ckpt']
+    ['watchdog', 'straggler_detection', 'hot_spares']
     """
     if changes is None:
         features = [c for c in WHAT_IF_CHANGES.values() if isinstance(subject, Job) or not c.job]

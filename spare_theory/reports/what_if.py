@@ -62,7 +62,7 @@ def _priced(
         job = None
         fields = dict(change.scenario) if change else {}
         sc = dataclasses.replace(subject, **{**overrides, **fields})
-    if change is not None and change.watchdog_minutes is not None:
+    if change is not None:
         sc = dataclasses.replace(sc, failure_classes=change.classes(sc.failure_classes))
     return sc, job
 
