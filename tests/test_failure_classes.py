@@ -40,7 +40,6 @@ BASE = Scenario(
         ({"name": "a", "share": 1.5}, "share"),
         ({"name": "a", "share": math.nan}, "share"),
         ({"name": "a", "share": 1.0, "kind": "meteor"}, "kind"),
-        ({"name": "a", "share": 1.0, "kind": "corruption"}, "not modelled yet"),
         ({"name": "a", "share": 1.0, "detect_minutes": -1.0}, "detect_minutes"),
     ],
 )

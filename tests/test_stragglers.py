@@ -3,7 +3,7 @@ fails its group; the model against the event simulation on scenarios drawn at ra
 
 The simulation plays the semantics directly (``hourly.simulation``: every step takes the
 largest unnoticed straggler's ``slowdown`` times as long; its group fails when it is
-noticed); the model prices them in closed form (``cycles.stragglers.StragglerWindows``,
+noticed); the model prices them in closed form (``cycles.late.LateFailures``,
 the restart mix weighed by the wipe-outs' classes in ``GroupProcess.restarts``).
 Tolerance: 3 % or 3 standard errors of the simulated mean, the package's rule.
 """
@@ -18,8 +18,8 @@ import pytest
 import spare_theory as st
 from spare_theory import FailureClass, NoClosedFormError, Scenario
 from spare_theory.cli import main
+from spare_theory.cycles.late import LateFailures
 from spare_theory.cycles.rep import CkptOnly
-from spare_theory.cycles.stragglers import StragglerWindows
 from spare_theory.lifetimes.classes import parse_failure_classes
 
 SLOW = (
@@ -43,7 +43,9 @@ BASE = Scenario(
         ({"kind": "straggler", "slowdown": 0.5}, "slowdown"),
         ({"kind": "straggler", "slowdown": float("nan")}, "slowdown"),
         ({"kind": "hang", "slowdown": 2.0}, "a straggler's"),
-        ({"kind": "corruption"}, "not modelled yet"),
+        ({"kind": "hang", "rollback_checkpoints": 2}, "a corruption's"),
+        ({"kind": "corruption", "rollback_checkpoints": 0}, "rollback_checkpoints"),
+        ({"kind": "corruption", "rollback_checkpoints": 1.5}, "rollback_checkpoints"),
     ],
 )
 def test_a_bad_straggler_names_its_field(kwargs, says):
@@ -53,7 +55,7 @@ def test_a_bad_straggler_names_its_field(kwargs, says):
 
 def test_the_command_line_form_takes_a_slowdown():
     assert parse_failure_classes("crash:0.7:crash:0,slow:0.3:straggler:30:3") == SLOW
-    with pytest.raises(ValueError, match=r"SLOWDOWN"):
+    with pytest.raises(ValueError, match=r"SLOWDOWN or :ROLLBACK_CHECKPOINTS"):
         parse_failure_classes("slow:1:straggler:30:3:4")
     argv = ["optimize", "--gpus", "128", "--gpus-per-group", "8", "--gpu-mtbf-hours", "100"]
     argv += ["--restart-minutes", "20", "--checkpoint-minutes", "2", "--work-hours", "40"]
@@ -66,7 +68,7 @@ def test_the_survival_and_throughput_of_one_cycle_against_drawn_groups():
     # (half of them) fails its group s later and slows every step twice meanwhile.  The
     # cycle ends at the first group failure.  Drawn here, independently of the law.
     N, s, share, slowdown = 10, 0.1, 0.5, 2.0
-    law = StragglerWindows(CkptOnly(N), ((s, share, slowdown),))
+    law = LateFailures(CkptOnly(N), stragglers=((s, share, slowdown),))
     rng = np.random.default_rng(5)
     trials = 200_000
     start = rng.exponential(size=(trials, N))
@@ -198,7 +200,7 @@ def test_what_the_model_does_not_cover_is_refused_by_name(fields, strategy, r, s
 
 def test_the_simulation_refuses_stragglers_on_node_level_failures():
     sc = dataclasses.replace(BASE, lemon_fraction=0.25, lemon_rate_factor=4.0)
-    with pytest.raises(ValueError, match="failure_classes: stragglers"):
+    with pytest.raises(ValueError, match="failure_classes: stragglers and corruption"):
         st.simulate_training(sc, "ckpt", checkpoint_interval_minutes=30.0, trials=2, seed=0)
 
 

@@ -5,7 +5,7 @@ and :class:`~spare_theory.steps.scenario.StepScenario` (step level) is an
 option ``--field-name``: its type from the annotation (``int``: an integer,
 ``1e12`` accepted; ``float``; ``str`` with the choices of its numpydoc type;
 ``Any`` documented as a distribution: a law, see :func:`parse_law`; failure
-classes as ``NAME:SHARE:KIND:DETECT_MINUTES[:SLOWDOWN][,...]``), its help
+classes as ``NAME:SHARE:KIND:DETECT_MINUTES[:EXTRA][,...]``), its help
 from the field's entry in the class's numpydoc ``Parameters`` section, and
 its ``--help`` group from its name (:data:`TOPICS`).  A field added to either
 class is an option, with its own documentation, without a CLI edit
@@ -183,7 +183,7 @@ def _converter(cls: type, name: str, kind: str) -> tuple[Callable[[str], Any], b
 
 
 def _failure_classes(text: str) -> tuple[FailureClass, ...]:
-    """``NAME:SHARE:KIND:DETECT_MINUTES[:SLOWDOWN][,...]`` (:func:`parse_failure_classes`)."""
+    """``NAME:SHARE:KIND:DETECT_MINUTES[:EXTRA][,...]`` (:func:`parse_failure_classes`)."""
     try:
         return parse_failure_classes(text)
     except ValueError as exc:

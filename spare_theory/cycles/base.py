@@ -277,6 +277,12 @@ class CycleLaw(ABC):
         """Rate of a planned restart at ``u`` given the cycle is still on (0: none)."""
         return np.zeros(np.shape(u))
 
+    def rollback_segments(self) -> float:
+        """Expected checkpoint segments a cycle's end sends the job back beyond the last
+        checkpoint (0, the default: a wipe-out loses the work since the last one;
+        :class:`~spare_theory.cycles.late.LateFailures`: a corruption's rollback)."""
+        return 0.0
+
     def segment_theta(self, start: np.ndarray, k: np.ndarray, d: float) -> np.ndarray:
         """Mean throughput over each segment's compute ``[start, start + k]`` given that the
         cycle outlives its checkpoint, to ``start + k + d``: what the renewal sums keep.
@@ -284,7 +290,7 @@ class CycleLaw(ABC):
         The default: :meth:`theta` at the compute's midpoint (given survival
         to it), the midpoint rule of :func:`~spare_theory.hourly.renewal.renewal_terms`;
         a law whose throughput depends on what survival beyond ``u`` rules out
-        (:class:`~spare_theory.cycles.stragglers.StragglerWindows`) conditions on the end.
+        (:class:`~spare_theory.cycles.late.LateFailures`) conditions on the end.
         """
         return self.theta(np.asarray(start) + np.asarray(k) / 2)
 

@@ -45,9 +45,9 @@ from ..cycles.base import LOG_CUTOFF, CycleLaw
 from ..cycles.bursts import BurstWipeouts
 from ..cycles.detection import DetectionStall
 from ..cycles.domains import FromFailure, LemonLifetimes, PooledLemons, ScaledExponential
+from ..cycles.late import LateFailures
 from ..cycles.planned import cost_trigger_failures, planned_cycle
 from ..cycles.repairs import repair_cycle
-from ..cycles.stragglers import StragglerWindows
 from ..lifetimes.laws import EXPONENTIAL, EquilibriumLifetimes, SuperposedLifetimes
 from ..placement.domains import failure_domains
 from ..planning.resolved import ModelStrategy, Resolved
@@ -308,8 +308,9 @@ def process_law(
     process, else its bare law extended by the process's mechanisms
     (:func:`_extended_law`) and, for a law that outlives a failure, the
     stalls until each failure is noticed
-    (:class:`~spare_theory.cycles.detection.DetectionStall`) and the stragglers
-    (:class:`~spare_theory.cycles.stragglers.StragglerWindows`); then the domain
+    (:class:`~spare_theory.cycles.detection.DetectionStall`) and the failures that
+    reach it late, stragglers and corruption
+    (:class:`~spare_theory.cycles.late.LateFailures`); then the domain
     events that alone end the cycle
     (:class:`~spare_theory.cycles.bursts.BurstWipeouts`).
 
@@ -324,25 +325,29 @@ def process_law(
     law = strategy.own_law(process, r, **plan)
     if law is None:
         inner, scale = process, None
-        if process.stragglers:
+        late = process.stragglers or process.corruptions
+        if late:
             sc = process.scenario
             if not sc.exponential or sc.pool or sc.domain_size or sc.lemon_fraction > 0:
                 raise NoClosedFormError(
-                    "failure_classes with stragglers are modelled on independent exponential "
-                    "groups: drop the renewal clocks, spare pool, lemons or failure domains, "
-                    "or the stragglers"
+                    "failure_classes with stragglers or corruption are modelled on independent "
+                    "exponential groups: drop the renewal clocks, spare pool, lemons or failure "
+                    "domains, or those classes"
                 )
             if process.repair_minutes is not None:
-                # A repaired group fails again: each failure waits its straggler's window, so
-                # the groups fail at the rate of an up time lengthened by the mean window.
-                scale = 1.0 / (1.0 + math.fsum(s * share for s, share, _ in process.stragglers))
+                # A repaired group fails again: each failure waits its straggler's window, and
+                # a corruption ends the cycle instead of failing a group, so the groups fail at
+                # the rate of an up time lengthened by the mean window, less the corruptions.
+                stretch = 1.0 + math.fsum(s * share for s, share, _ in process.stragglers)
+                clean = 1.0 - math.fsum(share for _, share, _ in process.corruptions)
+                scale = clean / stretch
                 inner = dataclasses.replace(process, rate_per_hour=process.rate_per_hour * scale)
         law = _extended_law(inner, strategy, r, process.scenario.microbatches)
         if process.detect > 0.0 and r > 1:  # r = 1: every failure wipes out, the restart waits
             law = DetectionStall(law, inner.detections)
-        if process.stragglers:
-            law = StragglerWindows(law, process.stragglers, time_scale=scale)
-    elif process.detect > 0.0 or process.stragglers:
+        if late:
+            law = LateFailures(law, process.stragglers, process.corruptions, time_scale=scale)
+    elif process.detect > 0.0 or process.stragglers or process.corruptions:
         raise NoClosedFormError(
             f"failure_classes with a detection time have no model for strategy "
             f"{strategy.name!r}'s own law: drop the detection time (simulate_training runs it)"
@@ -387,7 +392,7 @@ def _extended_law(process: GroupProcess, strategy: ModelStrategy, r: int, m: int
     N = sc.groups
     base = strategy.split_law(N, r, m)
     k = planned_trigger(sc, base, m)
-    unnoticed = process.detect > 0.0 or process.stragglers
+    unnoticed = process.detect > 0.0 or process.stragglers or process.corruptions
     if (k is not None or sc.planned_restart_cost is not None) and unnoticed:
         raise NoClosedFormError(
             "planned_restart_failures and planned_restart_cost are modelled with failures "

@@ -168,11 +168,22 @@ class GroupProcess:
     def stragglers(self) -> tuple[tuple[float, float, float], ...]:
         """``(s_c, share_c, slowdown_c)`` of each straggler class noticed after a while:
         its time unnoticed in units of ``1 / lambda``, its share, its slowdown
-        (:class:`~spare_theory.cycles.stragglers.StragglerWindows`)."""
+        (:class:`~spare_theory.cycles.late.LateFailures`)."""
         return tuple(
             (self.rate_per_hour * c.detect_minutes / 60.0, c.share, c.slowdown)
             for c in self.scenario.failure_classes
-            if not c.stops_job and c.detect_minutes > 0.0
+            if c.kind == "straggler" and c.detect_minutes > 0.0
+        )
+
+    @property
+    def corruptions(self) -> tuple[tuple[float, float, int], ...]:
+        """``(s_c, share_c, k_c)`` of each corruption class: its time undetected in units of
+        ``1 / lambda``, its share and how many checkpoints back the job restarts
+        (:class:`~spare_theory.cycles.late.LateFailures`)."""
+        return tuple(
+            (self.rate_per_hour * c.detect_minutes / 60.0, c.share, c.rollback_checkpoints)
+            for c in self.scenario.failure_classes
+            if c.kind == "corruption"
         )
 
     @property
@@ -188,10 +199,10 @@ class GroupProcess:
         by default).
 
         A class that fails its group at once wipes out in its share of the
-        cycles; a straggler's group fails ``s_c`` later, so only if the cycle
-        outlives its window: its share is weighed by ``e^{-h s_c}`` (``h``,
-        ``wipe_hazard``, the law's wipe-outs per unit ``u``), then the weights
-        are normalised.
+        cycles; a straggler's group fails and a corruption ends the cycle
+        ``s_c`` later, so only if the cycle outlives its window: its share is
+        weighed by ``e^{-h s_c}`` (``h``, ``wipe_hazard``, the law's wipe-outs
+        per unit ``u``), then the weights are normalised.
         """
         weights: dict[float, float] = {}
         for c in self.scenario.failure_classes:

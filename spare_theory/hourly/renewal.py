@@ -801,6 +801,18 @@ def hours_grid(
     return terms, terms.hours_per_work_hour()
 
 
+def _rolled_back(terms: RenewalTerms, segments: float, kappa: np.ndarray) -> RenewalTerms:
+    """``terms`` with the work of ``segments`` more checkpoints per cycle lost (a corruption
+    sends the job back beyond the last one): each kept segment's mean work, ``kappa`` times
+    the mean throughput of the compute kept, moved from the useful work to the lost
+    compute, over ``Q(rho)`` as every term."""
+    kept = terms.useful + terms.redundancy
+    with np.errstate(invalid="ignore", divide="ignore"):
+        mean = np.where(kept > 0, terms.useful / kept, 0.0)
+    moved = np.minimum(segments * kappa * mean * math.exp(-terms.log_q0), terms.useful)
+    return dataclasses.replace(terms, useful=terms.useful - moved, lost=terms.lost + moved)
+
+
 def priced_terms(process: GroupProcess, law: CycleLaw, tau_minutes: ArrayLike) -> RenewalTerms:
     """:func:`renewal_terms` of ``process``, mixed over its restart lengths.
 
@@ -813,7 +825,10 @@ def priced_terms(process: GroupProcess, law: CycleLaw, tau_minutes: ArrayLike) -
     mix of the restarts' by share: ``E[X] = sum_c share_c X_c Q(rho_c)``
     (the terms are over ``Q(rho)``, so they mix with weights
     ``share_c Q(rho_c) / Q(rho_0)``, ``rho_0`` the shortest).  One length
-    (every class noticed alike): :func:`renewal_terms` itself.
+    (every class noticed alike): :func:`renewal_terms` itself.  A law whose
+    cycle can end further back than the last checkpoint (a corruption's
+    rollback, :meth:`CycleLaw.rollback_segments
+    <spare_theory.cycles.base.CycleLaw.rollback_segments>`) loses that work too.
 
     Examples
     --------
@@ -836,6 +851,9 @@ def priced_terms(process: GroupProcess, law: CycleLaw, tau_minutes: ArrayLike) -
     d = lam * process.scenario.checkpoint_minutes / 60
     restarts = sorted(process.restarts(1.0 / law.mean_u))
     parts = [renewal_terms(law, lam * minutes / 60, kappa, d) for minutes, _ in restarts]
+    back = law.rollback_segments()
+    if back > 0.0:
+        parts = [_rolled_back(t, back, kappa) for t in parts]
     if len(parts) == 1:
         return parts[0]
     log_q0 = parts[0].log_q0

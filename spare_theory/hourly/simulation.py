@@ -250,16 +250,20 @@ class _Cycle:
         rng: np.random.Generator,
         repair_hours: Callable[[float], float] | None,
         stall_hours: float,
-        detect_hours: Callable[[], tuple[float, float]] | None = None,
+        detect_hours: Callable[[], tuple[float, float, int]] | None = None,
     ) -> None:
         self.rule, self.failures, self.rng = rule, failures, rng
-        #: Draws of a failure's ``(hours unnoticed, slowdown)`` by its class (``None``: every
-        #: failure noticed at once), and the wiping failure's hours, which delay the restart.
+        #: Draws of a failure's ``(hours unnoticed, slowdown, rollback)`` by its class
+        #: (``None``: every failure noticed at once), and the wiping failure's hours, which
+        #: delay the restart.
         self.detect_hours, self.wipe_detect = detect_hours, 0.0
-        #: Stragglers not yet noticed, a heap of (noticed at, group, slowdown), and the
-        #: largest slowdown among them (1: none): every step takes that much longer.
-        self.slow: list[tuple[float, int, float]] = []
+        #: Stragglers and corruptions not yet noticed, a heap of (noticed at, group,
+        #: slowdown, rollback), and the largest slowdown among them (1: none): every step
+        #: takes that much longer.
+        self.slow: list[tuple[float, int, float, int]] = []
         self.slowdown = 1.0
+        #: Checkpoints back the wipe-out sends the job (a corruption found; 1: the last).
+        self.rollback = 1
         self.N = self.healthy = N
         self.t = t
         self.repair_hours, self.stall, self.stall_end = repair_hours, stall_hours, t
@@ -309,9 +313,13 @@ class _Cycle:
                 self.stall_end = self.t + self.stall
             rule.rejoin(g)
         elif noticed <= self.next_fail:
-            # A straggler noticed: its group fails now, as any failure.
-            self.t, g, _ = heappop(slow)
-            self.slowdown = max((a for _, _, a in slow), default=1.0)
+            # A straggler noticed: its group fails now, as any failure; a corruption found:
+            # the whole job goes back, whatever the redundancy.
+            self.t, g, _, rollback = heappop(slow)
+            self.slowdown = max((a for _, _, a, _ in slow), default=1.0)
+            if rollback:
+                self.rollback, self.wipe_detect = rollback, 0.0
+                return True
             if self._fail(g, 0.0):
                 return True
         else:
@@ -321,12 +329,18 @@ class _Cycle:
                 self.next_fail = failures.next_time(t, self.healthy)
                 return False
             self.healthy -= 1
-            unseen, slowdown = (0.0, 0.0) if self.detect_hours is None else self.detect_hours()
-            if slowdown and unseen > 0.0:
-                # A straggler: its group keeps running, slowed, and fails once noticed (no
-                # other failure of it is drawn meanwhile: it is out of the healthy groups).
-                heappush(slow, (t + unseen, g, slowdown))
-                self.slowdown = max(self.slowdown, slowdown)
+            unseen, slowdown, rollback = (
+                (0.0, 0.0, 0) if self.detect_hours is None else self.detect_hours()
+            )
+            if rollback and unseen == 0.0:
+                self.rollback, self.wipe_detect = rollback, 0.0
+                return True
+            if (slowdown or rollback) and unseen > 0.0:
+                # A straggler or a corruption: its group keeps running (slowed, or on corrupted
+                # state) until noticed, and no other failure of it is drawn meanwhile: it is
+                # out of the healthy groups.
+                heappush(slow, (t + unseen, g, slowdown or 1.0, rollback))
+                self.slowdown = max(self.slowdown, slowdown or 1.0)
             elif self._fail(g, unseen):
                 if self.repair_hours is None and self.failures.draws_ahead:
                     # Without repairs the next failure is drawn before the cycle ends:
@@ -428,10 +442,11 @@ class _Cycle:
 
 def detection_sampler(
     scenario: Scenario, rng: np.random.Generator
-) -> Callable[[], tuple[float, float]] | None:
-    """Draws of a failure's ``(hours unnoticed, slowdown)``, its class drawn by share: the
-    slowdown of a straggler, 0 for a class that stops the job (``None``: every failure is
-    noticed at once, and no draw is made, so seeded runs are as before classes).
+) -> Callable[[], tuple[float, float, int]] | None:
+    """Draws of a failure's ``(hours unnoticed, slowdown, rollback)``, its class drawn by
+    share: a straggler's slowdown (0 for the other kinds) and a corruption's checkpoints
+    back (0 for the other kinds); ``None``: every failure is a crash or a hang noticed at
+    once, and no draw is made, so seeded runs are as before classes.
 
     Examples
     --------
@@ -439,18 +454,25 @@ def detection_sampler(
     >>> sc = Scenario(gpus=64, gpus_per_group=8, restart_minutes=20, checkpoint_minutes=5,
     ...               work_hours=48, failure_classes=(FailureClass("hang", 1.0, "hang", 30),))
     >>> detection_sampler(sc, np.random.default_rng(0))()
-    (0.5, 0.0)
+    (0.5, 0.0, 0)
     """
     classes = scenario.failure_classes
-    drawn = [(c.detect_minutes / 60, 0.0 if c.stops_job else c.slowdown) for c in classes]
-    if not any(hours for hours, _ in drawn):
+    drawn = [
+        (
+            c.detect_minutes / 60,
+            c.slowdown if c.kind == "straggler" else 0.0,
+            c.rollback_checkpoints if c.kind == "corruption" else 0,
+        )
+        for c in classes
+    ]
+    if not any(hours or rollback for hours, _, rollback in drawn):
         return None
     if len(drawn) == 1:
         only = drawn[0]
         return lambda: only
     edges = np.cumsum([c.share for c in classes])[:-1]
 
-    def draw() -> tuple[float, float]:
+    def draw() -> tuple[float, float, int]:
         return drawn[int(np.searchsorted(edges, rng.random(), side="right"))]
 
     return draw
@@ -508,6 +530,10 @@ def _one_run(
     restart_h, checkpoint_h, lost_h, kept_h, stalled_h = 0.0, 0.0, 0.0, 0.0, 0.0
     fresh = True  # the run starts computing, with no initial restart (as Daly)
     unseen = 0.0  # hours the last wiping failure went unnoticed
+    # (saved, saved_batch, kept_h) at the last checkpoints, for a corruption's rollback;
+    # kept only when a class can send the job further back than the last one.
+    back = max(c.rollback_checkpoints for c in scenario.failure_classes)
+    history: list[tuple[float, float, float]] | None = [(0.0, 0.0, 0.0)] if back > 1 else None
     while True:
         rule = rules(rng)
         failures: Any
@@ -544,6 +570,8 @@ def _one_run(
                 saved += work
                 saved_batch += batch
                 kept_h += computed
+                if history is not None:
+                    history.append((saved, saved_batch, kept_h))
                 if saved >= W - eps:
                     skipped = 1.0 - saved / saved_batch if saved_batch > 0 else 0.0
                     stalls = stalled_h + cycle.stalled
@@ -564,6 +592,14 @@ def _one_run(
                 lost_h += computed
         t = cycle.t
         unseen = 0.0 if cycle.planned else cycle.wipe_detect
+        if history is not None and cycle.rollback > 1 and not cycle.planned:
+            # A corruption found: back to the checkpoint rollback - 1 before the last (the
+            # run's start at most); the work kept since is lost compute.
+            for _ in range(min(cycle.rollback, len(history)) - 1):
+                history.pop()
+            saved, saved_batch, kept = history[-1]
+            lost_h += kept_h - kept
+            kept_h = kept
         stalled_h += cycle.stalled
         restarts += 1
         planned += cycle.planned
@@ -654,8 +690,9 @@ def simulate_runs(
         not c.stops_job and c.detect_minutes > 0 for c in scenario.failure_classes
     ):
         raise ValueError(
-            "failure_classes: stragglers are simulated on groups, not yet with node-level "
-            "failures (a spare pool, lemons, failure domains, node clocks or a replayed log)"
+            "failure_classes: stragglers and corruption noticed late are simulated on groups, "
+            "not yet with node-level failures (a spare pool, lemons, failure domains, node "
+            "clocks or a replayed log)"
         )
     root = as_seed_sequence(seed)
     tau = checkpoint_interval_minutes / 60

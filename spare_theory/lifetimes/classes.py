@@ -14,12 +14,18 @@ them with its kind and its detection time.  The kinds so far:
   it starts; then it is handled as a failure of its group (a strategy that
   survives a failure drops the group; one that does not restarts).  A global
   restart in between finds it (every group is healthy after a restart).
+- ``"corruption"``: silent data corruption; the node computes on at full
+  speed, on corrupted state, until it is detected ``detect_minutes`` later;
+  then the whole job restarts from the checkpoint ``rollback_checkpoints``
+  back (1: the last one), whatever the strategy's redundancy.  The restart
+  retires the device (AEGIS, OSDI 2026, found every corruption permanent and
+  recurring on its device, so a kept one would strike again).
 
 The failure process itself is unchanged: the classes split the scenario's
 failures by ``share``, so what enters a plan's hours is what each failure
-does before it is noticed.  Silent corruption (a rollback several
-checkpoints back) and misdiagnosis are not modelled yet: ``"corruption"`` is
-refused by name.
+does before it is noticed and how far back it sends the job.  Misdiagnosis
+(an eviction of a healthy node that leaves the faulty one in place) is not
+modelled yet.
 """
 
 from __future__ import annotations
@@ -29,7 +35,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from .._validation import as_choice, as_real
+from .._validation import as_choice, as_count, as_real
 
 __all__ = [
     "CRASH",
@@ -41,9 +47,7 @@ __all__ = [
 ]
 
 #: The kinds a class may have (``docs/failure_classes.md``).
-FAILURE_KINDS = ("crash", "hang", "straggler")
-#: Kinds of the published failure taxonomies this package does not model yet.
-_NOT_YET = ("corruption",)
+FAILURE_KINDS = ("crash", "hang", "straggler", "corruption")
 
 
 @dataclass(frozen=True)
@@ -57,7 +61,7 @@ class FailureClass:
     share : float
         Its fraction of the scenario's failures, ``0 < share <= 1``; the
         shares of a scenario's classes sum to 1.
-    kind : {"crash", "hang", "straggler"}
+    kind : {"crash", "hang", "straggler", "corruption"}
         What it does (module docstring); default ``"crash"``.
     detect_minutes : float
         Minutes from the failure to its detection, ``>= 0`` (default 0: at
@@ -66,26 +70,33 @@ class FailureClass:
     slowdown : float
         How many times as long each synchronous step takes while a straggler
         goes unnoticed, ``>= 1`` (a straggler's; 1, the default, for the
-        other kinds, which stop the job instead).
+        other kinds).
+    rollback_checkpoints : int
+        How many checkpoints back the job restarts once a corruption is
+        detected, ``>= 1`` (a corruption's; 1, the default: the last one, as
+        after any wipe-out).
 
     Raises
     ------
     ValueError
         Naming the field: an empty name, a share outside ``(0, 1]``, an
-        unknown kind (``"corruption"``: not modelled yet), a negative or
-        non-finite detection time, a slowdown below 1 or set on a kind that
-        is not ``"straggler"``.
+        unknown kind, a negative or non-finite detection time, a slowdown
+        below 1 or set on a kind that is not ``"straggler"``, a rollback
+        below 1 or set on a kind that is not ``"corruption"``.
 
     Examples
     --------
-    >>> FailureClass("hang", 0.1, "hang", detect_minutes=30)
-    FailureClass(name='hang', share=0.1, kind='hang', detect_minutes=30.0, slowdown=1.0)
+    >>> FailureClass("hang", 0.1, "hang", detect_minutes=30)  # doctest: +NORMALIZE_WHITESPACE
+    FailureClass(name='hang', share=0.1, kind='hang', detect_minutes=30.0, slowdown=1.0,
+                 rollback_checkpoints=1)
     >>> FailureClass("slow", 0.05, "straggler", detect_minutes=60, slowdown=3).slowdown
     3.0
-    >>> FailureClass("sdc", 0.1, "corruption")
+    >>> FailureClass("sdc", 0.01, "corruption", 120, rollback_checkpoints=2).rollback_checkpoints
+    2
+    >>> FailureClass("sdc", 0.01, "hang", rollback_checkpoints=2)
     Traceback (most recent call last):
     ...
-    ValueError: kind='corruption' is not modelled yet (kinds: crash, hang, straggler)
+    ValueError: rollback_checkpoints=2 is a corruption's, not kind='hang'
     """
 
     name: str
@@ -93,30 +104,39 @@ class FailureClass:
     kind: str = "crash"
     detect_minutes: float = 0.0
     slowdown: float = 1.0
+    rollback_checkpoints: int = 1
 
     def __post_init__(self) -> None:
         if not isinstance(self.name, str) or not self.name.strip():
             raise ValueError(f"name must be a non-empty string, got {self.name!r}")
         share = as_real(self.share, "share", minimum=0.0, maximum=1.0, strict_minimum=True)
-        if self.kind in _NOT_YET:
-            raise ValueError(
-                f"kind={self.kind!r} is not modelled yet (kinds: {', '.join(FAILURE_KINDS)})"
-            )
         kind = as_choice(self.kind, "kind", FAILURE_KINDS)
         detect = as_real(self.detect_minutes, "detect_minutes", minimum=0.0)
         slowdown = as_real(self.slowdown, "slowdown", minimum=1.0)
         if kind != "straggler" and slowdown != 1.0:
-            raise ValueError(f"slowdown={slowdown:g} is a straggler's: kind={kind!r} stops the job")
+            raise ValueError(f"slowdown={slowdown:g} is a straggler's, not kind={kind!r}")
+        rollback = as_count(self.rollback_checkpoints, "rollback_checkpoints")
+        if kind != "corruption" and rollback != 1:
+            raise ValueError(
+                f"rollback_checkpoints={rollback} is a corruption's, not kind={kind!r}"
+            )
         object.__setattr__(self, "share", share)
         object.__setattr__(self, "kind", kind)
         object.__setattr__(self, "detect_minutes", detect)
         object.__setattr__(self, "slowdown", slowdown)
+        object.__setattr__(self, "rollback_checkpoints", rollback)
 
     @property
     def stops_job(self) -> bool:
         """Whether the job makes no progress until it is noticed (a crash, a hang); a
-        straggler slows it instead."""
-        return self.kind != "straggler"
+        straggler slows it instead, a corruption goes on at full speed."""
+        return self.kind in ("crash", "hang")
+
+    @property
+    def fails_late(self) -> bool:
+        """Whether its group keeps running until it is noticed (a straggler, a corruption)
+        and only then fails (a straggler) or ends the cycle (a corruption)."""
+        return not self.stops_job
 
 
 #: The default: every failure a crash noticed at once.
@@ -135,8 +155,9 @@ def check_failure_classes(classes: Any, name: str = "failure_classes") -> tuple[
 
     Examples
     --------
-    >>> check_failure_classes([CRASH])
-    (FailureClass(name='crash', share=1.0, kind='crash', detect_minutes=0.0, slowdown=1.0),)
+    >>> check_failure_classes([CRASH])  # doctest: +NORMALIZE_WHITESPACE
+    (FailureClass(name='crash', share=1.0, kind='crash', detect_minutes=0.0, slowdown=1.0,
+                  rollback_checkpoints=1),)
     >>> check_failure_classes((FailureClass("a", 0.5), FailureClass("b", 0.4)))
     Traceback (most recent call last):
     ...
@@ -170,8 +191,8 @@ def mean_detect_minutes(classes: Iterable[FailureClass]) -> float:
 
 
 def parse_failure_classes(text: str) -> tuple[FailureClass, ...]:
-    """Classes from ``NAME:SHARE:KIND:DETECT_MINUTES[:SLOWDOWN][,...]`` (the command line's
-    form; ``SLOWDOWN`` a straggler's).
+    """Classes from ``NAME:SHARE:KIND:DETECT_MINUTES[:EXTRA][,...]`` (the command line's
+    form; ``EXTRA`` a straggler's slowdown or a corruption's rollback_checkpoints).
 
     Raises
     ------
@@ -182,21 +203,26 @@ def parse_failure_classes(text: str) -> tuple[FailureClass, ...]:
     --------
     >>> [c.name for c in parse_failure_classes("crash:0.8:crash:1,hang:0.2:hang:30")]
     ['crash', 'hang']
-    >>> parse_failure_classes("crash:0.9:crash:0,slow:0.1:straggler:60:3")[1].slowdown
-    3.0
+    >>> slow, sdc = parse_failure_classes("crash:0.8:crash:0,slow:0.1:straggler:60:3,"
+    ...                                   "sdc:0.1:corruption:120:2")[1:]
+    >>> slow.slowdown, sdc.rollback_checkpoints
+    (3.0, 2)
     """
     found = []
     for item in str(text).split(","):
         parts = [p.strip() for p in item.split(":")]
         if len(parts) not in (4, 5):
             raise ValueError(
-                f"failure_classes: {item.strip()!r} is not "
-                "NAME:SHARE:KIND:DETECT_MINUTES[:SLOWDOWN]"
+                f"failure_classes: {item.strip()!r} is not NAME:SHARE:KIND:DETECT_MINUTES"
+                "[:SLOWDOWN or :ROLLBACK_CHECKPOINTS]"
             )
         name, share, kind, detect = parts[:4]
         try:
-            slowdown = float(parts[4]) if len(parts) == 5 else 1.0
-            found.append(FailureClass(name, float(share), kind, float(detect), slowdown))
+            extra: dict[str, Any] = {}
+            if len(parts) == 5:
+                key = "rollback_checkpoints" if kind == "corruption" else "slowdown"
+                extra[key] = float(parts[4])
+            found.append(FailureClass(name, float(share), kind, float(detect), **extra))
         except ValueError as exc:
             raise ValueError(f"failure_classes: {item.strip()!r}: {exc}") from None
     return check_failure_classes(found)

@@ -1,0 +1,160 @@
+"""Silent data corruption (issue 39 item 1): a node computes on corrupted state until the
+corruption is found, then the whole job restarts from the checkpoint ``k`` back, whatever
+the strategy's redundancy; the model against the event simulation.
+
+The simulation plays the semantics directly (``hourly.simulation``: the wipe-out at
+detection, the saved work and its bill rolled back ``k - 1`` checkpoints more); the model
+prices them in closed form (``cycles.late.LateFailures``: the survival, and the work of
+the extra checkpoints lost per cycle, ``hourly.renewal.priced_terms``).  Tolerance: 3 % or
+3 standard errors of the simulated mean, the package's rule.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+import pytest
+
+import spare_theory as st
+from spare_theory import CostModel, FailureClass, NoClosedFormError, Scenario
+from spare_theory.cycles.late import LateFailures
+from spare_theory.cycles.rep import Rep
+from spare_theory.lifetimes.classes import parse_failure_classes
+
+SDC = (
+    FailureClass("crash", 0.8),
+    FailureClass("sdc", 0.2, "corruption", detect_minutes=30.0, rollback_checkpoints=3),
+)
+BASE = Scenario(
+    gpus=128,
+    gpus_per_group=8,
+    gpu_mtbf_hours=100.0,
+    restart_minutes=20,
+    checkpoint_minutes=2,
+    work_hours=40,
+    failure_classes=SDC,
+)
+
+
+def test_the_command_line_form_takes_a_rollback():
+    assert parse_failure_classes("crash:0.8:crash:0,sdc:0.2:corruption:30:3") == SDC
+
+
+def test_one_rep_cycle_against_drawn_groups():
+    # Rep r = 2 on 10 groups (5 pairs): each group's failure comes after Exp(1); a
+    # corruption (a third of them) leaves the group up and ends the cycle s later; a pair
+    # both failed ends it too.  Drawn here, independently of the law.
+    N, s, share, k = 10, 0.05, 1 / 3, 3
+    law = LateFailures(Rep(N, 2), corruptions=((s, share, k),))
+    rng = np.random.default_rng(8)
+    trials = 200_000
+    start = rng.exponential(size=(trials, N))
+    corrupt = rng.random((trials, N)) < share
+    failed_at = np.where(corrupt, np.inf, start)
+    pair_end = np.maximum(failed_at[:, 0::2], failed_at[:, 1::2]).min(axis=1)
+    found_at = np.where(corrupt, start + s, np.inf).min(axis=1)
+    end = np.minimum(pair_end, found_at)
+    for u in (0.05, 0.2, 0.5):
+        q = (end > u).mean()
+        assert abs(np.exp(law.logq(u)) - q) < 4 * np.sqrt(q * (1 - q) / trials)
+    # The cycles a corruption ends send the job k - 1 checkpoints further back.
+    by_corruption = (found_at < pair_end).mean()
+    se = np.sqrt(by_corruption * (1 - by_corruption) / trials)
+    assert abs(law.rollback_segments() / (k - 1) - by_corruption) < 4 * se
+
+
+def test_a_rollback_further_back_costs_more_in_both_and_the_bill_adds_up():
+    scenarios = [
+        dataclasses.replace(
+            BASE, failure_classes=(SDC[0], dataclasses.replace(SDC[1], rollback_checkpoints=k))
+        )
+        for k in (1, 2, 4)
+    ]
+    for name, r in [("ckpt", None), ("spare", 3)]:
+        args = dict(r=r, checkpoint_interval_minutes=30.0)
+        hours = [st.time_to_train(sc, name, **args).hours for sc in scenarios]
+        runs = [st.simulate_training(sc, name, trials=40, seed=3, **args) for sc in scenarios]
+        assert hours == sorted(hours)
+        assert [x.mean_hours for x in runs] == sorted(x.mean_hours for x in runs)
+        # Each run's wall time is the sum of its causes, rolled-back work included.
+        bills = runs[-1].bill(CostModel())
+        parts = runs[-1].breakdown_hours.sum(axis=1)
+        assert np.allclose(parts, runs[-1].hours) and np.isfinite(bills.usd).all()
+
+
+def _drawn(rng: np.random.Generator) -> tuple[Scenario, str]:
+    """A scenario with a corruption class (and a straggler class in half the draws) and a
+    strategy, drawn over the space users set."""
+    groups = int(rng.integers(8, 33))
+    group_mtbf_hours = float(np.exp(rng.uniform(np.log(5.0), np.log(40.0))))
+    repairs = None if rng.random() < 0.5 else float(rng.uniform(10.0, 120.0))
+    sdc = float(rng.uniform(0.01, 0.2))
+    corruption = FailureClass(
+        "sdc",
+        sdc,
+        "corruption",
+        float(rng.uniform(0.0, 180.0)),
+        rollback_checkpoints=int(rng.integers(1, 4)),
+    )
+    if rng.random() < 0.5:
+        slow = float(rng.uniform(0.05, 0.3))
+        straggler = FailureClass(
+            "slow", slow, "straggler", float(rng.uniform(5.0, 120.0)), slowdown=3.0
+        )
+        classes: tuple[FailureClass, ...] = (
+            FailureClass("crash", 1.0 - sdc - slow),
+            corruption,
+            straggler,
+        )
+    else:
+        classes = (FailureClass("crash", 1.0 - sdc), corruption)
+    sc = Scenario(
+        gpus=8 * groups,
+        gpus_per_group=8,
+        gpu_mtbf_hours=8 * group_mtbf_hours,
+        restart_minutes=float(rng.uniform(5.0, 40.0)),
+        checkpoint_minutes=float(rng.uniform(0.5, 5.0)),
+        work_hours=float(rng.uniform(20.0, 60.0)),
+        repair_minutes=repairs,
+        failure_classes=classes,
+    )
+    return sc, str(rng.choice(["ckpt", "rep", "spare"]))
+
+
+def _check(seed: int, cells: int, trials: int) -> list[tuple]:
+    """The model's plan of each drawn cell simulated at that plan (as the audit does): the
+    cells outside 3 % and 3 standard errors."""
+    rng = np.random.default_rng(seed)
+    outside = []
+    for _ in range(cells):
+        sc, name = _drawn(rng)
+        plan = st.optimal_plan(sc, name, method="model")
+        runs = st.simulate_training(sc, plan, trials=trials, seed=seed)
+        mean, se = runs.mean_hours, runs.standard_error_hours
+        if abs(plan.hours - mean) > max(0.03 * mean, 3 * se):
+            outside.append((name, plan.r, sc, plan.hours, mean, se))
+    return outside
+
+
+def test_model_against_simulation_on_drawn_scenarios():
+    assert _check(seed=5, cells=4, trials=200) == []
+
+
+@pytest.mark.slow  # 30 drawn cells, 300 runs each
+def test_model_against_simulation_on_more_drawn_scenarios():
+    assert _check(seed=2053, cells=30, trials=300) == []
+
+
+@pytest.mark.parametrize(
+    ("fields", "strategy", "r", "says"),
+    [
+        ({}, "hot_spares", 2, "own law"),
+        ({"planned_restart_failures": 3}, "spare", 4, "planned_restart_failures"),
+        ({"domain_size": 4, "domain_mtbf_hours": 500.0}, "rep", 2, "corruption"),
+    ],
+)
+def test_what_the_model_does_not_cover_is_refused_by_name(fields, strategy, r, says):
+    sc = dataclasses.replace(BASE, **fields)
+    with pytest.raises(NoClosedFormError, match=says):
+        st.time_to_train(sc, strategy, r=r, checkpoint_interval_minutes=30.0)
