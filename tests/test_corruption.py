@@ -158,3 +158,36 @@ def test_what_the_model_does_not_cover_is_refused_by_name(fields, strategy, r, s
     sc = dataclasses.replace(BASE, **fields)
     with pytest.raises(NoClosedFormError, match=says):
         st.time_to_train(sc, strategy, r=r, checkpoint_interval_minutes=30.0)
+
+
+def test_the_presets_carry_their_sources_figures():
+    # Llama 3's Table 5 (arXiv:2407.21783): 419 unexpected interruptions, 6 silent data
+    # corruptions, 7 NCCL watchdog timeouts; BLOOM's chronicles: three hangs of 18, 6, 11 h.
+    llama = {c.kind: c for c in st.FAILURE_CLASS_PRESETS["llama3"]}
+    assert llama["corruption"].share == pytest.approx(6 / 419)
+    assert llama["hang"].share == pytest.approx(7 / 419)
+    bloom = {c.kind: c for c in st.FAILURE_CLASS_PRESETS["bloom"]}
+    assert bloom["hang"].detect_minutes == pytest.approx((18 + 6 + 11) / 3 * 60)
+    for name, classes in st.FAILURE_CLASS_PRESETS.items():
+        assert parse_failure_classes(name) == classes
+        dataclasses.replace(BASE, failure_classes=classes)  # shares that sum to 1
+
+
+def test_a_preset_by_name_on_the_command_line_and_in_a_job_file(tmp_path, capsys):
+    from spare_theory.cli import main
+    from spare_theory.jobs.files import load_job_file
+
+    argv = ["optimize", "--gpus", "128", "--gpus-per-group", "8", "--gpu-mtbf-hours", "100"]
+    argv += ["--restart-minutes", "20", "--checkpoint-minutes", "2", "--work-hours", "40"]
+    argv += ["--strategy", "ckpt", "--method", "model", "--json"]
+    assert main([*argv, "--failure-classes", "llama3"]) == 0
+    assert main([*argv, "--failure-classes", "llama4"]) == 2
+    assert "preset (llama3, bloom)" in capsys.readouterr().err
+    text = "[job]\nparameters = 7e9\ngpus = 1024\ngpus_per_group = 8\nwork_hours = 100\n"
+    text += 'failure_classes = "bloom"\n'
+    path = tmp_path / "job.toml"
+    path.write_text(text)
+    assert load_job_file(path).job.failure_classes == st.FAILURE_CLASS_PRESETS["bloom"]
+    path.write_text(text.replace('"bloom"', '"opt"'))
+    with pytest.raises(ValueError, match="'opt' is not a preset"):
+        load_job_file(path)

@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from ..hourly.scenario import Scenario
-from ..lifetimes.classes import FailureClass
+from ..lifetimes.classes import FAILURE_CLASS_PRESETS, FailureClass
 from ..planning.bill import CostModel
 from .job import Job
 
@@ -95,8 +95,16 @@ def _keys(
 
 
 def _classes(items: Any) -> tuple[FailureClass, ...]:
-    """``[job] failure_classes``, an array of tables (``name``, ``share``, ``kind``,
-    ``detect_minutes``), as :class:`~spare_theory.lifetimes.classes.FailureClass` objects."""
+    """``[job] failure_classes``, an array of tables (the fields of
+    :class:`~spare_theory.lifetimes.classes.FailureClass`) or the name of a preset
+    (:data:`~spare_theory.lifetimes.classes.FAILURE_CLASS_PRESETS`)."""
+    if isinstance(items, str):
+        if items not in FAILURE_CLASS_PRESETS:
+            raise ValueError(
+                f"[job] failure_classes: {items!r} is not a preset "
+                f"({', '.join(FAILURE_CLASS_PRESETS)})"
+            )
+        return FAILURE_CLASS_PRESETS[items]
     if not isinstance(items, list) or not all(isinstance(item, dict) for item in items):
         raise ValueError(
             "[job] failure_classes must be an array of tables, e.g. "

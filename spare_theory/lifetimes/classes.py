@@ -39,6 +39,7 @@ from .._validation import as_choice, as_count, as_real
 
 __all__ = [
     "CRASH",
+    "FAILURE_CLASS_PRESETS",
     "FAILURE_KINDS",
     "FailureClass",
     "check_failure_classes",
@@ -143,6 +144,36 @@ class FailureClass:
 CRASH = FailureClass("crash", 1.0)
 
 
+#: Class mixes from published runs, by name (``docs/failure_classes.md`` gives each
+#: figure's source; a detection time a source does not give is this package's assumption).
+FAILURE_CLASS_PRESETS: dict[str, tuple[FailureClass, ...]] = {
+    # Llama 3 405B on 16,384 H100s: 419 unexpected interruptions in a 54-day snapshot
+    # (Dubey et al. 2024, arXiv:2407.21783, Table 5), 6 of them silent data corruption and 7
+    # NCCL watchdog timeouts (noticed at PyTorch's 10 min NCCL default timeout); the rest
+    # crashes noticed by the job's own detection.  The corruption's detection time and
+    # rollback are this package's assumption (one 60 min interval, two checkpoints back).
+    "llama3": (
+        FailureClass("crash", 406 / 419),
+        FailureClass("watchdog timeout", 7 / 419, "hang", detect_minutes=10.0),
+        FailureClass(
+            "silent data corruption",
+            6 / 419,
+            "corruption",
+            detect_minutes=60.0,
+            rollback_checkpoints=2,
+        ),
+    ),
+    # BLOOM-176B on 384 A100s (bigscience-workshop/bigscience, train/tr11-176B-ml/
+    # chronicles.md): about one GPU failure a week over some 16 weeks of training, and three
+    # hangs no timeout caught, which cost 18, 6 and 11 hours (their mean, 700 min, taken as
+    # the time unnoticed).
+    "bloom": (
+        FailureClass("crash", 16 / 19),
+        FailureClass("hang", 3 / 19, "hang", detect_minutes=700.0),
+    ),
+}
+
+
 def check_failure_classes(classes: Any, name: str = "failure_classes") -> tuple[FailureClass, ...]:
     """``classes`` checked: a non-empty tuple of :class:`FailureClass` with unique names and
     shares that sum to 1 (within ``1e-9``).
@@ -192,7 +223,8 @@ def mean_detect_minutes(classes: Iterable[FailureClass]) -> float:
 
 def parse_failure_classes(text: str) -> tuple[FailureClass, ...]:
     """Classes from ``NAME:SHARE:KIND:DETECT_MINUTES[:EXTRA][,...]`` (the command line's
-    form; ``EXTRA`` a straggler's slowdown or a corruption's rollback_checkpoints).
+    form; ``EXTRA`` a straggler's slowdown or a corruption's rollback_checkpoints), or the
+    name of a preset (:data:`FAILURE_CLASS_PRESETS`).
 
     Raises
     ------
@@ -207,14 +239,19 @@ def parse_failure_classes(text: str) -> tuple[FailureClass, ...]:
     ...                                   "sdc:0.1:corruption:120:2")[1:]
     >>> slow.slowdown, sdc.rollback_checkpoints
     (3.0, 2)
+    >>> [c.kind for c in parse_failure_classes("llama3")]
+    ['crash', 'hang', 'corruption']
     """
+    if str(text).strip() in FAILURE_CLASS_PRESETS:
+        return FAILURE_CLASS_PRESETS[str(text).strip()]
     found = []
     for item in str(text).split(","):
         parts = [p.strip() for p in item.split(":")]
         if len(parts) not in (4, 5):
             raise ValueError(
                 f"failure_classes: {item.strip()!r} is not NAME:SHARE:KIND:DETECT_MINUTES"
-                "[:SLOWDOWN or :ROLLBACK_CHECKPOINTS]"
+                "[:SLOWDOWN or :ROLLBACK_CHECKPOINTS] or a preset "
+                f"({', '.join(FAILURE_CLASS_PRESETS)})"
             )
         name, share, kind, detect = parts[:4]
         try:
