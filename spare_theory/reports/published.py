@@ -46,6 +46,7 @@ from scipy.optimize import brentq
 from .._caching import cached
 from ..hourly.scenario import Scenario
 from ..jobs.job import Job
+from ..lifetimes.classes import FAILURE_CLASS_PRESETS, FAILURE_KINDS
 from ..training.estimate import time_to_train
 from ..training.optimize import optimal_plan
 from ._io import write_table
@@ -87,7 +88,7 @@ _FIGURES = (
     "restore_minutes",
     "init_seconds",
 )
-_OTHER_KEYS = ("name", "sources", "gpu", "ett_kind", "silent")
+_OTHER_KEYS = ("name", "sources", "gpu", "ett_kind", "silent", "failure_classes", "counted_kinds")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -116,6 +117,11 @@ class PublishedRun:
         How the effective training time is given, one of :data:`ETT_KINDS`.
     silent : tuple of str
         Figures the sources do not give.
+    failure_classes : str or None
+        The preset of :data:`~spare_theory.lifetimes.classes.FAILURE_CLASS_PRESETS`
+        its sources give (``None``: none).
+    counted_kinds : tuple of str
+        The failure kinds its interruption count includes (all, by default).
     """
 
     name: str
@@ -124,6 +130,8 @@ class PublishedRun:
     figures: dict[str, Figure]
     ett_kind: str
     silent: tuple[str, ...]
+    failure_classes: str | None = None
+    counted_kinds: tuple[str, ...] = FAILURE_KINDS
 
     def value(self, key: str) -> float:
         """The reported figure ``key``, or NaN where the sources give none."""
@@ -202,6 +210,17 @@ def _run(entry: dict[str, Any]) -> PublishedRun:
     both = sorted(set(silent) & set(figures))
     if both:
         raise ValueError(f"run {name!r}: {both} both given and listed as silent")
+    preset = entry.get("failure_classes")
+    if preset is not None and preset not in FAILURE_CLASS_PRESETS:
+        raise ValueError(
+            f"run {name!r}: failure_classes must be one of {tuple(FAILURE_CLASS_PRESETS)}, "
+            f"got {preset!r}"
+        )
+    counted = tuple(entry.get("counted_kinds", FAILURE_KINDS))
+    if not counted or not set(counted) <= set(FAILURE_KINDS):
+        raise ValueError(
+            f"run {name!r}: counted_kinds must be kinds of {FAILURE_KINDS}, got {counted!r}"
+        )
     return PublishedRun(
         name=name,
         sources=tuple(entry["sources"]),
@@ -209,6 +228,8 @@ def _run(entry: dict[str, Any]) -> PublishedRun:
         figures=figures,
         ett_kind=str(entry["ett_kind"]),
         silent=silent,
+        failure_classes=preset,
+        counted_kinds=counted,
     )
 
 
@@ -301,6 +322,15 @@ def _row(run: PublishedRun) -> dict[str, Any]:
         return predicted_ett(run.job(length).scenario(**{**costs, **fields}), interval)
 
     predicted = ett_at()
+    with_classes = math.nan
+    if run.failure_classes is not None:
+        classes = FAILURE_CLASS_PRESETS[run.failure_classes]
+        # The reported count holds the counted kinds only: the other classes add to it.
+        counted = math.fsum(c.share for c in classes if c.kind in run.counted_kinds)
+        classed = dataclasses.replace(
+            job, gpu_mtbf_hours=job.gpu_mtbf * counted, failure_classes=classes
+        )
+        with_classes = predicted_ett(classed.scenario(**costs), interval)
     row: dict[str, Any] = {
         "run": run.name,
         "gpus": run.value("gpus"),
@@ -317,6 +347,7 @@ def _row(run: PublishedRun) -> dict[str, Any]:
         "job_restart_minutes": derived["restart_minutes"],
         "job_checkpoint_minutes": derived["checkpoint_minutes"],
         "ett_predicted": predicted,
+        "ett_predicted_classes": with_classes,
         "days_predicted": days * ett / predicted,
         "restart_minutes_at_report": math.nan,
         "checkpoint_minutes_at_report": math.nan,
@@ -381,6 +412,9 @@ job_restart_minutes, job_checkpoint_minutes: what the Job derives from the model
 default bandwidths and delays (docs/jobs.md). ett_predicted: the toolkit's effective training
 time (CKPT-only, optimal_plan "ckpt", at the reported interval where given, else at its best)
 at the reported failure rate and costs, each cost as reported or else as derived;
+ett_predicted_classes: the same with the failure classes its sources give (Llama 3: Table 5's
+watchdog timeouts and silent data corruptions; BLOOM: its logbook's hangs on top of the weekly
+GPU deaths; the presets of docs/failure_classes.md), empty where they give none;
 days_predicted: the run length it implies for the reported useful time. restart_minutes_at_report,
 checkpoint_minutes_at_report: the cost at which the predicted ETT equals ett_reported
 (scipy.optimize.brentq, 0.01 min), the other cost as reported or derived; the prediction falls
