@@ -21,6 +21,7 @@ import pandas as pd
 import pytest
 from scipy import optimize, stats
 
+from spare_theory import FailureClass
 from spare_theory.traces.failure_log import (
     FailureLog,
     infinitehbd_failure_log,
@@ -518,3 +519,43 @@ def test_unreadable_files(tmp_path, name, content, match):
         (tmp_path / name).write_text(content)
     with pytest.raises(ValueError, match=match):
         load_failure_log(tmp_path / name)
+
+
+def test_a_category_column_gives_the_classes_shares():
+    # Counts per category follow the outages (overlapping faults of a node are one, with
+    # its first fault's category); every category must map to a class.
+    frame = pd.DataFrame(
+        {
+            "node": ["a", "a", "b", "c", "d"],
+            "start": [1.0, 1.2, 2.0, 3.0, 4.0],
+            "end": [1.5, 1.6, 2.5, 3.5, 4.5],
+            "cause": ["gpu", "nccl", "nccl", "gpu", "sdc"],
+        }
+    )
+    log = FailureLog.from_frame(frame, nodes=4, observed_from=0.0, category="cause")
+    assert log.category_counts().to_dict() == {"gpu": 2, "nccl": 1, "sdc": 1}
+    classes = [
+        FailureClass("crash", 1.0),
+        FailureClass("hang", 1.0, "hang", 10.0),
+        FailureClass("sdc", 1.0, "corruption", 60.0, rollback_checkpoints=2),
+        FailureClass("slow", 1.0, "straggler", 30.0, slowdown=2.0),  # no failure: left out
+    ]
+    found = log.failure_classes({"gpu": "crash", "nccl": "hang", "sdc": "sdc"}, classes)
+    assert [(c.name, c.share) for c in found] == [("crash", 0.5), ("hang", 0.25), ("sdc", 0.25)]
+    with pytest.raises(ValueError, match=r"categories \['sdc'\] have no class"):
+        log.failure_classes({"gpu": "crash", "nccl": "hang"}, classes)
+    with pytest.raises(ValueError, match="no class named 'meteor'"):
+        log.failure_classes({"gpu": "crash", "nccl": "meteor", "sdc": "sdc"}, classes)
+    with pytest.raises(ValueError, match="column 'kind'"):
+        FailureLog.from_frame(frame, nodes=4, category="kind")
+    missing = frame.assign(cause=["gpu", None, "nccl", "gpu", "sdc"])
+    with pytest.raises(ValueError, match="row 1, column 'cause': missing"):
+        FailureLog.from_frame(missing, nodes=4, category="cause")
+    with pytest.raises(ValueError, match="without a category column"):
+        FailureLog.from_frame(frame, nodes=4).category_counts()
+
+
+def test_the_shipped_trace_has_its_fault_classes():
+    log = infinitehbd_failure_log()
+    counts = log.category_counts()
+    assert counts.sum() == log.failures and counts.index[0] == "GPU"

@@ -6,20 +6,23 @@ models need in hours: the uptimes and repair times with their censoring,
 the fitted lifetime and repair laws
 (:func:`~spare_theory.lifetimes.fitting.fit_lifetime_law`), the per-node
 counts behind lemons and the bursts behind failure domains
-(:mod:`~spare_theory.traces.patterns`).  :func:`load_failure_log` reads
+(:mod:`~spare_theory.traces.patterns`), and the failure classes a category
+column gives (:meth:`FailureLog.failure_classes`).  :func:`load_failure_log` reads
 files (:mod:`~spare_theory.traces.formats`), and
 :func:`infinitehbd_failure_log` the public StepFun trace shipped with the
 package (``traces/data/infinitehbd``, Apache-2.0).
 
-Long (about 650 lines) for one class: its semantics are a contract, stated
+Long (about 750 lines) for one class: its semantics are a contract, stated
 in full in the docstrings (about half the module).
 """
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import importlib.resources
 import warnings
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -29,6 +32,7 @@ import pandas as pd
 from .._caching import cached
 from .._validation import as_count, as_real
 from ..hourly.scenario import Scenario
+from ..lifetimes.classes import FailureClass, check_failure_classes
 from ..lifetimes.fitting import LifetimeFit, fit_lifetime_law
 from ..steps.scenario import StepScenario
 from .formats import hours_per, is_stepfun, read_log_file, show, stepfun_faults, times_in_hours
@@ -114,12 +118,14 @@ class FailureLog:
         time_unit: str,
         faults: int,
         in_progress: np.ndarray,
+        category: np.ndarray | None = None,
     ) -> None:
         # Built by from_frame: outages sorted by (node, start), node codes index labels.
         self._labels, self._node, self._start, self._end = labels, node, start, end
         self._repaired, self._left = repaired, in_progress
         self._node_count, self._window = node_count, window_hours
         self._time_unit, self._faults = time_unit, faults
+        self._category = category
 
     @classmethod
     def from_frame(
@@ -133,6 +139,7 @@ class FailureLog:
         observed_from: Any = None,
         observed_until: Any = None,
         time_unit: str = "hours",
+        category: str | None = None,
     ) -> FailureLog:
         """The log of a frame with one row per fault (class docstring for the semantics).
 
@@ -151,6 +158,10 @@ class FailureLog:
             default the first and last time of the log.
         time_unit : {"hours", "seconds", "minutes", "days", "weeks"}
             Unit of numeric times.
+        category : str, optional
+            Column of each fault's category (a root cause, a fault class); an
+            outage takes its first fault's (:meth:`category_counts`,
+            :meth:`failure_classes`).
 
         Returns
         -------
@@ -178,7 +189,8 @@ class FailureLog:
         unit_hours = hours_per(time_unit)
         if not isinstance(frame, pd.DataFrame):
             raise ValueError(f"frame must be a pandas.DataFrame, got {type(frame).__name__}")
-        for name, column in (("node", node), ("start", start), ("end", end)):
+        columns = [("node", node), ("start", start), ("end", end)]
+        for name, column in columns + ([("category", category)] if category else []):
             if column not in frame.columns:
                 raise ValueError(
                     f"{name}: the log has no column {column!r} (columns: {list(frame.columns)})"
@@ -243,6 +255,13 @@ class FailureLog:
         rank[np.argsort(s)] = np.arange(s.size)
         order = np.argsort(codes.astype(np.int64) * s.size + rank)
         codes, s, until = codes[order], s[order], until[order]
+        if category is not None:
+            kinds = frame[category].to_numpy(dtype=object)[order]
+            missing = pd.isna(kinds)
+            if missing.any():
+                raise ValueError(
+                    f"row {rows[order][np.flatnonzero(missing)[0]]}, column {category!r}: missing"
+                )
         reach = pd.Series(until).groupby(codes).cummax().to_numpy()
         first = np.ones(s.size, dtype=bool)
         first[1:] = (codes[1:] != codes[:-1]) | (s[1:] > reach[:-1])
@@ -259,6 +278,7 @@ class FailureLog:
             time_unit=time_unit,
             faults=len(frame),
             in_progress=s[heads] < 0,
+            category=None if category is None else kinds[heads],
         )
 
     # -- sizes and rates ------------------------------------------------------
@@ -321,6 +341,82 @@ class FailureLog:
         times = np.unique(np.concatenate([self._start, self._end[self._repaired]]))
         gaps = np.diff(times)
         return float(gaps.min()) if gaps.size else self._window
+
+    # -- categories -------------------------------------------------------------
+
+    def category_counts(self) -> pd.Series:
+        """Failures by category (the category of each outage's first fault), most first.
+
+        Raises
+        ------
+        ValueError
+            When the log was read without a ``category`` column.
+
+        Examples
+        --------
+        >>> frame = pd.DataFrame({"node": ["a", "b", "c"], "start": [1.0, 2.0, 3.0],
+        ...                       "end": [1.5, 2.5, 3.5], "cause": ["gpu", "nccl", "gpu"]})
+        >>> log = FailureLog.from_frame(frame, nodes=3, observed_from=0.0, category="cause")
+        >>> log.category_counts().to_dict()
+        {'gpu': 2, 'nccl': 1}
+        """
+        if self._category is None:
+            raise ValueError("the log was read without a category column: pass category=")
+        counts = pd.Series(self._category[~self._left]).value_counts()
+        return counts.rename_axis("category").rename("failures")
+
+    def failure_classes(
+        self, mapping: Mapping[Any, str], classes: Sequence[FailureClass]
+    ) -> tuple[FailureClass, ...]:
+        """The scenario's failure classes with the log's shares: ``classes`` (their kinds and
+        detection times; any share) each given the share of the failures whose category
+        ``mapping`` sends to its name.
+
+        Parameters
+        ----------
+        mapping : dict
+            Category -> class name, for every category of the log.
+        classes : sequence of FailureClass
+            The classes named in ``mapping``; one that no failure maps to is
+            left out.
+
+        Raises
+        ------
+        ValueError
+            Naming the categories ``mapping`` leaves out, a class name it uses
+            that ``classes`` lacks, or a log without categories.
+
+        Examples
+        --------
+        >>> frame = pd.DataFrame({"node": ["a", "b", "c", "d"], "start": [1.0, 2.0, 3.0, 4.0],
+        ...                       "end": [1.5, 2.5, 3.5, 4.5],
+        ...                       "cause": ["gpu", "nccl", "gpu", "sdc"]})
+        >>> log = FailureLog.from_frame(frame, nodes=4, observed_from=0.0, category="cause")
+        >>> hang = FailureClass("hang", 1.0, "hang", detect_minutes=10)
+        >>> found = log.failure_classes({"gpu": "crash", "nccl": "hang", "sdc": "crash"},
+        ...                             [FailureClass("crash", 1.0), hang])
+        >>> [(c.name, c.share, c.detect_minutes) for c in found]
+        [('crash', 0.75, 0.0), ('hang', 0.25, 10.0)]
+        """
+        counts = self.category_counts()
+        unmapped = [c for c in counts.index if c not in mapping]
+        if unmapped:
+            raise ValueError(
+                f"mapping: the categories {unmapped} have no class (every failure needs one)"
+            )
+        named = {c.name: c for c in classes}
+        unknown = sorted({name for name in mapping.values() if name not in named})
+        if unknown:
+            raise ValueError(f"mapping: no class named {unknown[0]!r} among classes")
+        by_class = counts.groupby(counts.index.map(mapping)).sum()
+        total = int(by_class.sum())
+        return check_failure_classes(
+            [
+                dataclasses.replace(c, share=int(by_class[c.name]) / total)
+                for c in classes
+                if by_class.get(c.name, 0) > 0
+            ]
+        )
 
     # -- durations --------------------------------------------------------------
 
@@ -561,6 +657,7 @@ def load_failure_log(
     observed_from: Any = None,
     observed_until: Any = None,
     time_unit: str = "hours",
+    category: str | None = None,
 ) -> FailureLog:
     """Read a failure log file: CSV, JSON lines, JSON, Parquet, or StepFun events.
 
@@ -574,9 +671,10 @@ def load_failure_log(
     ----------
     path : str or pathlib.Path
         The file.
-    node, start, end, nodes, observed_from, observed_until, time_unit
+    node, start, end, nodes, observed_from, observed_until, time_unit, category
         As :meth:`FailureLog.from_frame` (StepFun times are days: pass
-        ``time_unit="days"``).
+        ``time_unit="days"``; its categories are the columns ``"level"`` and
+        ``"class"``, its ``fault_type``'s ``Level`` and ``Class``).
 
     Returns
     -------
@@ -609,6 +707,7 @@ def load_failure_log(
         observed_from=observed_from,
         observed_until=observed_until,
         time_unit=time_unit,
+        category=category,
     )
 
 
@@ -620,7 +719,8 @@ def infinitehbd_failure_log() -> FailureLog:
     the InfiniteHBD paper (SIGCOMM 2025, arXiv 2502.03885): 584 faults of
     231 of 400 servers of an LLM pre-training cluster from 2024-03-30.  Read
     with ``nodes=400``, times in days from the start of the observation, the
-    window from day 0 to the last event (day 348.98).
+    window from day 0 to the last event (day 348.98), each fault's category its
+    ``fault_type``'s ``Class`` (:meth:`FailureLog.category_counts`).
 
     Returns
     -------
@@ -635,7 +735,11 @@ def infinitehbd_failure_log() -> FailureLog:
     0.39
     """
     return load_failure_log(
-        infinitehbd_trace_path(), nodes=INFINITEHBD_NODES, observed_from=0.0, time_unit="days"
+        infinitehbd_trace_path(),
+        nodes=INFINITEHBD_NODES,
+        observed_from=0.0,
+        time_unit="days",
+        category="class",
     )
 
 

@@ -154,7 +154,8 @@ def is_stepfun(frame: pd.DataFrame) -> bool:
 
 
 def stepfun_faults(events: pd.DataFrame) -> pd.DataFrame:
-    """StepFun events paired into faults: columns ``node``, ``start``, ``end``, ``event``.
+    """StepFun events paired into faults: columns ``node``, ``start``, ``end``, ``event``
+    (and ``level``, ``class``, the start event's ``fault_type`` categories, when it has one).
 
     The ``k``-th ``fault_start`` of a node (in time order, file order among
     equal times) pairs with its ``k``-th ``fault_end``; ``end`` is NaN for a
@@ -227,7 +228,7 @@ def stepfun_faults(events: pd.DataFrame) -> pd.DataFrame:
             f"{row['time']:g} (event {int(row['event'])})"
         )
     paired = paired.sort_values("event")
-    return pd.DataFrame(
+    faults = pd.DataFrame(
         {
             "node": paired["node"].to_numpy(),
             "start": paired["time"].to_numpy(),
@@ -235,6 +236,12 @@ def stepfun_faults(events: pd.DataFrame) -> pd.DataFrame:
             "event": paired["event"].to_numpy(dtype=np.int64),
         }
     )
+    if "fault_type" in frame.columns:
+        # StepFun's fault_type of the start event: {"Level": ..., "Class": ..., "Desc": ...}.
+        kinds = frame["fault_type"].iloc[faults["event"].to_numpy()]
+        for key in ("Level", "Class"):
+            faults[key.lower()] = [t.get(key) if isinstance(t, dict) else None for t in kinds]
+    return faults
 
 
 def times_in_hours(
