@@ -24,3 +24,23 @@ def repair_cycle_mean_hours(scenario, name: str, r: int) -> float:
     from spare_theory.hourly.process import group_process
 
     return wipeout_mean_hours(group_process(scenario), strategy(name).cycle_law(scenario.groups, r))
+
+
+def model_plans_outside(drawn, seed: int, cells: int, trials: int) -> list[tuple]:
+    """The cells ``drawn(rng)`` gives whose model plan misses the simulation at that plan
+    (as the audit does) by more than 3 % and 3 standard errors: ``(scenario, strategy,
+    plan, runs)`` each."""
+    import numpy as np
+
+    import spare_theory as st
+
+    rng = np.random.default_rng(seed)
+    outside = []
+    for _ in range(cells):
+        sc, name = drawn(rng)
+        plan = st.optimal_plan(sc, name, method="model")
+        runs = st.simulate_training(sc, plan, trials=trials, seed=seed)
+        mean, se = runs.mean_hours, runs.standard_error_hours
+        if abs(plan.hours - mean) > max(0.03 * mean, 3 * se):
+            outside.append((sc, name, plan, runs))
+    return outside

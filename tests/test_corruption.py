@@ -15,6 +15,7 @@ import dataclasses
 
 import numpy as np
 import pytest
+from scenarios import model_plans_outside
 
 import spare_theory as st
 from spare_theory import CostModel, FailureClass, NoClosedFormError, Scenario
@@ -122,28 +123,13 @@ def _drawn(rng: np.random.Generator) -> tuple[Scenario, str]:
     return sc, str(rng.choice(["ckpt", "rep", "spare"]))
 
 
-def _check(seed: int, cells: int, trials: int) -> list[tuple]:
-    """The model's plan of each drawn cell simulated at that plan (as the audit does): the
-    cells outside 3 % and 3 standard errors."""
-    rng = np.random.default_rng(seed)
-    outside = []
-    for _ in range(cells):
-        sc, name = _drawn(rng)
-        plan = st.optimal_plan(sc, name, method="model")
-        runs = st.simulate_training(sc, plan, trials=trials, seed=seed)
-        mean, se = runs.mean_hours, runs.standard_error_hours
-        if abs(plan.hours - mean) > max(0.03 * mean, 3 * se):
-            outside.append((name, plan.r, sc, plan.hours, mean, se))
-    return outside
-
-
 def test_model_against_simulation_on_drawn_scenarios():
-    assert _check(seed=5, cells=4, trials=200) == []
+    assert model_plans_outside(_drawn, seed=5, cells=4, trials=200) == []
 
 
 @pytest.mark.slow  # 30 drawn cells, 300 runs each
 def test_model_against_simulation_on_more_drawn_scenarios():
-    assert _check(seed=2053, cells=30, trials=300) == []
+    assert model_plans_outside(_drawn, seed=2053, cells=30, trials=300) == []
 
 
 @pytest.mark.parametrize(

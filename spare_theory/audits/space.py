@@ -173,6 +173,7 @@ _SHARES = (
     "domains_share",
     "lemons_share",
     "detection_share",
+    "late_share",
 )
 
 
@@ -231,6 +232,14 @@ class AuditSpace:
         ``hang`` class of that share of the failures (0.05 to 0.5) noticed
         after that many minutes (5 to 60), the others crashes noticed at once
         (:class:`~spare_theory.lifetimes.classes.FailureClass`).
+    late_share, straggler_share, straggler_detect_minutes, slowdown : float, Span, Span, Span
+        Of those, the share that also has failures that reach their group late
+        (0 by default: drawn after the hang, so the detection draws are as
+        before): a ``straggler`` class (0.05 to 0.3 of the failures, noticed
+        after 5 to 120 min, slowing steps 1.2 to 5 times) and
+    corruption_share, corruption_detect_minutes, rollback_checkpoints : Span, Span, Span
+        a ``corruption`` class (0.01 to 0.1, found after 0 to 180 min,
+        sending the job 1 to 3 checkpoints back).
 
     Examples
     --------
@@ -270,6 +279,13 @@ class AuditSpace:
     detection_share: float = 0.0
     hang_share: Span = Span(0.05, 0.5)
     hang_detect_minutes: Span = Span(5.0, 60.0)
+    late_share: float = 0.0
+    straggler_share: Span = Span(0.05, 0.3)
+    straggler_detect_minutes: Span = Span(5.0, 120.0)
+    slowdown: Span = Span(1.2, 5.0, log=True)
+    corruption_share: Span = Span(0.01, 0.1)
+    corruption_detect_minutes: Span = Span(0.0, 180.0)
+    rollback_checkpoints: Span = Span(1, 3, integer=True)
 
     def __post_init__(self) -> None:
         for f in dataclasses.fields(self):
@@ -446,12 +462,35 @@ class AuditSpace:
         if self.detection_share > 0 and rng.random() < self.detection_share:
             fields.add("detection")
             hang = float(self.hang_share.draw(rng))
-            classes = (
+            classes: tuple[FailureClass, ...] = (
                 FailureClass("crash", 1.0 - hang),
                 FailureClass("hang", hang, "hang", float(self.hang_detect_minutes.draw(rng))),
             )
+            if self.late_share > 0 and rng.random() < self.late_share:
+                classes += self._late_classes(rng)
+                late = math.fsum(c.share for c in classes[2:])
+                classes = (dataclasses.replace(classes[0], share=1.0 - hang - late), *classes[1:])
             sc = dataclasses.replace(sc, failure_classes=classes)
         return sc, fields
+
+    def _late_classes(self, rng: np.random.Generator) -> tuple[FailureClass, ...]:
+        """A straggler and a corruption class, drawn over their spans (class docstring)."""
+        return (
+            FailureClass(
+                "straggler",
+                float(self.straggler_share.draw(rng)),
+                "straggler",
+                float(self.straggler_detect_minutes.draw(rng)),
+                slowdown=float(self.slowdown.draw(rng)),
+            ),
+            FailureClass(
+                "corruption",
+                float(self.corruption_share.draw(rng)),
+                "corruption",
+                float(self.corruption_detect_minutes.draw(rng)),
+                rollback_checkpoints=int(self.rollback_checkpoints.draw(rng)),
+            ),
+        )
 
     def _step(self, rng: np.random.Generator) -> tuple[StepScenario, set[str]]:
         c = self._common(rng)

@@ -809,7 +809,9 @@ def _rolled_back(terms: RenewalTerms, segments: float, kappa: np.ndarray) -> Ren
     kept = terms.useful + terms.redundancy
     with np.errstate(invalid="ignore", divide="ignore"):
         mean = np.where(kept > 0, terms.useful / kept, 0.0)
-    moved = np.minimum(segments * kappa * mean * math.exp(-terms.log_q0), terms.useful)
+    # Not capped at this part's useful work: the rollback takes work that earlier cycles
+    # kept, and a restart class whose cycles rarely compute (a long wait) still rolls back.
+    moved = segments * kappa * mean * math.exp(-terms.log_q0)
     return dataclasses.replace(terms, useful=terms.useful - moved, lost=terms.lost + moved)
 
 
