@@ -90,7 +90,7 @@ _API = {
     "simulate_time_to_wipeout": "training.simulate",
     "lifetime_law": "lifetimes.laws",
     "FailureClass": "lifetimes.classes",
-    "FAILURE_CLASS_PRESETS": "lifetimes.classes",
+    "failure_class_preset": "lifetimes.classes",
     "group_weibull_from_gpu": "lifetimes.laws",
     "StepScenario": "steps.scenario",
     "paper_scenario": "steps.scenario",

@@ -21,7 +21,7 @@ import spare_theory as st
 from spare_theory import CostModel, FailureClass, NoClosedFormError, Scenario
 from spare_theory.cycles.late import LateFailures
 from spare_theory.cycles.rep import Rep
-from spare_theory.lifetimes.classes import parse_failure_classes
+from spare_theory.lifetimes.classes import FAILURE_CLASS_PRESETS, parse_failure_classes
 
 SDC = (
     FailureClass("crash", 0.8),
@@ -149,12 +149,12 @@ def test_what_the_model_does_not_cover_is_refused_by_name(fields, strategy, r, s
 def test_the_presets_carry_their_sources_figures():
     # Llama 3's Table 5 (arXiv:2407.21783): 419 unexpected interruptions, 6 silent data
     # corruptions, 7 NCCL watchdog timeouts; BLOOM's chronicles: three hangs of 18, 6, 11 h.
-    llama = {c.kind: c for c in st.FAILURE_CLASS_PRESETS["llama3"]}
+    llama = {c.kind: c for c in st.failure_class_preset("llama3")}
     assert llama["corruption"].share == pytest.approx(6 / 419)
     assert llama["hang"].share == pytest.approx(7 / 419)
-    bloom = {c.kind: c for c in st.FAILURE_CLASS_PRESETS["bloom"]}
+    bloom = {c.kind: c for c in st.failure_class_preset("bloom")}
     assert bloom["hang"].detect_minutes == pytest.approx((18 + 6 + 11) / 3 * 60)
-    for name, classes in st.FAILURE_CLASS_PRESETS.items():
+    for name, classes in FAILURE_CLASS_PRESETS.items():
         assert parse_failure_classes(name) == classes
         dataclasses.replace(BASE, failure_classes=classes)  # shares that sum to 1
 
@@ -173,7 +173,7 @@ def test_a_preset_by_name_on_the_command_line_and_in_a_job_file(tmp_path, capsys
     text += 'failure_classes = "bloom"\n'
     path = tmp_path / "job.toml"
     path.write_text(text)
-    assert load_job_file(path).job.failure_classes == st.FAILURE_CLASS_PRESETS["bloom"]
+    assert load_job_file(path).job.failure_classes == st.failure_class_preset("bloom")
     path.write_text(text.replace('"bloom"', '"opt"'))
     with pytest.raises(ValueError, match="'opt' is not a preset"):
         load_job_file(path)

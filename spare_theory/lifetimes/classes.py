@@ -43,6 +43,7 @@ __all__ = [
     "FAILURE_KINDS",
     "FailureClass",
     "check_failure_classes",
+    "failure_class_preset",
     "mean_detect_minutes",
     "parse_failure_classes",
 ]
@@ -172,6 +173,31 @@ FAILURE_CLASS_PRESETS: dict[str, tuple[FailureClass, ...]] = {
         FailureClass("hang", 3 / 19, "hang", detect_minutes=700.0),
     ),
 }
+
+
+def failure_class_preset(name: str) -> tuple[FailureClass, ...]:
+    """The class mix of a published run, by name (:data:`FAILURE_CLASS_PRESETS`;
+    ``docs/failure_classes.md`` gives each share's and detection time's source).
+
+    Raises
+    ------
+    ValueError
+        Naming ``name`` and the presets when it is not one of them.
+
+    Examples
+    --------
+    >>> [(c.kind, round(c.share, 4)) for c in failure_class_preset("llama3")]
+    [('crash', 0.969), ('hang', 0.0167), ('corruption', 0.0143)]
+    >>> failure_class_preset("gpt4")
+    Traceback (most recent call last):
+    ...
+    ValueError: name='gpt4' is not a failure-class preset (llama3, bloom)
+    """
+    if name not in FAILURE_CLASS_PRESETS:
+        raise ValueError(
+            f"name={name!r} is not a failure-class preset ({', '.join(FAILURE_CLASS_PRESETS)})"
+        )
+    return FAILURE_CLASS_PRESETS[name]
 
 
 def check_failure_classes(classes: Any, name: str = "failure_classes") -> tuple[FailureClass, ...]:
