@@ -44,3 +44,29 @@ def model_plans_outside(drawn, seed: int, cells: int, trials: int) -> list[tuple
         if abs(plan.hours - mean) > max(0.03 * mean, 3 * se):
             outside.append((sc, name, plan, runs))
     return outside
+
+
+def drawn_class_scenario(rng, draw_classes) -> tuple:
+    """A scenario with failure classes and a strategy, drawn over the space users set: 8 to
+    32 groups of 8 GPUs, group MTBF 5 to 40 h (log-uniform), exponential repairs of 10 to
+    120 min in half the draws, the classes ``draw_classes(rng)`` gives, restarts of 5 to 40
+    min, checkpoints of 0.5 to 5 min, 20 to 60 h of work; CKPT-only, Rep or SPARe."""
+    import numpy as np
+
+    from spare_theory import Scenario
+
+    groups = int(rng.integers(8, 33))
+    group_mtbf_hours = float(np.exp(rng.uniform(np.log(5.0), np.log(40.0))))
+    repairs = None if rng.random() < 0.5 else float(rng.uniform(10.0, 120.0))
+    classes = draw_classes(rng)
+    sc = Scenario(
+        gpus=8 * groups,
+        gpus_per_group=8,
+        gpu_mtbf_hours=8 * group_mtbf_hours,
+        restart_minutes=float(rng.uniform(5.0, 40.0)),
+        checkpoint_minutes=float(rng.uniform(0.5, 5.0)),
+        work_hours=float(rng.uniform(20.0, 60.0)),
+        repair_minutes=repairs,
+        failure_classes=classes,
+    )
+    return sc, str(rng.choice(["ckpt", "rep", "spare"]))

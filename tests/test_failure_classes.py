@@ -15,7 +15,7 @@ import math
 
 import numpy as np
 import pytest
-from scenarios import model_plans_outside
+from scenarios import drawn_class_scenario, model_plans_outside
 
 import spare_theory as st
 from spare_theory import FailureClass, NoClosedFormError, Scenario
@@ -98,27 +98,19 @@ def test_detection_costs_time_in_both_the_model_and_the_simulation():
         assert slow > st.simulate_training(BASE, name, trials=30, seed=2, **args).mean_hours
 
 
-def _drawn(rng: np.random.Generator) -> tuple[Scenario, str]:
-    """A scenario and a strategy, drawn over the space users set."""
-    groups = int(rng.integers(8, 33))
-    group_mtbf_hours = float(np.exp(rng.uniform(np.log(5.0), np.log(40.0))))
-    repairs = None if rng.random() < 0.5 else float(rng.uniform(10.0, 120.0))
+def _classes(rng: np.random.Generator) -> tuple[FailureClass, ...]:
+    """A crash and a hang class."""
     crash = float(rng.uniform(0.5, 0.95))
     classes = (
         FailureClass("crash", crash, "crash", float(rng.uniform(0.0, 3.0))),
         FailureClass("hang", 1.0 - crash, "hang", float(rng.uniform(5.0, 60.0))),
     )
-    sc = Scenario(
-        gpus=8 * groups,
-        gpus_per_group=8,
-        gpu_mtbf_hours=8 * group_mtbf_hours,
-        restart_minutes=float(rng.uniform(5.0, 40.0)),
-        checkpoint_minutes=float(rng.uniform(0.5, 5.0)),
-        work_hours=float(rng.uniform(20.0, 60.0)),
-        repair_minutes=repairs,
-        failure_classes=classes,
-    )
-    return sc, str(rng.choice(["ckpt", "rep", "spare"]))
+    return classes
+
+
+def _drawn(rng: np.random.Generator) -> tuple[Scenario, str]:
+    """A scenario with :func:`_classes` and a strategy (``drawn_class_scenario``)."""
+    return drawn_class_scenario(rng, _classes)
 
 
 def test_model_against_simulation_on_drawn_scenarios():
@@ -183,18 +175,26 @@ def test_the_command_line_takes_classes_and_refuses_a_malformed_one(capsys):
     assert len(err.strip().splitlines()) == 1 and "NAME:SHARE:KIND:DETECT_MINUTES" in err
 
 
-@pytest.mark.slow  # 40 scenarios, about 30 s
-def test_the_audit_space_extended_with_classes():
-    # Every hour-level scenario with a hang class; the fields whose base model misses on
-    # their own (pools, lemons, Weibull clocks, domains: docs/audit.md) left out.
-    space = st.AuditSpace(
+def _hour_space_with_classes(late_share: float) -> st.AuditSpace:
+    """The audit's hour-level space with failure classes in every scenario (the late ones in
+    ``late_share`` of them), without the fields whose base model misses on its own or that
+    the late classes are not modelled with (pools, lemons, Weibull clocks, domains)."""
+    return st.AuditSpace(
         detection_share=1.0,
+        late_share=late_share,
         step_share=0.0,
         pool_share=0.0,
         weibull_share=0.0,
         lemons_share=0.0,
         domains_share=0.0,
     )
+
+
+@pytest.mark.slow  # 40 scenarios, about 30 s
+def test_the_audit_space_extended_with_classes():
+    # Every hour-level scenario with a hang class; the fields whose base model misses on
+    # their own (pools, lemons, Weibull clocks, domains: docs/audit.md) left out.
+    space = _hour_space_with_classes(late_share=0.0)
     result = st.audit(space, scenarios=40, seed=41, trials=40)
     answered = result.model_cells
     assert len(answered) >= 60
@@ -207,15 +207,7 @@ def test_the_audit_space_extended_with_late_classes():
     # Every hour-level scenario with a hang, a straggler and a corruption class beside the
     # crashes; the fields the late classes are not modelled with (pools, lemons, Weibull
     # clocks, domains) left out.
-    space = st.AuditSpace(
-        detection_share=1.0,
-        late_share=1.0,
-        step_share=0.0,
-        pool_share=0.0,
-        weibull_share=0.0,
-        lemons_share=0.0,
-        domains_share=0.0,
-    )
+    space = _hour_space_with_classes(late_share=1.0)
     result = st.audit(space, scenarios=40, seed=43, trials=40)
     answered = result.model_cells
     assert len(answered) >= 60

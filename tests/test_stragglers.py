@@ -14,7 +14,7 @@ import dataclasses
 
 import numpy as np
 import pytest
-from scenarios import model_plans_outside
+from scenarios import drawn_class_scenario, model_plans_outside
 
 import spare_theory as st
 from spare_theory import FailureClass, NoClosedFormError, Scenario
@@ -104,12 +104,8 @@ def test_a_slower_straggler_costs_more_in_both():
         assert hours == sorted(hours) and simulated == sorted(simulated)
 
 
-def _drawn(rng: np.random.Generator) -> tuple[Scenario, str]:
-    """A scenario with a straggler class (and a hang class in half the draws) and a
-    strategy, drawn over the space users set."""
-    groups = int(rng.integers(8, 33))
-    group_mtbf_hours = float(np.exp(rng.uniform(np.log(5.0), np.log(40.0))))
-    repairs = None if rng.random() < 0.5 else float(rng.uniform(10.0, 120.0))
+def _classes(rng: np.random.Generator) -> tuple[FailureClass, ...]:
+    """A straggler class beside a crash class, and a hang class in half the draws."""
     slow, hang = float(rng.uniform(0.05, 0.4)), float(rng.uniform(0.0, 0.2))
     straggler = FailureClass(
         "slow",
@@ -127,17 +123,12 @@ def _drawn(rng: np.random.Generator) -> tuple[Scenario, str]:
         )
     else:
         classes = (FailureClass("crash", 1.0 - slow, "crash", crash_minutes), straggler)
-    sc = Scenario(
-        gpus=8 * groups,
-        gpus_per_group=8,
-        gpu_mtbf_hours=8 * group_mtbf_hours,
-        restart_minutes=float(rng.uniform(5.0, 40.0)),
-        checkpoint_minutes=float(rng.uniform(0.5, 5.0)),
-        work_hours=float(rng.uniform(20.0, 60.0)),
-        repair_minutes=repairs,
-        failure_classes=classes,
-    )
-    return sc, str(rng.choice(["ckpt", "rep", "spare"]))
+    return classes
+
+
+def _drawn(rng: np.random.Generator) -> tuple[Scenario, str]:
+    """A scenario with :func:`_classes` and a strategy (``drawn_class_scenario``)."""
+    return drawn_class_scenario(rng, _classes)
 
 
 def _check(seed: int, cells: int, trials: int) -> tuple[list[tuple], int]:

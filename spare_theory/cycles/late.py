@@ -274,7 +274,11 @@ class LateFailures(WrappedLaw):
         checkpoint: ``sum_c (k_c - 1) int_0^inf h_c(u) Q(u) du``, ``h_c`` the rate at which
         corruptions of class ``c`` are found given survival (the groups up, ``N - f``,
         times ``sigma_c e^{-(u - s_c)} / A(u)``, or the repairs' rate), by the trapezoid
-        rule on the cycle's span."""
+        rule on the cycle's span (once per law: the interval search asks at every grid)."""
+        return self._rollback_segments
+
+    @functools.cached_property
+    def _rollback_segments(self) -> float:
         back = [(s, share, k - 1) for s, share, k in self.corruptions if k > 1]
         if not back:
             return 0.0

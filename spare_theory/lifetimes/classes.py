@@ -134,12 +134,6 @@ class FailureClass:
         straggler slows it instead, a corruption goes on at full speed."""
         return self.kind in ("crash", "hang")
 
-    @property
-    def fails_late(self) -> bool:
-        """Whether its group keeps running until it is noticed (a straggler, a corruption)
-        and only then fails (a straggler) or ends the cycle (a corruption)."""
-        return not self.stops_job
-
 
 #: The default: every failure a crash noticed at once.
 CRASH = FailureClass("crash", 1.0)
