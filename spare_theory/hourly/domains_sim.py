@@ -120,7 +120,8 @@ NOT_PLAYED = {
     "planned_restart_cost": "planned restarts (it restarts at wipe-outs only)",
     "spare_nodes": "a spare pool (no group is repaired)",
     "microbatches": "micro-batch splitting (a step costs S* whole stacks)",
-    "failure_classes": "failures that go unnoticed (every failure is noticed at once)",
+    "failure_classes": "failures that go unnoticed or are misdiagnosed (every failure is "
+    "noticed at once, rightly)",
 }
 
 
@@ -132,7 +133,8 @@ def _refuse_unplayed(scenario: Scenario) -> None:
         "planned_restart_failures": scenario.planned_restart_failures is not None,
         "planned_restart_cost": scenario.planned_restart_cost is not None,
         "spare_nodes": scenario.pool,
-        "failure_classes": scenario.detect_minutes > 0,
+        "failure_classes": scenario.detect_minutes > 0
+        or any(c.misdiagnosis > 0 for c in scenario.failure_classes),
         "microbatches": scenario.microbatches > 1,
     }
     named = [name for name, on in present.items() if on]

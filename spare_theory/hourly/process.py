@@ -23,7 +23,13 @@ from ..planning.resolved import ModelStrategy
 from .compose import clustering, mean_group_rate, pool_down_minutes
 from .scenario import Scenario
 
-__all__ = ["APPROXIMATIONS", "GroupProcess", "check_split", "down_share_rate", "group_process"]
+__all__ = [
+    "APPROXIMATIONS",
+    "GroupProcess",
+    "check_split",
+    "down_share_rate",
+    "group_process",
+]
 
 
 #: What each named step of :func:`group_process` approximates and what it drops, as an
@@ -89,6 +95,10 @@ class GroupProcess:
     merged : float
         Share of a group's priced failures that come with another of the same
         folded burst (a strategy's own law counts them as one change).
+    every_failure_wipes : bool
+        Built for a law whose cycle ends at every failure (CKPT-only, ``r =
+        1``: :func:`group_process`'s ``repairs=False``): a straggler's or a
+        wrong call's eviction ends the cycle at its first detection.
     approximations : tuple of str
         The names (:data:`APPROXIMATIONS`) of the steps applied, in order;
         empty: the scenario is priced as it is.
@@ -114,6 +124,7 @@ class GroupProcess:
     repair_law: Any
     burst_ratio: float = 0.0
     merged: float = 0.0
+    every_failure_wipes: bool = False
     approximations: tuple[str, ...] = ()
 
     @property
@@ -142,16 +153,35 @@ class GroupProcess:
 
     @property
     def detect(self) -> float:
-        """``lambda * sum share x detect_minutes`` over the classes that stop the job (crash,
-        hang): a failure's mean time the job waits for it, in units of ``1 / lambda``
-        (0 by default)."""
+        """``lambda * sum share x detect`` over the classes that stop the job (crash, hang;
+        each detection ``detect_minutes`` apart until the faulty group is found): a
+        failure's mean time the job waits for it, in units of ``1 / lambda`` (0 by
+        default)."""
         return self.rate_per_hour * self._stop_minutes / 60.0
 
     @property
     def _stop_minutes(self) -> float:
-        return math.fsum(
-            c.share * c.detect_minutes for c in self.scenario.failure_classes if c.stops_job
-        )
+        return math.fsum(e.share * e.window for e in self.events() if e.kind in _STOPS)
+
+    def events(self) -> tuple[_Event, ...]:
+        """What a failure does, by share: each class's failures split by how many detections
+        find the faulty group (:meth:`FailureClass.calls
+        <spare_theory.lifetimes.classes.FailureClass.calls>`).  A crash or a hang stops the
+        job until the right call and its restart waits that long; a straggler slows it
+        until then.  Where the first detection ends the cycle whether or not it is right
+        (a corruption; a straggler under a law whose cycle ends at every failure, where
+        a wrong call's eviction wipes out too), each wrong call delays the restart."""
+        found = []
+        for c in self.scenario.failure_classes:
+            d = c.detect_minutes
+            first_ends = c.kind == "corruption" or (
+                c.kind == "straggler" and self.every_failure_wipes
+            )
+            for g, p in c.calls():
+                window = d if first_ends else g * d
+                wait = (g - 1) * d if first_ends else (g * d if c.stops_job else 0.0)
+                found.append(_Event(c.share * p, c.kind, window, wait, c.slowdown, c))
+        return tuple(found)
 
     @property
     def detections(self) -> tuple[tuple[float, float], ...]:
@@ -159,9 +189,9 @@ class GroupProcess:
         ``1 / lambda``, by share (classes noticed alike merged; a straggler's is
         :attr:`stragglers`')."""
         shares: dict[float, float] = {}
-        for c in self.scenario.failure_classes:
-            window = self.rate_per_hour * c.detect_minutes / 60.0 if c.stops_job else 0.0
-            shares[window] = shares.get(window, 0.0) + c.share
+        for e in self.events():
+            window = self.rate_per_hour * e.window / 60.0 if e.kind in _STOPS else 0.0
+            shares[window] = shares.get(window, 0.0) + e.share
         return tuple(shares.items())
 
     @property
@@ -170,9 +200,9 @@ class GroupProcess:
         its time unnoticed in units of ``1 / lambda``, its share, its slowdown
         (:class:`~spare_theory.cycles.late.LateFailures`)."""
         return tuple(
-            (self.rate_per_hour * c.detect_minutes / 60.0, c.share, c.slowdown)
-            for c in self.scenario.failure_classes
-            if c.kind == "straggler" and c.detect_minutes > 0.0
+            (self.rate_per_hour * e.window / 60.0, e.share, e.slowdown)
+            for e in self.events()
+            if e.kind == "straggler" and e.window > 0.0
         )
 
     @property
@@ -181,22 +211,24 @@ class GroupProcess:
         ``1 / lambda``, its share and how many checkpoints back the job restarts
         (:class:`~spare_theory.cycles.late.LateFailures`)."""
         return tuple(
-            (self.rate_per_hour * c.detect_minutes / 60.0, c.share, c.rollback_checkpoints)
-            for c in self.scenario.failure_classes
-            if c.kind == "corruption"
+            (self.rate_per_hour * e.window / 60.0, e.share, e.source.rollback_checkpoints)
+            for e in self.events()
+            if e.kind == "corruption"
         )
 
     @property
     def restart_minutes(self) -> float:
         """Mean minutes from a wiping failure to the end of its restart: the wait until a
-        failure that stops the job is noticed, then the restart (a straggler wipes out
+        failure that stops the job is found, then the restart (a straggler wipes out
         only once it is noticed)."""
-        return self.scenario.restart_minutes + self._stop_minutes
+        return self.scenario.restart_minutes + math.fsum(
+            e.share * e.restart_wait for e in self.events() if e.kind in _STOPS
+        )
 
     def restarts(self, wipe_hazard: float = 0.0) -> tuple[tuple[float, float], ...]:
         """``(minutes, weight)`` of each restart length: the restart after the wiping
-        failure's wait unnoticed, by the chance that a wipe-out is of its class (one length
-        by default).
+        failure's wait until found, by the chance that a wipe-out is of its class (one
+        length by default).
 
         A class that fails its group at once wipes out in its share of the
         cycles; a straggler's group fails and a corruption ends the cycle
@@ -205,20 +237,34 @@ class GroupProcess:
         per unit ``u``), then the weights are normalised.
         """
         weights: dict[float, float] = {}
-        for c in self.scenario.failure_classes:
-            minutes = self.scenario.restart_minutes
-            if c.stops_job:
-                minutes += c.detect_minutes
-                weight = c.share
-            else:
-                weight = c.share * math.exp(
-                    -wipe_hazard * self.rate_per_hour * c.detect_minutes / 60.0
-                )
+        events = self.events()
+        for e in events:
+            minutes = self.scenario.restart_minutes + e.restart_wait
+            weight = e.share
+            if e.kind not in _STOPS:
+                weight *= math.exp(-wipe_hazard * self.rate_per_hour * e.window / 60.0)
             weights[minutes] = weights.get(minutes, 0.0) + weight
-        if all(c.stops_job for c in self.scenario.failure_classes):
+        if all(e.kind in _STOPS for e in events):
             return tuple(weights.items())  # the shares themselves
         total = math.fsum(weights.values())
         return tuple((minutes, weight / total) for minutes, weight in weights.items())
+
+
+_STOPS = ("crash", "hang")
+
+
+@dataclasses.dataclass(frozen=True)
+class _Event:
+    """One outcome of a failure (:meth:`GroupProcess.events`): its share of the priced
+    failures, its kind, the minutes it goes unnoticed (``window``), the minutes its wipe-out's
+    restart waits for the faulty group, its slowdown and its class."""
+
+    share: float
+    kind: str
+    window: float
+    restart_wait: float
+    slowdown: float
+    source: Any
 
 
 @cached(maxsize=256)
@@ -329,6 +375,7 @@ def group_process(
         **kept,
         repair_minutes=repair_minutes,
         repair_law=repair_law,
+        every_failure_wipes=not repairs,
         approximations=tuple(steps),
     )
 

@@ -95,6 +95,8 @@ _COST_SLACK = 1e-12
 _LIFETIME_BATCH = 1024
 # Trials per task of a simulation spread over an executor.
 _TRIALS_PER_TASK = 4
+# The group of a wrong call's eviction in the heap of late events: a healthy one, drawn then.
+_EVICT = -2
 
 
 @dataclass(frozen=True)
@@ -250,17 +252,18 @@ class _Cycle:
         rng: np.random.Generator,
         repair_hours: Callable[[float], float] | None,
         stall_hours: float,
-        detect_hours: Callable[[], tuple[float, float, int]] | None = None,
+        detect_hours: Callable[[], tuple[float, float, int, int]] | None = None,
     ) -> None:
         self.rule, self.failures, self.rng = rule, failures, rng
-        #: Draws of a failure's ``(hours unnoticed, slowdown, rollback)`` by its class
-        #: (``None``: every failure noticed at once), and the wiping failure's hours, which
-        #: delay the restart.
+        #: Draws of a failure's ``(hours to a detection, slowdown, rollback, wrong calls)``
+        #: by its class (``None``: every failure noticed at once), and the hours the restart
+        #: waits for the wiping failure's faulty group to be found.
         self.detect_hours, self.wipe_detect = detect_hours, 0.0
-        #: Stragglers and corruptions not yet noticed, a heap of (noticed at, group,
-        #: slowdown, rollback), and the largest slowdown among them (1: none): every step
-        #: takes that much longer.
-        self.slow: list[tuple[float, int, float, int]] = []
+        #: Stragglers and corruptions not yet noticed and the evictions of healthy groups by
+        #: wrong calls, a heap of (at, group or _EVICT, slowdown, rollback, hours until the
+        #: faulty group is found from then), and the largest slowdown among them (1:
+        #: none): every step takes that much longer.
+        self.slow: list[tuple[float, int, float, int, float]] = []
         self.slowdown = 1.0
         #: Checkpoints back the wipe-out sends the job (a corruption found; 1: the last).
         self.rollback = 1
@@ -284,7 +287,7 @@ class _Cycle:
         self.stalled = 0.0
 
     def _next_event(self) -> float:
-        """Time of the next failure, rejoin or straggler noticed."""
+        """Time of the next failure, rejoin, straggler noticed or eviction."""
         due, nxt = self.due, self.next_fail
         if self.slow and self.slow[0][0] < nxt:
             nxt = self.slow[0][0]
@@ -314,13 +317,17 @@ class _Cycle:
             rule.rejoin(g)
         elif noticed <= self.next_fail:
             # A straggler noticed: its group fails now, as any failure; a corruption found:
-            # the whole job goes back, whatever the redundancy.
-            self.t, g, _, rollback = heappop(slow)
-            self.slowdown = max((a for _, _, a, _ in slow), default=1.0)
+            # the whole job goes back, whatever the redundancy; a wrong call: a healthy group
+            # is evicted, as a failure noticed at once.
+            self.t, g, _, rollback, left = heappop(slow)
+            self.slowdown = max((e[2] for e in slow), default=1.0)
             if rollback:
-                self.rollback, self.wipe_detect = rollback, 0.0
+                self.rollback, self.wipe_detect = rollback, left
                 return True
-            if self._fail(g, 0.0):
+            if g == _EVICT:
+                if self.healthy and self._evict(left):
+                    return True
+            elif self._fail(g, 0.0):
                 return True
         else:
             self.t = t = self.next_fail
@@ -329,31 +336,54 @@ class _Cycle:
                 self.next_fail = failures.next_time(t, self.healthy)
                 return False
             self.healthy -= 1
-            unseen, slowdown, rollback = (
-                (0.0, 0.0, 0) if self.detect_hours is None else self.detect_hours()
+            unseen, slowdown, rollback, wrong = (
+                (0.0, 0.0, 0, 0) if self.detect_hours is None else self.detect_hours()
             )
             if rollback and unseen == 0.0:
                 self.rollback, self.wipe_detect = rollback, 0.0
                 return True
-            if (slowdown or rollback) and unseen > 0.0:
-                # A straggler or a corruption: its group keeps running (slowed, or on corrupted
-                # state) until noticed, and no other failure of it is drawn meanwhile: it is
-                # out of the healthy groups.
-                heappush(slow, (t + unseen, g, slowdown or 1.0, rollback))
-                self.slowdown = max(self.slowdown, slowdown or 1.0)
-            elif self._fail(g, unseen):
+            if rollback:
+                # A corruption: its group computes on corrupted state until found; each wrong
+                # call then delays the restart by a detection time.
+                heappush(slow, (t + unseen, g, 1.0, rollback, wrong * unseen))
+            elif slowdown and unseen > 0.0:
+                # A straggler: its group keeps running slowed until found (after the wrong
+                # calls), and no other failure of it is drawn meanwhile: it is out of the
+                # healthy groups.
+                heappush(slow, (t + (wrong + 1) * unseen, g, slowdown, 0, 0.0))
+                self.slowdown = max(self.slowdown, slowdown)
+                self._wrong_calls(t, unseen, wrong)
+            elif self._fail(g, (wrong + 1) * unseen):
                 if self.repair_hours is None and self.failures.draws_ahead:
                     # Without repairs the next failure is drawn before the cycle ends:
                     # the stream order every seeded exponential result without repairs
                     # rests on (renewal clocks draw none: that would renew them unfired).
                     self.next_fail = failures.next_time(t, self.healthy)
                 return True
+            else:
+                self._wrong_calls(t, unseen, wrong)
         # The failure rate changed (or a failure happened): draw the next one afresh.
         self.next_fail = failures.next_time(self.t, self.healthy)
         self.planned = self.N - self.healthy >= self.trigger or (
             rule.cost_grows and 1.0 / rule.throughput >= self.cost_trigger
         )
         return self.planned
+
+    def _wrong_calls(self, t: float, unseen: float, wrong: int) -> None:
+        """Schedule the evictions of a failure at ``t`` found after ``wrong`` wrong calls
+        ``unseen`` hours apart, each with the hours left until the right one."""
+        for j in range(1, wrong + 1):
+            heappush(self.slow, (t + j * unseen, _EVICT, 1.0, 0, (wrong + 1 - j) * unseen))
+
+    def _evict(self, left: float) -> bool:
+        """A wrong call evicts a healthy group, noticed at once; True at a wipe-out, whose
+        restart waits ``left`` hours more for the faulty group to be found."""
+        g = self.failures.pick(self.healthy) if self.picks else -1
+        self.healthy -= 1
+        if self._fail(g, 0.0):
+            self.wipe_detect = left
+            return True
+        return False
 
     def _fail(self, g: int, unseen: float) -> bool:
         """Group ``g`` fails now, noticed ``unseen`` hours later; True at a wipe-out."""
@@ -442,11 +472,13 @@ class _Cycle:
 
 def detection_sampler(
     scenario: Scenario, rng: np.random.Generator
-) -> Callable[[], tuple[float, float, int]] | None:
-    """Draws of a failure's ``(hours unnoticed, slowdown, rollback)``, its class drawn by
-    share: a straggler's slowdown (0 for the other kinds) and a corruption's checkpoints
-    back (0 for the other kinds); ``None``: every failure is a crash or a hang noticed at
-    once, and no draw is made, so seeded runs are as before classes.
+) -> Callable[[], tuple[float, float, int, int]] | None:
+    """Draws of a failure's ``(hours to a detection, slowdown, rollback, wrong calls)``, its
+    class drawn by share: a straggler's slowdown (0 for the other kinds), a corruption's
+    checkpoints back (0 for the other kinds) and the detections that blame a healthy group
+    before the right one (geometric, drawn only for a class with a misdiagnosis);
+    ``None``: every failure is a crash or a hang noticed at once, and no draw is made, so
+    seeded runs are as before classes.
 
     Examples
     --------
@@ -454,7 +486,7 @@ def detection_sampler(
     >>> sc = Scenario(gpus=64, gpus_per_group=8, restart_minutes=20, checkpoint_minutes=5,
     ...               work_hours=48, failure_classes=(FailureClass("hang", 1.0, "hang", 30),))
     >>> detection_sampler(sc, np.random.default_rng(0))()
-    (0.5, 0.0, 0)
+    (0.5, 0.0, 0, 0)
     """
     classes = scenario.failure_classes
     drawn = [
@@ -462,18 +494,19 @@ def detection_sampler(
             c.detect_minutes / 60,
             c.slowdown if c.kind == "straggler" else 0.0,
             c.rollback_checkpoints if c.kind == "corruption" else 0,
+            c.misdiagnosis,
         )
         for c in classes
     ]
-    if not any(hours or rollback for hours, _, rollback in drawn):
+    if not any(hours or rollback or wrong for hours, _, rollback, wrong in drawn):
         return None
-    if len(drawn) == 1:
-        only = drawn[0]
-        return lambda: only
     edges = np.cumsum([c.share for c in classes])[:-1]
 
-    def draw() -> tuple[float, float, int]:
-        return drawn[int(np.searchsorted(edges, rng.random(), side="right"))]
+    def draw() -> tuple[float, float, int, int]:
+        i = 0 if len(drawn) == 1 else int(np.searchsorted(edges, rng.random(), side="right"))
+        hours, slowdown, rollback, wrong = drawn[i]
+        calls = int(rng.geometric(1.0 - wrong)) - 1 if wrong > 0.0 else 0
+        return hours, slowdown, rollback, calls
 
     return draw
 
@@ -686,14 +719,17 @@ def simulate_runs(
     """
     trials = as_count(trials, "trials")
     first_trial = as_count(first_trial, "first_trial", minimum=0)
-    if (replay or needs_nodes(scenario)) and any(
-        not c.stops_job and c.detect_minutes > 0 for c in scenario.failure_classes
-    ):
-        raise ValueError(
-            "failure_classes: stragglers and corruption noticed late are simulated on groups, "
-            "not yet with node-level failures (a spare pool, lemons, failure domains, node "
-            "clocks or a replayed log)"
-        )
+    node_level = bool(replay) or needs_nodes(scenario)
+    for c in scenario.failure_classes:
+        if (node_level and not c.stops_job and c.detect_minutes > 0) or (
+            c.misdiagnosis > 0 and (node_level or not scenario.exponential)
+        ):
+            raise ValueError(
+                "failure_classes: stragglers and corruption noticed late and misdiagnosis are "
+                "simulated on exponential or renewal groups, not yet with node-level failures "
+                "(a spare pool, lemons, failure domains, node clocks or a replayed log), and "
+                f"misdiagnosis not on renewal clocks: class {c.name!r}"
+            )
     root = as_seed_sequence(seed)
     tau = checkpoint_interval_minutes / 60
     end = first_trial + trials

@@ -114,6 +114,7 @@ def scenario_fields(scenario: Any) -> tuple[str, ...]:
             or scenario.planned_restart_cost is not None
         ),
         "detection": not step and scenario.detect_minutes > 0,
+        "misdiagnosis": not step and any(c.misdiagnosis > 0 for c in scenario.failure_classes),
     }
     return tuple(name for name, on in found.items() if on)
 
