@@ -20,6 +20,7 @@ from scenarios import drawn_class_scenario, model_plans_outside
 
 import spare_theory as st
 from spare_theory import FailureClass, NoClosedFormError, Scenario
+from spare_theory.hourly.simulation import BREAKDOWN
 from spare_theory.lifetimes.classes import parse_failure_classes
 from spare_theory.reports.changes import WHAT_IF_CHANGES
 
@@ -77,7 +78,10 @@ def test_the_simulated_wait_grows_as_the_calls():
     one = (FailureClass("hang", 1.0, "hang", 30.0, misdiagnosis=m),)
     sc = dataclasses.replace(BASE, gpu_mtbf_hours=100_000.0, failure_classes=one)
     runs = st.simulate_training(sc, "ckpt", checkpoint_interval_minutes=60.0, trials=2000, seed=3)
-    restart_hours = runs.breakdown_hours[:, 3]  # the restart waits (hourly.simulation)
+    # The restart waits (hourly.simulation): the detection, then the restart itself.
+    restart_hours = runs.breakdown_hours[
+        :, [BREAKDOWN.index("restart"), BREAKDOWN.index("detection")]
+    ].sum(axis=1)
     n = runs.restarts.sum()
     per_restart = restart_hours.sum() / n * one_hour
     expected = 15.0 + 30.0 / (1.0 - m)

@@ -72,7 +72,11 @@ _CAUSES_SHORT = {
     "reconfiguration": "reconfig",
     "skipped_samples": "skipped",
     "idle_spares": "idle spares",
+    "detection": "detection",
+    "slowdown": "slowdown",
+    "rollback": "rollback",
 }
+_CLASS_CAUSES = ("detection", "slowdown", "rollback")
 
 
 class Requirement:
@@ -313,13 +317,20 @@ def _text(job: Any, scenario: Any, result: dict[str, Any]) -> str:
             subsequent_indent="  ",
         )
     lines.append("lost hours by cause (wall time; useful + lost = hours):")
+    billed = [p for p in result["plans"].values() if p["modelled"] and p["bill"] is not None]
+    # The failure classes' causes only where some plan has them (a crash noticed at once has
+    # none), so the table keeps its width.
+    causes = [
+        c
+        for c in _CAUSES_SHORT
+        if c not in _CLASS_CAUSES or any(p["bill"]["badput_hours"][c] for p in billed)
+    ]
     rows = [
         [p["label"], hours_text(p["bill"]["useful_hours"])]
-        + [f"{p['bill']['badput_hours'][c]:,.4g}" for c in _CAUSES_SHORT]
-        for p in result["plans"].values()
-        if p["modelled"] and p["bill"] is not None
+        + [f"{p['bill']['badput_hours'][c]:,.4g}" for c in causes]
+        for p in billed
     ]
-    lines += _table(["strategy", "useful", *_CAUSES_SHORT.values()], rows)
+    lines += _table(["strategy", "useful", *(_CAUSES_SHORT[c] for c in causes)], rows)
     for p in result["plans"].values():
         if not p["modelled"]:
             note = f"{p['label']}: no plan from the model: {p['reason']}"

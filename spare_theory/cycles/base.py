@@ -294,6 +294,21 @@ class CycleLaw(ABC):
         """
         return self.theta(np.asarray(start) + np.asarray(k) / 2)
 
+    def theta_losses(self, u: ArrayLike) -> dict[str, np.ndarray]:
+        """The share of the compute time at ``u`` lost by badput cause: stalled until a
+        failure is noticed (``"detection"``,
+        :class:`~spare_theory.cycles.detection.DetectionStall`), or spent by a straggler's
+        slowed steps beyond their work (``"slowdown"``,
+        :class:`~spare_theory.cycles.late.LateFailures`); the rest computes as the law
+        without them does (its throughput then ``theta / (1 - sum(losses))``).  None by
+        default."""
+        return {}
+
+    def segment_losses(self, start: np.ndarray, k: np.ndarray, d: float) -> dict[str, np.ndarray]:
+        """:meth:`theta_losses` over each segment's compute, as :meth:`segment_theta` is
+        :meth:`theta` (the default: at the compute's midpoint)."""
+        return self.theta_losses(np.asarray(start) + np.asarray(k) / 2)
+
     def cache_key(self) -> tuple:
         """The values that define the law (caches of laws built on it are keyed on them)."""
         return (type(self).__qualname__, self.N, self.r, value_key(self.lifetimes))
@@ -484,6 +499,9 @@ class WrappedLaw(CycleLaw):
 
     def batch_theta(self, u: ArrayLike) -> np.ndarray:
         return self.inner.batch_theta(u)
+
+    def theta_losses(self, u: ArrayLike) -> dict[str, np.ndarray]:
+        return self.inner.theta_losses(u)
 
     def checkpoint_loss(self, start: np.ndarray, d: float) -> tuple[np.ndarray, np.ndarray] | None:
         return self.inner.checkpoint_loss(start, d)

@@ -207,6 +207,14 @@ class DetectionStall(WrappedLaw):
         u = np.asarray(u, dtype=float)
         return self.inner.batch_theta(u) * self._computing(u)
 
+    def theta_losses(self, u: ArrayLike) -> dict[str, np.ndarray]:
+        """The stall, ``1 - ratio`` of the time, and ``inner``'s losses in the rest."""
+        u = np.asarray(u, dtype=float)
+        computing = self._computing(u)
+        losses = {cause: loss * computing for cause, loss in self.inner.theta_losses(u).items()}
+        losses["detection"] = losses.get("detection", 0.0) + (1.0 - computing)
+        return losses
+
     def mean_time_to_wipeout(self, mu: float) -> float | None:
         return self.inner.mean_time_to_wipeout(mu)
 

@@ -264,10 +264,32 @@ class LateFailures(WrappedLaw):
         d`` (:meth:`_speed_given`, averaged over the compute by Gauss-Legendre; at
         ``r = 1`` every straggler noticed before the end would have ended the cycle)."""
         start, k = np.broadcast_arrays(np.asarray(start, float), np.asarray(k, float))
+        return self.inner.theta(self._v(start + k / 2)) * self._segment_speed(start, k, d)
+
+    def _segment_speed(self, start: np.ndarray, k: np.ndarray, d: float) -> np.ndarray:
+        """:meth:`_speed_given` averaged over each segment's compute given survival to its
+        end (Gauss-Legendre)."""
         nodes, weights = np.polynomial.legendre.leggauss(_GAUSS_POINTS)
         u = start[None, :] + k[None, :] * (nodes[:, None] + 1.0) / 2.0
-        speed = weights @ self._speed_given(u, (start + k + d)[None, :]) / 2.0
-        return self.inner.theta(self._v(start + k / 2)) * speed
+        return weights @ self._speed_given(u, (start + k + d)[None, :]) / 2.0
+
+    def _losses(self, v: np.ndarray, speed: np.ndarray) -> dict[str, np.ndarray]:
+        """``inner``'s losses at its time ``v``, and the slowed steps': ``1 - speed`` of the
+        time ``inner`` computes (a step at ``1 / a`` of its speed takes ``1 - 1 / a`` of
+        its time beyond its work)."""
+        losses = self.inner.theta_losses(v)
+        if self.stragglers:
+            busy = 1.0 - sum(losses.values(), np.zeros(np.shape(v)))
+            losses["slowdown"] = busy * (1.0 - speed)
+        return losses
+
+    def theta_losses(self, u: ArrayLike) -> dict[str, np.ndarray]:
+        u = np.asarray(u, dtype=float)
+        return self._losses(self._v(u), self._speed_given(u, u))
+
+    def segment_losses(self, start: np.ndarray, k: np.ndarray, d: float) -> dict[str, np.ndarray]:
+        start, k = np.broadcast_arrays(np.asarray(start, float), np.asarray(k, float))
+        return self._losses(self._v(start + k / 2), self._segment_speed(start, k, d))
 
     def rollback_segments(self) -> float:
         """Expected checkpoint segments a cycle's end sends the job back beyond the last

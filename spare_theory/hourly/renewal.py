@@ -64,6 +64,10 @@ __all__ = [
 ]
 
 _PARTS = ("useful", "redundancy", "checkpoint", "restart", "lost")
+# Parts that failure classes take from the five (None without them, so the sums are as before):
+# the stalls (from redundancy) and restart waits (from restart) until a failure is noticed,
+# a straggler's slowed steps (from redundancy) and a corruption's rollback (from lost).
+_CLASS_PARTS = ("stall", "waiting", "slowdown", "rollback")
 # Quadrature points per piece for the work kept at planned restarts, and the rule
 # on [0, 1] (built once: planned_kept runs at every grid of every trigger searched).
 _GAUSS_POINTS = 8
@@ -151,6 +155,14 @@ class TrainingEstimate:
         The cycle law's share of groups idle as hot spares and the badput
         cause of the rest of :attr:`redundancy_hours`
         (:func:`~spare_theory.planning.bill.split_redundancy`).
+    detection_wait_hours, detection_stall_hours, slowdown_hours, rollback_hours : float
+        What failure classes take (0 without them), each inside one of the
+        five parts: the waits before restarts until the wiping failure is
+        noticed (of :attr:`restart_hours`), the stalls until a failure the
+        job survives is noticed and a straggler's slowed steps (of
+        :attr:`redundancy_hours`), the work a corruption sends back beyond
+        the last checkpoint (of :attr:`lost_hours`); the bill's causes
+        ``detection``, ``slowdown`` and ``rollback``.
     badput_hours : dict
         Property: the lost time by cause
         (:data:`~spare_theory.planning.bill.BADPUT_CAUSES`).
@@ -188,6 +200,10 @@ class TrainingEstimate:
     grouped_gpus: int = 0
     idle_share: float = 0.0
     redundancy_cause: str = "redundant_compute"
+    detection_wait_hours: float = 0.0
+    detection_stall_hours: float = 0.0
+    slowdown_hours: float = 0.0
+    rollback_hours: float = 0.0
 
     @property
     def wipeouts(self) -> float:
@@ -344,13 +360,19 @@ class TrainingEstimate:
         0.0
         """
         out = dict.fromkeys(BADPUT_CAUSES, 0.0)
+        redundancy = max(
+            self.redundancy_hours - self.detection_stall_hours - self.slowdown_hours, 0.0
+        )
         skipped, idle, rest = split_redundancy(
-            self.useful_hours, self.redundancy_hours, self.samples_skipped, self.idle_share
+            self.useful_hours, redundancy, self.samples_skipped, self.idle_share
         )
         out.update(
             checkpoint_save=self.checkpoint_hours,
-            wasted_progress=self.lost_hours,
-            restart=self.restart_hours,
+            wasted_progress=self.lost_hours - self.rollback_hours,
+            restart=self.restart_hours - self.detection_wait_hours,
+            detection=self.detection_wait_hours + self.detection_stall_hours,
+            slowdown=self.slowdown_hours,
+            rollback=self.rollback_hours,
             skipped_samples=float(skipped),
             idle_spares=float(idle),
         )
@@ -417,6 +439,12 @@ class RenewalTerms:
         ``useful``; ``None`` for exact-batch laws.
     idle_share, redundancy_cause : float, str
         The law's (:class:`~spare_theory.cycles.base.CycleLaw`), for the bill.
+    stall, waiting, slowdown, rollback : numpy.ndarray or None
+        Time taken from the five parts by failure classes, same units: the
+        stalls until a failure the job survives is noticed and the slowed
+        steps of a straggler (from ``redundancy``), the waits for a wiping
+        failure to be noticed (from ``restart``) and the work a corruption
+        sends back beyond the last checkpoint (from ``lost``); ``None``: none.
 
     Examples
     --------
@@ -435,6 +463,10 @@ class RenewalTerms:
     batch: np.ndarray | None = None
     idle_share: float = 0.0
     redundancy_cause: str = "redundant_compute"
+    stall: np.ndarray | None = None
+    waiting: np.ndarray | None = None
+    slowdown: np.ndarray | None = None
+    rollback: np.ndarray | None = None
 
     @property
     def exact_batch(self) -> bool:
@@ -449,8 +481,13 @@ class RenewalTerms:
             return np.where(self.batch > 0, 1.0 - self.useful / self.batch, 0.0)
 
     def total(self) -> np.ndarray:
-        """``E[X]``: the sum of the five parts."""
-        return sum((getattr(self, k) for k in _PARTS), np.zeros(self.useful.shape))
+        """``E[X]``: the sum of the five parts and of those failure classes take from them."""
+        total = sum((getattr(self, k) for k in _PARTS), np.zeros(self.useful.shape))
+        for k in _CLASS_PARTS:
+            part = getattr(self, k)
+            if part is not None:
+                total = total + part
+        return total
 
     def hours_per_work_hour(self) -> np.ndarray:
         """``E[X] / E[P]`` at each interval; ``inf`` where no work is kept."""
@@ -588,6 +625,11 @@ def _collect(
     if law.planned:
         kept += planned_kept(law, start, k, d, log_q0)
     theta = law.segment_theta(start, k, d)
+    # Throughput lost by cause, each summed as the work is (kept x loss).
+    losses = [
+        (cause, np.add.reduceat(kept * loss * (1.0 if width is None else width), first))
+        for cause, loss in law.segment_losses(start, k, d).items()
+    ]
     batch = None if law.exact_batch else law.batch_theta(start + k / 2)
     loss = law.checkpoint_loss(start, d)
     if loss is not None:
@@ -601,9 +643,14 @@ def _collect(
     sums = np.add.reduceat(table, first, axis=1)
     compute, checkpoint, kept_sum, useful_sum = sums[:4]
     kept_compute, useful = kappa * kept_sum, kappa * useful_sum
+    taken = {
+        {"detection": "stall"}.get(cause, cause): kappa * loss_sum for cause, loss_sum in losses
+    }
     return RenewalTerms(
         useful=useful,
-        redundancy=kept_compute - useful,
+        redundancy=kept_compute - useful - sum(taken.values(), np.zeros(kappa.size)),
+        stall=taken.get("stall"),
+        slowdown=taken.get("slowdown"),
         checkpoint=checkpoint,
         restart=np.full(kappa.size, restart),
         lost=np.maximum(compute - kept_compute, 0.0),
@@ -700,8 +747,13 @@ def estimate_from(
     """
     scenario, lam = process.scenario, process.rate_per_hour
     values = {k: float(getattr(terms, k)[i]) for k in _PARTS}
+    taken = {k: float(getattr(terms, k)[i]) for k in _CLASS_PARTS if getattr(terms, k) is not None}
     log_q0 = terms.log_q0
-    total = sum(values[k] for k in _PARTS)
+    total = sum(values[k] for k in _PARTS) + sum(taken.values())
+    # The five parts keep what the classes take from them (each 0.0 added without classes).
+    values["redundancy"] += taken.get("stall", 0.0) + taken.get("slowdown", 0.0)
+    values["restart"] += taken.get("waiting", 0.0)
+    values["lost"] += taken.get("rollback", 0.0)
     W = scenario.work_hours
     useful = values["useful"]
     hours = W * float(terms.hours_per_work_hour()[i])
@@ -709,6 +761,10 @@ def estimate_from(
     parts = {
         k: (shares[k] * hours if shares[k] > 0 else 0.0)
         for k in ("redundancy", "checkpoint", "restart", "lost")
+    }
+    of = {
+        k: (v / total * hours if v > 0 and math.isfinite(total) and math.isfinite(hours) else 0.0)
+        for k, v in taken.items()
     }
     log_restarts = math.log(W * lam / useful) - min(log_q0, 0.0) if useful > 0 else math.inf
     restarts = math.exp(log_restarts) if log_restarts < 700 else math.inf
@@ -733,6 +789,10 @@ def estimate_from(
         grouped_gpus=scenario.groups * scenario.gpus_per_group,
         idle_share=terms.idle_share,
         redundancy_cause=terms.redundancy_cause,
+        detection_wait_hours=of.get("waiting", 0.0),
+        detection_stall_hours=of.get("stall", 0.0),
+        slowdown_hours=of.get("slowdown", 0.0),
+        rollback_hours=of.get("rollback", 0.0),
     )
 
 
@@ -804,15 +864,25 @@ def hours_grid(
 def _rolled_back(terms: RenewalTerms, segments: float, kappa: np.ndarray) -> RenewalTerms:
     """``terms`` with the work of ``segments`` more checkpoints per cycle lost (a corruption
     sends the job back beyond the last one): each kept segment's mean work, ``kappa`` times
-    the mean throughput of the compute kept, moved from the useful work to the lost
-    compute, over ``Q(rho)`` as every term."""
-    kept = terms.useful + terms.redundancy
-    with np.errstate(invalid="ignore", divide="ignore"):
-        mean = np.where(kept > 0, terms.useful / kept, 0.0)
+    the mean throughput of the compute kept, moved from the useful work to the rollback,
+    over ``Q(rho)`` as every term."""
+    # Each part of the compute kept gives its share of the segments' (the useful work's moves
+    # the hours), but for the stalls: they stay stalls when rolled back.
+    pieces = {k: getattr(terms, k) for k in ("useful", "redundancy", "slowdown")}
+    pieces = {k: v for k, v in pieces.items() if v is not None}
+    kept = sum(pieces.values(), np.zeros(kappa.shape))
+    if terms.stall is not None:
+        kept = kept + terms.stall
     # Not capped at this part's useful work: the rollback takes work that earlier cycles
     # kept, and a restart class whose cycles rarely compute (a long wait) still rolls back.
-    moved = segments * kappa * mean * math.exp(-terms.log_q0)
-    return dataclasses.replace(terms, useful=terms.useful - moved, lost=terms.lost + moved)
+    segment = segments * kappa * math.exp(-terms.log_q0)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        moved = {k: np.where(kept > 0, segment * v / kept, 0.0) for k, v in pieces.items()}
+    total = sum(moved.values(), np.zeros(kappa.shape))
+    rollback = total if terms.rollback is None else terms.rollback + total
+    return dataclasses.replace(
+        terms, **{k: pieces[k] - moved[k] for k in pieces}, rollback=rollback
+    )
 
 
 def priced_terms(process: GroupProcess, law: CycleLaw, tau_minutes: ArrayLike) -> RenewalTerms:
@@ -856,6 +926,11 @@ def priced_terms(process: GroupProcess, law: CycleLaw, tau_minutes: ArrayLike) -
     back = law.rollback_segments()
     if back > 0.0:
         parts = [_rolled_back(t, back, kappa) for t in parts]
+    R = process.scenario.restart_minutes
+    parts = [
+        t if minutes <= R else _waited(law, t, lam * (minutes - R) / 60)
+        for (minutes, _), t in zip(restarts, parts)
+    ]
     if len(parts) == 1:
         return parts[0]
     log_q0 = parts[0].log_q0
@@ -865,4 +940,18 @@ def priced_terms(process: GroupProcess, law: CycleLaw, tau_minutes: ArrayLike) -
         for k in (*_PARTS, "batch")
         if getattr(parts[0], k) is not None
     }
+    for k in _CLASS_PARTS:
+        if any(getattr(t, k) is not None for t in parts):
+            mixed[k] = sum(
+                w * getattr(t, k) for w, t in zip(weights, parts) if getattr(t, k) is not None
+            )
     return dataclasses.replace(parts[0], **mixed)
+
+
+def _waited(law: CycleLaw, terms: RenewalTerms, wait: float) -> RenewalTerms:
+    """``terms`` with the restart's wait until the wiping failure is noticed, its first
+    ``wait`` (units ``1 / lambda``), moved from the restart: ``int_0^wait Q / Q(rho)`` over
+    the attempts (each waits first, and a failure cuts it short)."""
+    log_q_wait, per_attempt, _ = law.restart_terms(wait)
+    moved = np.full(terms.restart.shape, per_attempt * math.exp(log_q_wait - terms.log_q0))
+    return dataclasses.replace(terms, restart=terms.restart - moved, waiting=moved)

@@ -283,8 +283,12 @@ class _Cycle:
         #: Whether the cycle ended at a trigger (then not a wipe-out).
         self.planned = False
         self.next_fail = failures.next_time(t, N)
-        #: Hours of compute time spent stalled (rejoins, reconfigurations) so far.
-        self.stalled = 0.0
+        #: Hours of compute time spent stalled (rejoins, reconfigurations, failures not yet
+        #: noticed) so far, of them until a failure was noticed, and the hours a straggler's
+        #: slowed steps took beyond their work (:meth:`_spent`); the time the last failure
+        #: unnoticed is noticed.
+        self.stalled = self.detect_stalled = self.slowed = 0.0
+        self.detect_end = t
 
     def _next_event(self) -> float:
         """Time of the next failure, rejoin, straggler noticed or eviction."""
@@ -396,6 +400,7 @@ class _Cycle:
         # Unnoticed for its class's detection time: the job makes no progress.
         if unseen > 0.0:
             self.stall_end = max(self.stall_end, t + unseen)
+            self.detect_end = max(self.detect_end, t + unseen)
         if self.reconfigures:
             if self.holding:
                 self.held = True
@@ -420,6 +425,17 @@ class _Cycle:
         if checkpoint and self.held:
             self.stall_end = end + self.stall
         return False
+
+    def _spent(self, t: float, end: float, stalled: bool) -> None:
+        """Book ``[t, end]`` of compute time: a stall (the part before the last failure
+        unnoticed is noticed: a detection stall), or steps slowed by a straggler (the
+        share ``1 - 1 / slowdown`` of the time)."""
+        if stalled:
+            self.stalled += end - t
+            if t < self.detect_end:
+                self.detect_stalled += (end if end < self.detect_end else self.detect_end) - t
+        elif self.slowdown > 1.0:
+            self.slowed += (end - t) * (1.0 - 1.0 / self.slowdown)
 
     def compute(self, tau: float, work_left: float) -> tuple[float, float, bool]:
         """Compute for ``tau`` hours or until ``work_left`` is done: ``(work, batch, wiped)``.
@@ -455,16 +471,14 @@ class _Cycle:
             if nxt >= end:
                 work += rate * (end - t)
                 left -= end - t
-                if stalled:
-                    self.stalled += end - t
+                self._spent(t, end, stalled)
                 self.t = t = end
                 if done:
                     return work, batch if reconfigures else work, False
                 continue
             work += rate * (nxt - t)
             left -= nxt - t
-            if stalled:
-                self.stalled += nxt - t
+            self._spent(t, nxt, stalled)
             if self._event():
                 return work, batch if reconfigures else work, True
             t = self.t
@@ -533,6 +547,13 @@ def _one_run(
     compute beyond the work is redundant compute for a rule that does not
     reconfigure; for one that does, the batch it skipped (``batch - work``)
     and its idle spares (the rest: the spare groups' share of the time).
+    Then the failure classes' causes, each taken from one of those: the
+    waits until a wiping failure is noticed (from the restart waits) and
+    the stalls until a failure the job survives is noticed (from the
+    stalls), the time a straggler's slowed steps of the kept segments took
+    beyond their work (``1 - 1 / slowdown`` of it, from the compute beyond
+    the work), and the kept compute a corruption's rollback sent back (no
+    longer kept).
     """
     N, lam = scenario.groups, scenario.group_failure_rate_per_hour
     R, delta, W = (
@@ -559,14 +580,17 @@ def _one_run(
         return draw_repair(q) + heal_hours
 
     t, saved, saved_batch, restarts, repairs, planned = 0.0, 0.0, 0.0, 0, 0, 0
-    # Wall time in restarts, checkpoints, compute lost and kept (stalls apart).
+    # Wall time in restarts, checkpoints, compute lost and kept (stalls apart), and of it:
+    # the waits and stalls until a failure is noticed, the kept compute a straggler's slowed
+    # steps took beyond their work, the compute a corruption's rollback sent back.
     restart_h, checkpoint_h, lost_h, kept_h, stalled_h = 0.0, 0.0, 0.0, 0.0, 0.0
+    detect_h, detect_stalled_h, slowed_h, rollback_h = 0.0, 0.0, 0.0, 0.0
     fresh = True  # the run starts computing, with no initial restart (as Daly)
     unseen = 0.0  # hours the last wiping failure went unnoticed
-    # (saved, saved_batch, kept_h) at the last checkpoints, for a corruption's rollback;
-    # kept only when a class can send the job further back than the last one.
+    # (saved, saved_batch, kept_h, slowed_h) at the last checkpoints, for a corruption's
+    # rollback; kept only when a class can send the job further back than the last one.
     back = max(c.rollback_checkpoints for c in scenario.failure_classes)
-    history: list[tuple[float, float, float]] | None = [(0.0, 0.0, 0.0)] if back > 1 else None
+    history: list[tuple[float, ...]] | None = [(0.0, 0.0, 0.0, 0.0)] if back > 1 else None
     while True:
         rule = rules(rng)
         failures: Any
@@ -591,10 +615,12 @@ def _one_run(
             cycle.cost_trigger = scenario.planned_restart_cost * (1.0 - _COST_SLACK)
         # A restart begins once the wiping failure is noticed (a planned one at once).
         wiped = False if fresh else cycle.wait(R + unseen)
-        restart_h += cycle.t - t
+        # The wait until the wiping failure is noticed comes first, then the restart.
+        detect_h += min(unseen, cycle.t - t)
+        restart_h += cycle.t - t - min(unseen, cycle.t - t)
         fresh = False
         while not wiped:
-            start, stalled = cycle.t, cycle.stalled
+            start, stalled, slowed = cycle.t, cycle.stalled, cycle.slowed
             work, batch, wiped = cycle.compute(tau, W - saved)
             computed, written = cycle.t - start - (cycle.stalled - stalled), cycle.t
             wiped = wiped or cycle.wait(delta, checkpoint=True)
@@ -603,15 +629,19 @@ def _one_run(
                 saved += work
                 saved_batch += batch
                 kept_h += computed
+                slowed_h += cycle.slowed - slowed
                 if history is not None:
-                    history.append((saved, saved_batch, kept_h))
+                    history.append((saved, saved_batch, kept_h, slowed_h))
                 if saved >= W - eps:
                     skipped = 1.0 - saved / saved_batch if saved_batch > 0 else 0.0
-                    stalls = stalled_h + cycle.stalled
+                    detect_stalls = detect_stalled_h + cycle.detect_stalled
+                    stalls = stalled_h + cycle.stalled - detect_stalls
+                    # A straggler's slowed steps are compute beyond the work (or idle spares'
+                    # time, for a reconfiguring rule): they are taken out of it.
                     if rule.reconfigures:
-                        beyond = (0.0, saved_batch - saved, kept_h - saved_batch)
+                        beyond = (0.0, saved_batch - saved, kept_h - saved_batch - slowed_h)
                     else:
-                        beyond = (kept_h - saved, 0.0, 0.0)
+                        beyond = (kept_h - saved - slowed_h, 0.0, 0.0)
                     parts = (saved, checkpoint_h, lost_h, restart_h, beyond[0], stalls)
                     return (
                         cycle.t,
@@ -619,7 +649,7 @@ def _one_run(
                         repairs + cycle.repairs,
                         planned,
                         skipped,
-                        (*parts, *beyond[1:]),
+                        (*parts, *beyond[1:], detect_h + detect_stalls, slowed_h, rollback_h),
                     )
             else:
                 lost_h += computed
@@ -627,19 +657,20 @@ def _one_run(
         unseen = 0.0 if cycle.planned else cycle.wipe_detect
         if history is not None and cycle.rollback > 1 and not cycle.planned:
             # A corruption found: back to the checkpoint rollback - 1 before the last (the
-            # run's start at most); the work kept since is lost compute.
+            # run's start at most); the compute kept since is rolled back.
             for _ in range(min(cycle.rollback, len(history)) - 1):
                 history.pop()
-            saved, saved_batch, kept = history[-1]
-            lost_h += kept_h - kept
+            saved, saved_batch, kept, slowed_h = history[-1]
+            rollback_h += kept_h - kept
             kept_h = kept
         stalled_h += cycle.stalled
+        detect_stalled_h += cycle.detect_stalled
         restarts += 1
         planned += cycle.planned
         repairs += cycle.repairs
         if t > max_hours:
-            censored = (saved, checkpoint_h, lost_h, restart_h, kept_h - saved, stalled_h, 0, 0)
-            return math.inf, restarts, repairs, planned, 0.0, censored
+            censored = (saved, checkpoint_h, lost_h, restart_h, kept_h - saved, stalled_h)
+            return math.inf, restarts, repairs, planned, 0.0, (*censored, 0, 0, 0, 0, 0)
 
 
 def _runs(task: tuple) -> list[tuple[float, int, int, int, float, tuple[float, ...]]]:

@@ -15,9 +15,10 @@ spare nodes never compute) and ``h`` the wall time in hours, exactly:
 - ``gpu_hours = G_r h``; ``usd = gpu_hours x gpu_hour_usd``;
 - ``busy_gpu_hours = G_c (useful_hours + sum of the busy causes)``, the busy
   causes being :data:`BUSY_CAUSES` (checkpoint writes, work lost at a
-  rollback, redundant compute: the GPUs compute at full power); restarts,
-  reconfiguration stalls, the shrunken batch of an elastic job (its down
-  groups) and hot spares waiting idle;
+  rollback or a corruption's rollback further back, redundant compute, the
+  steps a straggler slows: the GPUs compute at full power); restarts,
+  reconfiguration stalls, the waits until a failure is noticed, the shrunken
+  batch of an elastic job (its down groups) and hot spares waiting idle;
 - ``energy_mwh = pue (busy_gpu_hours x busy_watts_per_gpu + (gpu_hours -
   busy_gpu_hours) x idle_watts_per_gpu) / 1e6``; ``co2_tonnes = energy_mwh x
   kg_co2_per_kwh``;
@@ -57,7 +58,12 @@ __all__ = [
 #: The causes of lost time, in the shape goodput tools use (the ``BadputType``
 #: of Google's ml-goodput-measurement has unproductive checkpoint save and
 #: restore time, wasted progress from disruption and infrastructure recovery
-#: from disruption, among others).
+#: from disruption, among others).  The last three come from failure classes
+#: (:class:`~spare_theory.lifetimes.classes.FailureClass`): ``detection``, the
+#: wall time until a failure is noticed (before a restart, or a stall of a job
+#: that survives it); ``slowdown``, the compute time a straggler's slowed steps
+#: add to the work kept; ``rollback``, the work a corruption sends back beyond the
+#: last checkpoint (the rest of the work lost at a wipe-out is ``wasted_progress``).
 BADPUT_CAUSES = (
     "checkpoint_save",
     "wasted_progress",
@@ -66,10 +72,15 @@ BADPUT_CAUSES = (
     "reconfiguration",
     "skipped_samples",
     "idle_spares",
+    "detection",
+    "slowdown",
+    "rollback",
 )
 
 #: The causes during which the computing GPUs draw their busy power.
-BUSY_CAUSES = frozenset({"checkpoint_save", "wasted_progress", "redundant_compute"})
+BUSY_CAUSES = frozenset(
+    {"checkpoint_save", "wasted_progress", "redundant_compute", "slowdown", "rollback"}
+)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -229,6 +240,9 @@ class BillSamples(TrialSamples):
     reconfiguration_hours: np.ndarray
     skipped_samples_hours: np.ndarray
     idle_spares_hours: np.ndarray
+    detection_hours: np.ndarray
+    slowdown_hours: np.ndarray
+    rollback_hours: np.ndarray
 
     def _bill(self, pick: Any) -> Bill:
         values = {f.name: pick(getattr(self, f.name)) for f in fields(self)}

@@ -368,7 +368,8 @@ class StepRun:
             "skipped_samples": self.skipped_seconds,
             "idle_spares": self.idle_spares_seconds,
         }
-        return (useful, *(parts[cause] for cause in BADPUT_CAUSES))
+        # Failure classes are not played at the step level: their causes are 0.
+        return (useful, *(parts.get(cause, 0.0) for cause in BADPUT_CAUSES))
 
     def result(self) -> tuple[float, ...]:
         """``(total, up, failures, restarts, recomputed, skipped)`` (:data:`RUN_FIELDS`), then
