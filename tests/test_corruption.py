@@ -16,11 +16,12 @@ import dataclasses
 import numpy as np
 import pytest
 from scenarios import drawn_class_scenario, model_plans_outside
+from scipy import stats
 
 import spare_theory as st
 from spare_theory import CostModel, FailureClass, NoClosedFormError, Scenario
 from spare_theory.cycles.late import LateFailures
-from spare_theory.cycles.rep import Rep
+from spare_theory.cycles.rep import CkptOnly, Rep
 from spare_theory.lifetimes.classes import FAILURE_CLASS_PRESETS, parse_failure_classes
 
 SDC = (
@@ -63,6 +64,44 @@ def test_one_rep_cycle_against_drawn_groups():
     by_corruption = (found_at < pair_end).mean()
     se = np.sqrt(by_corruption * (1 - by_corruption) / trials)
     assert abs(law.rollback_segments() / (k - 1) - by_corruption) < 4 * se
+
+
+def test_a_ckpt_cycle_ends_in_a_corruption_found_before_any_other_failure():
+    # CKPT-only on N groups, each failing once after Exp(1): given n of them fail at once
+    # (Binomial(N, 1 - b)), the first crash comes after Exp(n) and the first corruption,
+    # found s later, after Exp(N - n) + s, so it ends the cycle with chance
+    # e^{-n s} (N - n) / N (the crash after it: memoryless), averaged over n.
+    N, s, b = 27, 0.072, 0.816
+    law = LateFailures(CkptOnly(N), corruptions=((s, b, 1),))
+    (ending,) = law.late_endings()
+    n = np.arange(N + 1)
+    exact = np.sum(stats.binom.pmf(n, N, 1 - b) * np.exp(-n * s) * (N - n) / N)
+    assert ending == pytest.approx(exact, rel=1e-3)
+
+
+def test_which_late_class_ends_a_rep_cycle_against_drawn_groups():
+    # Rep r = 2 on 10 groups: a group's failure comes after Exp(1); a straggler (a quarter
+    # of them) fails its group s_slow later, a corruption (a fifth) leaves it up and ends
+    # the cycle s_sdc later; a pair both failed ends it, by the class of the pair's later
+    # failure.  Drawn here, independently of the law's integral.
+    N, s_slow, s_sdc = 10, 0.08, 0.05
+    law = LateFailures(Rep(N, 2), stragglers=((s_slow, 0.25, 2.0),), corruptions=((s_sdc, 0.2, 1),))
+    rng = np.random.default_rng(9)
+    trials = 200_000
+    start = rng.exponential(size=(trials, N))
+    kind = rng.choice(3, size=(trials, N), p=[0.55, 0.25, 0.2])  # at once, straggler, sdc
+    failed_at = np.select([kind == 0, kind == 1], [start, start + s_slow], np.inf)
+    pairs = failed_at.reshape(trials, N // 2, 2)
+    pair_end = pairs.max(axis=2)
+    first = pair_end.argmin(axis=1)
+    rows = np.arange(trials)
+    later = pairs[rows, first].argmax(axis=1)
+    ender = kind.reshape(trials, N // 2, 2)[rows, first, later]
+    found_at = np.where(kind == 2, start + s_sdc, np.inf).min(axis=1)
+    by_sdc = found_at < pair_end[rows, first]
+    drawn = ((~by_sdc & (ender == 1)).mean(), by_sdc.mean())
+    for p, q in zip(law.late_endings(), drawn):
+        assert abs(p - q) < 4 * np.sqrt(q * (1 - q) / trials)
 
 
 def test_a_rollback_further_back_costs_more_in_both_and_the_bill_adds_up():

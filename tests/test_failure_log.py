@@ -555,6 +555,37 @@ def test_a_category_column_gives_the_classes_shares():
         FailureLog.from_frame(frame, nodes=4).category_counts()
 
 
+def test_each_class_has_its_repair_law():
+    # Two categories repaired after exponential times of known means (30 and 300 min),
+    # drawn here: each class's fitted mean within 4 standard errors (mean / sqrt(n) for
+    # n uncensored exponential times), and all of them the pooled mean of the draws.
+    rng = np.random.default_rng(5)
+    n = 400
+    fast, slow = rng.exponential(0.5, n), rng.exponential(5.0, n)
+    frame = pd.DataFrame(
+        {
+            "node": np.arange(2 * n),
+            "start": np.zeros(2 * n) + 1.0,
+            "end": 1.0 + np.concatenate([fast, slow]),
+            "cause": ["nccl"] * n + ["gpu"] * n,
+        }
+    )
+    log = FailureLog.from_frame(frame, nodes=2 * n, observed_from=0.0, category="cause")
+    table = log.repairs_by_class({"nccl": "hang", "gpu": "crash"}, law="exponential")
+    assert table.index.tolist() == ["hang", "crash", "all"]
+    for name, mean in (("hang", 30.0), ("crash", 300.0)):
+        assert abs(table.loc[name, "mean_minutes"] - mean) < 4 * mean / np.sqrt(n)
+    pooled = 60.0 * np.concatenate([fast, slow]).mean()
+    assert table.loc["all", "mean_minutes"] == pytest.approx(pooled, rel=1e-9)
+    assert table["outages"].tolist() == [n, n, 2 * n]
+    with pytest.raises(ValueError, match=r"categories \['gpu'\] have no class"):
+        log.repairs_by_class({"nccl": "hang"})
+    with pytest.raises(ValueError, match="categories: no outage of"):
+        log.fit_repair(categories="sdc")
+    with pytest.raises(ValueError, match="categories: the log was read without"):
+        FailureLog.from_frame(frame, nodes=2 * n).fit_repair(categories="gpu")
+
+
 def test_the_shipped_trace_has_its_fault_classes():
     log = infinitehbd_failure_log()
     counts = log.category_counts()

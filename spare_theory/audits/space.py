@@ -54,6 +54,7 @@ FIELDS = (
     "lemons",
     "step level",
     "detection",
+    "misdiagnosis",
 )
 
 
@@ -174,6 +175,7 @@ _SHARES = (
     "lemons_share",
     "detection_share",
     "late_share",
+    "misdiagnosis_share",
 )
 
 
@@ -240,6 +242,10 @@ class AuditSpace:
     corruption_share, corruption_detect_minutes, rollback_checkpoints : Span, Span, Span
         a ``corruption`` class (0.01 to 0.1, found after 0 to 180 min,
         sending the job 1 to 3 checkpoints back).
+    misdiagnosis_share, misdiagnosis : float, Span
+        Of the scenarios with classes, the share whose classes each get a
+        ``misdiagnosis`` (0 by default: drawn last, so the draws before are
+        as before), drawn for each class over its span (0 to 0.5).
 
     Examples
     --------
@@ -286,6 +292,8 @@ class AuditSpace:
     corruption_share: Span = Span(0.01, 0.1)
     corruption_detect_minutes: Span = Span(0.0, 180.0)
     rollback_checkpoints: Span = Span(1, 3, integer=True)
+    misdiagnosis_share: float = 0.0
+    misdiagnosis: Span = Span(0.0, 0.5)
 
     def __post_init__(self) -> None:
         for f in dataclasses.fields(self):
@@ -470,6 +478,12 @@ class AuditSpace:
                 classes += self._late_classes(rng)
                 late = math.fsum(c.share for c in classes[2:])
                 classes = (dataclasses.replace(classes[0], share=1.0 - hang - late), *classes[1:])
+            if self.misdiagnosis_share > 0 and rng.random() < self.misdiagnosis_share:
+                fields.add("misdiagnosis")
+                classes = tuple(
+                    dataclasses.replace(c, misdiagnosis=float(self.misdiagnosis.draw(rng)))
+                    for c in classes
+                )
             sc = dataclasses.replace(sc, failure_classes=classes)
         return sc, fields
 

@@ -283,6 +283,11 @@ class CycleLaw(ABC):
         :class:`~spare_theory.cycles.late.LateFailures`: a corruption's rollback)."""
         return 0.0
 
+    def late_endings(self) -> tuple[float, ...]:
+        """The chance that each class reaching its group late (a straggler, a corruption)
+        ends the cycle; none by default (:class:`~spare_theory.cycles.late.LateFailures`)."""
+        return ()
+
     def segment_theta(self, start: np.ndarray, k: np.ndarray, d: float) -> np.ndarray:
         """Mean throughput over each segment's compute ``[start, start + k]`` given that the
         cycle outlives its checkpoint, to ``start + k + d``: what the renewal sums keep.

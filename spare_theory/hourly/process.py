@@ -198,23 +198,35 @@ class GroupProcess:
     def stragglers(self) -> tuple[tuple[float, float, float], ...]:
         """``(s_c, share_c, slowdown_c)`` of each straggler class noticed after a while:
         its time unnoticed in units of ``1 / lambda``, its share, its slowdown
-        (:class:`~spare_theory.cycles.late.LateFailures`)."""
+        (:class:`~spare_theory.cycles.late.LateFailures`; outcomes alike merged)."""
         return tuple(
-            (self.rate_per_hour * e.window / 60.0, e.share, e.slowdown)
-            for e in self.events()
-            if e.kind == "straggler" and e.window > 0.0
+            (self.rate_per_hour * e.window / 60.0, share, e.slowdown)
+            for e, share in self._late_outcomes()
+            if e.kind == "straggler"
         )
 
     @property
     def corruptions(self) -> tuple[tuple[float, float, int], ...]:
         """``(s_c, share_c, k_c)`` of each corruption class: its time undetected in units of
         ``1 / lambda``, its share and how many checkpoints back the job restarts
-        (:class:`~spare_theory.cycles.late.LateFailures`)."""
+        (:class:`~spare_theory.cycles.late.LateFailures`; outcomes alike merged)."""
         return tuple(
-            (self.rate_per_hour * e.window / 60.0, e.share, e.source.rollback_checkpoints)
-            for e in self.events()
+            (self.rate_per_hour * e.window / 60.0, share, e.source.rollback_checkpoints)
+            for e, share in self._late_outcomes()
             if e.kind == "corruption"
         )
+
+    def _late_outcomes(self) -> list[tuple[_Event, float]]:
+        """The events that reach their group late (stragglers noticed after a while, then
+        corruptions), those the law cannot tell apart (kind, window, slowdown, rollback)
+        merged: ``(first such event, their total share)``.  The wrong calls split one
+        class into many events that differ only in the restart's wait."""
+        merged: dict[tuple, list] = {}
+        for kind in ("straggler", "corruption"):
+            for e in self.events():
+                if e.reaches_late and e.kind == kind:
+                    merged.setdefault(e.outcome, [e, 0.0])[1] += e.share
+        return [(e, share) for e, share in merged.values()]
 
     @property
     def restart_minutes(self) -> float:
@@ -225,29 +237,37 @@ class GroupProcess:
             e.share * e.restart_wait for e in self.events() if e.kind in _STOPS
         )
 
-    def restarts(self, wipe_hazard: float = 0.0) -> tuple[tuple[float, float], ...]:
+    def restarts(self, late_endings: tuple[float, ...] = ()) -> tuple[tuple[float, float], ...]:
         """``(minutes, weight)`` of each restart length: the restart after the wiping
         failure's wait until found, by the chance that a wipe-out is of its class (one
         length by default).
 
-        A class that fails its group at once wipes out in its share of the
-        cycles; a straggler's group fails and a corruption ends the cycle
-        ``s_c`` later, so only if the cycle outlives its window: its share is
-        weighed by ``e^{-h s_c}`` (``h``, ``wipe_hazard``, the law's wipe-outs
-        per unit ``u``), then the weights are normalised.
+        A straggler's group fails and a corruption ends the cycle ``s_c``
+        after it starts, so only if the cycle outlives that window: each
+        late class ends it with the chance ``late_endings`` gives, in the
+        order of :attr:`stragglers` then :attr:`corruptions`, shared by share among
+        the events each merges (the cycle law's
+        :meth:`~spare_theory.cycles.base.CycleLaw.late_endings`); the classes
+        that fail their group at once share the rest by share.  Without late
+        classes: the shares themselves.
         """
-        weights: dict[float, float] = {}
         events = self.events()
-        for e in events:
+        late = self._late_outcomes()
+        if len(late_endings) != len(late):
+            raise ValueError(
+                f"late_endings must give one chance per late outcome ({len(late)}), "
+                f"got {len(late_endings)}"
+            )
+        # Each merged outcome's chance, shared among its events by share (alike to the law).
+        by_outcome = {e.outcome: p / share for (e, share), p in zip(late, late_endings)}
+        per_share = [by_outcome[e.outcome] if e.reaches_late else None for e in events]
+        weights: dict[float, float] = {}
+        at_once = math.fsum(e.share for e, p in zip(events, per_share) if p is None)
+        rest = max(1.0 - math.fsum(late_endings), 0.0) / at_once if late else 1.0
+        for e, p in zip(events, per_share):
             minutes = self.scenario.restart_minutes + e.restart_wait
-            weight = e.share
-            if e.kind not in _STOPS:
-                weight *= math.exp(-wipe_hazard * self.rate_per_hour * e.window / 60.0)
-            weights[minutes] = weights.get(minutes, 0.0) + weight
-        if all(e.kind in _STOPS for e in events):
-            return tuple(weights.items())  # the shares themselves
-        total = math.fsum(weights.values())
-        return tuple((minutes, weight / total) for minutes, weight in weights.items())
+            weights[minutes] = weights.get(minutes, 0.0) + e.share * (rest if p is None else p)
+        return tuple(weights.items())
 
 
 _STOPS = ("crash", "hang")
@@ -265,6 +285,17 @@ class _Event:
     restart_wait: float
     slowdown: float
     source: Any
+
+    @property
+    def reaches_late(self) -> bool:
+        """Whether it reaches its group late: a straggler noticed after a while, or a
+        corruption (:class:`~spare_theory.cycles.late.LateFailures`)."""
+        return self.kind == "corruption" or (self.kind == "straggler" and self.window > 0.0)
+
+    @property
+    def outcome(self) -> tuple:
+        """What the cycle law sees of it: kind, window, slowdown and rollback."""
+        return (self.kind, self.window, self.slowdown, self.source.rollback_checkpoints)
 
 
 @cached(maxsize=256)

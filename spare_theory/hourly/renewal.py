@@ -66,8 +66,9 @@ __all__ = [
 _PARTS = ("useful", "redundancy", "checkpoint", "restart", "lost")
 # Parts that failure classes take from the five (None without them, so the sums are as before):
 # the stalls (from redundancy) and restart waits (from restart) until a failure is noticed,
-# a straggler's slowed steps (from redundancy) and a corruption's rollback (from lost).
-_CLASS_PARTS = ("stall", "waiting", "slowdown", "rollback")
+# a straggler's slowed steps (from redundancy), a corruption's rollback (from lost) and the
+# stalls inside the segments a wipe-out loses (from lost).
+_CLASS_PARTS = ("stall", "waiting", "slowdown", "rollback", "lost_stall")
 # Quadrature points per piece for the work kept at planned restarts, and the rule
 # on [0, 1] (built once: planned_kept runs at every grid of every trigger searched).
 _GAUSS_POINTS = 8
@@ -158,11 +159,15 @@ class TrainingEstimate:
     detection_wait_hours, detection_stall_hours, slowdown_hours, rollback_hours : float
         What failure classes take (0 without them), each inside one of the
         five parts: the waits before restarts until the wiping failure is
-        noticed (of :attr:`restart_hours`), the stalls until a failure the
-        job survives is noticed and a straggler's slowed steps (of
+        noticed (of :attr:`restart_hours`), the stalls until a failure is
+        noticed (of :attr:`redundancy_hours` in the segments kept, of
+        :attr:`lost_hours`, ``lost_stall_hours``, in those a wipe-out
+        loses) and a straggler's slowed steps (of
         :attr:`redundancy_hours`), the work a corruption sends back beyond
         the last checkpoint (of :attr:`lost_hours`); the bill's causes
         ``detection``, ``slowdown`` and ``rollback``.
+    lost_stall_hours : float
+        Of ``detection_stall_hours``, the part inside lost segments.
     badput_hours : dict
         Property: the lost time by cause
         (:data:`~spare_theory.planning.bill.BADPUT_CAUSES`).
@@ -202,6 +207,7 @@ class TrainingEstimate:
     redundancy_cause: str = "redundant_compute"
     detection_wait_hours: float = 0.0
     detection_stall_hours: float = 0.0
+    lost_stall_hours: float = 0.0
     slowdown_hours: float = 0.0
     rollback_hours: float = 0.0
 
@@ -360,15 +366,14 @@ class TrainingEstimate:
         0.0
         """
         out = dict.fromkeys(BADPUT_CAUSES, 0.0)
-        redundancy = max(
-            self.redundancy_hours - self.detection_stall_hours - self.slowdown_hours, 0.0
-        )
+        kept_stall = self.detection_stall_hours - self.lost_stall_hours
+        redundancy = max(self.redundancy_hours - kept_stall - self.slowdown_hours, 0.0)
         skipped, idle, rest = split_redundancy(
             self.useful_hours, redundancy, self.samples_skipped, self.idle_share
         )
         out.update(
             checkpoint_save=self.checkpoint_hours,
-            wasted_progress=self.lost_hours - self.rollback_hours,
+            wasted_progress=self.lost_hours - self.rollback_hours - self.lost_stall_hours,
             restart=self.restart_hours - self.detection_wait_hours,
             detection=self.detection_wait_hours + self.detection_stall_hours,
             slowdown=self.slowdown_hours,
@@ -439,12 +444,13 @@ class RenewalTerms:
         ``useful``; ``None`` for exact-batch laws.
     idle_share, redundancy_cause : float, str
         The law's (:class:`~spare_theory.cycles.base.CycleLaw`), for the bill.
-    stall, waiting, slowdown, rollback : numpy.ndarray or None
+    stall, waiting, slowdown, rollback, lost_stall : numpy.ndarray or None
         Time taken from the five parts by failure classes, same units: the
         stalls until a failure the job survives is noticed and the slowed
         steps of a straggler (from ``redundancy``), the waits for a wiping
-        failure to be noticed (from ``restart``) and the work a corruption
-        sends back beyond the last checkpoint (from ``lost``); ``None``: none.
+        failure to be noticed (from ``restart``), the work a corruption
+        sends back beyond the last checkpoint and the stalls inside the
+        segments a wipe-out loses (from ``lost``); ``None``: none.
 
     Examples
     --------
@@ -467,6 +473,7 @@ class RenewalTerms:
     waiting: np.ndarray | None = None
     slowdown: np.ndarray | None = None
     rollback: np.ndarray | None = None
+    lost_stall: np.ndarray | None = None
 
     @property
     def exact_batch(self) -> bool:
@@ -626,9 +633,10 @@ def _collect(
         kept += planned_kept(law, start, k, d, log_q0)
     theta = law.segment_theta(start, k, d)
     # Throughput lost by cause, each summed as the work is (kept x loss).
+    segment_losses = law.segment_losses(start, k, d)
     losses = [
         (cause, np.add.reduceat(kept * loss * (1.0 if width is None else width), first))
-        for cause, loss in law.segment_losses(start, k, d).items()
+        for cause, loss in segment_losses.items()
     ]
     batch = None if law.exact_batch else law.batch_theta(start + k / 2)
     loss = law.checkpoint_loss(start, d)
@@ -646,14 +654,24 @@ def _collect(
     taken = {
         {"detection": "stall"}.get(cause, cause): kappa * loss_sum for cause, loss_sum in losses
     }
+    lost = np.maximum(compute - kept_compute, 0.0)
+    lost_stall = None
+    if "stall" in taken:
+        # The segments a wipe-out ends stall too until a failure is noticed: the stall over
+        # all the compute time (its share at the midpoint) less the kept segments'.
+        share_mid = law.theta_losses(start + k / 2)["detection"]
+        stalled = table[0] * share_mid - k * table[2] * segment_losses["detection"]
+        lost_stall = np.minimum(np.add.reduceat(np.maximum(stalled, 0.0), first), lost)
+        lost = lost - lost_stall
     return RenewalTerms(
         useful=useful,
         redundancy=kept_compute - useful - sum(taken.values(), np.zeros(kappa.size)),
         stall=taken.get("stall"),
         slowdown=taken.get("slowdown"),
+        lost_stall=lost_stall,
         checkpoint=checkpoint,
         restart=np.full(kappa.size, restart),
-        lost=np.maximum(compute - kept_compute, 0.0),
+        lost=lost,
         log_q0=log_q0,
         batch=None if law.exact_batch else kappa * sums[4],
         idle_share=law.idle_share,
@@ -753,7 +771,7 @@ def estimate_from(
     # The five parts keep what the classes take from them (each 0.0 added without classes).
     values["redundancy"] += taken.get("stall", 0.0) + taken.get("slowdown", 0.0)
     values["restart"] += taken.get("waiting", 0.0)
-    values["lost"] += taken.get("rollback", 0.0)
+    values["lost"] += taken.get("rollback", 0.0) + taken.get("lost_stall", 0.0)
     W = scenario.work_hours
     useful = values["useful"]
     hours = W * float(terms.hours_per_work_hour()[i])
@@ -790,7 +808,8 @@ def estimate_from(
         idle_share=terms.idle_share,
         redundancy_cause=terms.redundancy_cause,
         detection_wait_hours=of.get("waiting", 0.0),
-        detection_stall_hours=of.get("stall", 0.0),
+        detection_stall_hours=of.get("stall", 0.0) + of.get("lost_stall", 0.0),
+        lost_stall_hours=of.get("lost_stall", 0.0),
         slowdown_hours=of.get("slowdown", 0.0),
         rollback_hours=of.get("rollback", 0.0),
     )
@@ -890,10 +909,10 @@ def priced_terms(process: GroupProcess, law: CycleLaw, tau_minutes: ArrayLike) -
 
     A cycle's restart waits for the wiping failure's detection, drawn by its
     class (:meth:`GroupProcess.restarts
-    <spare_theory.hourly.process.GroupProcess.restarts>`, a straggler's weighed by the
-    chance that the cycle outlives its window at the law's mean hazard
-    ``1 / mean_u``) independently of
-    the cycle, so the cycles stay independent and each expectation is the
+    <spare_theory.hourly.process.GroupProcess.restarts>`, a straggler's or a corruption's
+    by the chance the law gives that it ends the cycle,
+    :meth:`CycleLaw.late_endings <spare_theory.cycles.base.CycleLaw.late_endings>`)
+    independently of the cycle, so the cycles stay independent and each expectation is the
     mix of the restarts' by share: ``E[X] = sum_c share_c X_c Q(rho_c)``
     (the terms are over ``Q(rho)``, so they mix with weights
     ``share_c Q(rho_c) / Q(rho_0)``, ``rho_0`` the shortest).  One length
@@ -921,7 +940,7 @@ def priced_terms(process: GroupProcess, law: CycleLaw, tau_minutes: ArrayLike) -
     lam = process.rate_per_hour
     kappa = lam * np.asarray(tau_minutes, dtype=float) / 60
     d = lam * process.scenario.checkpoint_minutes / 60
-    restarts = sorted(process.restarts(1.0 / law.mean_u))
+    restarts = sorted(process.restarts(law.late_endings()))
     parts = [renewal_terms(law, lam * minutes / 60, kappa, d) for minutes, _ in restarts]
     back = law.rollback_segments()
     if back > 0.0:
