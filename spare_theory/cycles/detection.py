@@ -41,8 +41,10 @@ _GRID = 1025
 
 def noticed_rate(
     law: CycleLaw, detections: tuple[tuple[float, float], ...]
-) -> tuple[np.ndarray, np.ndarray]:
-    """``(u, ratio(u))``: a grid and the throughput's factor for failures unnoticed for a while.
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``(u, ratio(u), chance(u))``: a grid, the throughput's factor for failures unnoticed
+    for a while, and the chance given survival that every failure is noticed (the share of
+    the time the job computes).
 
     ``detections``: ``(s_c, share_c)``, each class's time unnoticed (units
     ``1 / lambda``) and its share of the failures.  Without repairs (a law
@@ -57,8 +59,11 @@ def noticed_rate(
 
     the throughput given survival and every failure noticed over the
     throughput given survival (a recent failure also means a group more
-    down).  With exponential repairs, the same from the groups' independent
-    up and down times (:func:`_repaired`).
+    down); ``chance`` is the same without the ``1 / c_f``.  The two differ
+    where the throughput falls with the groups down (SPARe): the job computes
+    ``chance`` of the time, at a throughput above the mean.  With exponential
+    repairs, the same from the groups' independent up and down times
+    (:func:`_repaired`).
 
     Raises
     ------
@@ -69,9 +74,11 @@ def noticed_rate(
     Examples
     --------
     >>> from spare_theory.cycles.rep import Rep
-    >>> u, ratio = noticed_rate(Rep(16, 2), ((0.01, 1.0),))
+    >>> u, ratio, chance = noticed_rate(Rep(16, 2), ((0.01, 1.0),))
     >>> round(float(ratio[0]), 6), bool(ratio[-1] > ratio[1])  # none at the start
     (1.0, True)
+    >>> bool(np.allclose(ratio, chance))  # Rep's throughput: the same with a group down
+    True
     """
     N = law.N
     if isinstance(law, RepairCycle):
@@ -85,27 +92,31 @@ def noticed_rate(
     end = law.u_at(-LOG_CUTOFF)
     u = np.linspace(0.0, end if np.isfinite(end) and end > 0 else 1.0, _GRID)
     f = np.arange(N + 1)[None, :]
-    log_kept = (
+    log_alive = (
         special.gammaln(N + 1)
         - special.gammaln(f + 1)
         - special.gammaln(N - f + 1)
         + np.asarray(log_s)[None, :]
-        - np.log(np.asarray(cost, dtype=float))[None, :]
         - (N - f) * u[:, None]
     )
+    log_cost = np.log(np.asarray(cost, dtype=float))[None, :]
 
-    def log_mass(failed: np.ndarray) -> np.ndarray:
-        """``log sum_f C(N, f) failed^f e^{-(N - f) u} s_f / c_f``."""
+    def log_mass(failed: np.ndarray, weights: np.ndarray) -> np.ndarray:
+        """``log sum_f C(N, f) failed^f e^{-(N - f) u} s_f x weight_f``."""
         with np.errstate(divide="ignore"):
             log_failed = np.log(failed)[:, None]
         terms = f * np.maximum(log_failed, -1e300)  # f = 0 at failed = 0: the term is 0
-        return special.logsumexp(log_kept + terms, axis=1)
+        return special.logsumexp(weights + terms, axis=1)
 
     noticed = np.zeros(u.size)
     for s, share in detections:
         noticed += share * -np.expm1(-np.maximum(u - s, 0.0))
-    log_ratio = log_mass(noticed) - log_mass(-np.expm1(-u))
-    return u, np.exp(np.minimum(np.nan_to_num(log_ratio, nan=0.0), 0.0))
+    failed = -np.expm1(-u)
+    found = []
+    for weights in (log_alive - log_cost, log_alive):
+        log_ratio = log_mass(noticed, weights) - log_mass(failed, weights)
+        found.append(np.exp(np.minimum(np.nan_to_num(log_ratio, nan=0.0), 0.0)))
+    return u, found[0], found[1]
 
 
 def _repaired(
@@ -119,8 +130,8 @@ def _repaired(
     classes by share (one failure a group within a window: a repair and a
     second failure inside a detection time are dropped).  The factor is
     ``quiet^N e^{s h(u)}`` (``h``: the wipe-out hazard, failures survival
-    rules out; ``s`` the mean) times the throughput at the noticed groups'
-    down share ``p'`` over that at ``p(u)``."""
+    rules out; ``s`` the mean), the chance, times the throughput at the noticed
+    groups' down share ``p'`` over that at ``p(u)``."""
     if not law._exponential:
         raise NoClosedFormError(
             "failure_classes with a detection time are modelled with exponential repairs "
@@ -143,8 +154,9 @@ def _repaired(
     base = law.base.throughput_at_down_share(law.down_probability(u))
     with np.errstate(divide="ignore", invalid="ignore"):
         shift = np.where(base > 0, law.base.throughput_at_down_share(down / quiet) / base, 1.0)
-    log_ratio = law.N * np.log(quiet) + np.minimum(u, mean) * hazard + np.log(shift)
-    return u, np.exp(np.minimum(log_ratio, 0.0))
+    log_chance = np.minimum(law.N * np.log(quiet) + np.minimum(u, mean) * hazard, 0.0)
+    log_ratio = np.minimum(log_chance + np.log(shift), 0.0)
+    return u, np.exp(log_ratio), np.exp(log_chance)
 
 
 def _refusal(law: CycleLaw) -> NoClosedFormError:
@@ -193,7 +205,7 @@ class DetectionStall(WrappedLaw):
             )
         super().__init__(inner)
         self.detections = windows
-        self._u, self._ratio = noticed_rate(inner, windows)
+        self._u, self._ratio, self._chance = noticed_rate(inner, windows)
 
     def _computing(self, u: np.ndarray) -> np.ndarray:
         """The throughput's factor at ``u`` (:func:`noticed_rate`; held beyond its grid)."""
@@ -208,9 +220,11 @@ class DetectionStall(WrappedLaw):
         return self.inner.batch_theta(u) * self._computing(u)
 
     def theta_losses(self, u: ArrayLike) -> dict[str, np.ndarray]:
-        """The stall, ``1 - ratio`` of the time, and ``inner``'s losses in the rest."""
+        """The stall, ``1 - chance`` of the time (:func:`noticed_rate`: not the throughput's
+        factor, which also counts that the job computes with fewer groups down), and
+        ``inner``'s losses in the rest."""
         u = np.asarray(u, dtype=float)
-        computing = self._computing(u)
+        computing = np.interp(u, self._u, self._chance)
         losses = {cause: loss * computing for cause, loss in self.inner.theta_losses(u).items()}
         losses["detection"] = losses.get("detection", 0.0) + (1.0 - computing)
         return losses
