@@ -121,7 +121,7 @@ def noticed_rate(
 
 def _repaired(
     law: RepairCycle, detections: tuple[tuple[float, float], ...]
-) -> tuple[np.ndarray, np.ndarray]:
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """:func:`noticed_rate` of a repair cycle: groups independent, each up ``Exp(1)`` and
     down ``Exp(mu)``.  A group has no failure in a window of ``s`` with chance
     ``quiet(s) = (1 - p) e^{-s} + p (e^{-mu s} + mu e^{-s} (1 - e^{-(mu - 1) s}) / (mu - 1))``
