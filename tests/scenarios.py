@@ -11,6 +11,17 @@ SIXTEEN_GROUPS = dict(
     work_hours=80,
 )
 
+#: Sixteen groups of 64 GPUs at 1,200 h GPU MTBF, 15 min restarts, 2 min checkpoints and
+#: 60 h of work: the failure-class tests' base (their classes beside it).
+SIXTEEN_GROUPS_WITH_CLASSES = dict(
+    gpus=16 * 64,
+    gpus_per_group=64,
+    gpu_mtbf_hours=1200.0,
+    restart_minutes=15,
+    checkpoint_minutes=2,
+    work_hours=60,
+)
+
 
 def repair_cycle_mean_hours(scenario, name: str, r: int) -> float:
     """Hours to the first wipe-out under the strategy's repair cycle, that ``time_to_train`` prices.

@@ -17,7 +17,7 @@ import dataclasses
 
 import numpy as np
 import pytest
-from scenarios import drawn_class_scenario
+from scenarios import SIXTEEN_GROUPS_WITH_CLASSES, drawn_class_scenario
 
 import spare_theory as st
 from spare_theory import CostModel, FailureClass, Scenario
@@ -31,15 +31,7 @@ MIXED = (
     FailureClass("slow", 0.1, "straggler", 40.0, slowdown=2.0),
     FailureClass("sdc", 0.1, "corruption", 30.0, rollback_checkpoints=3),
 )
-BASE = Scenario(
-    gpus=16 * 64,
-    gpus_per_group=64,
-    gpu_mtbf_hours=1200.0,
-    restart_minutes=15,
-    checkpoint_minutes=2,
-    work_hours=60,
-    failure_classes=MIXED,
-)
+BASE = Scenario(**SIXTEEN_GROUPS_WITH_CLASSES, failure_classes=MIXED)
 
 
 def _misses(sc: Scenario, name: str, r: int | None, tau: float, seed: int) -> list[str]:

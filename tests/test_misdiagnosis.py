@@ -16,7 +16,7 @@ import math
 
 import numpy as np
 import pytest
-from scenarios import drawn_class_scenario, model_plans_outside
+from scenarios import SIXTEEN_GROUPS_WITH_CLASSES, drawn_class_scenario, model_plans_outside
 
 import spare_theory as st
 from spare_theory import FailureClass, NoClosedFormError, Scenario
@@ -25,12 +25,7 @@ from spare_theory.lifetimes.classes import parse_failure_classes
 from spare_theory.reports.changes import WHAT_IF_CHANGES
 
 BASE = Scenario(
-    gpus=16 * 64,
-    gpus_per_group=64,
-    gpu_mtbf_hours=1200.0,
-    restart_minutes=15,
-    checkpoint_minutes=2,
-    work_hours=60,
+    **SIXTEEN_GROUPS_WITH_CLASSES,
     failure_classes=(
         FailureClass("crash", 0.7),
         FailureClass("hang", 0.3, "hang", 30.0, misdiagnosis=0.3),
