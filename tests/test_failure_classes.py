@@ -214,3 +214,15 @@ def test_the_audit_space_extended_with_late_classes():
     kinds = {c.kind for c in space.draw(43, 0).scenario.failure_classes}
     assert kinds == {"crash", "hang", "straggler", "corruption"}
     assert result.summary_table().set_index("group").loc["all", "outside"] == 0
+
+
+@pytest.mark.slow  # 30 scenarios, about a minute
+def test_the_audit_space_extended_with_misdiagnosis():
+    # Every class of every scenario misdiagnosed (0 to 0.5), late classes in half of them:
+    # CKPT-only answers (a law that outlives a failure refuses misdiagnosis: simulated).
+    space = dataclasses.replace(_hour_space_with_classes(late_share=0.5), misdiagnosis_share=1.0)
+    result = st.audit(space, scenarios=30, seed=47, trials=40)
+    answered = result.model_cells
+    assert len(answered) >= 25 and set(answered["strategy"]) == {"ckpt"}
+    assert (answered["fields"].str.contains("misdiagnosis")).all()
+    assert result.summary_table().set_index("group").loc["all", "outside"] == 0
