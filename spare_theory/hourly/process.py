@@ -201,7 +201,7 @@ class GroupProcess:
         (:class:`~spare_theory.cycles.late.LateFailures`; outcomes alike merged)."""
         return tuple(
             (self.rate_per_hour * e.window / 60.0, share, e.slowdown)
-            for e, share in self._late_outcomes()
+            for e, share in self._late_outcomes(self.events())
             if e.kind == "straggler"
         )
 
@@ -212,20 +212,20 @@ class GroupProcess:
         (:class:`~spare_theory.cycles.late.LateFailures`; outcomes alike merged)."""
         return tuple(
             (self.rate_per_hour * e.window / 60.0, share, e.source.rollback_checkpoints)
-            for e, share in self._late_outcomes()
+            for e, share in self._late_outcomes(self.events())
             if e.kind == "corruption"
         )
 
-    def _late_outcomes(self) -> list[tuple[_Event, float]]:
-        """The events that reach their group late (stragglers noticed after a while, then
-        corruptions), those the law cannot tell apart (kind, window, slowdown, rollback)
-        merged: ``(first such event, their total share)``.  The wrong calls split one
-        class into many events that differ only in the restart's wait."""
+    @staticmethod
+    def _late_outcomes(events: tuple[_Event, ...]) -> list[tuple[_Event, float]]:
+        """Of ``events``, those that reach their group late (stragglers noticed after a
+        while, then corruptions), the ones the law cannot tell apart (kind, window,
+        slowdown, rollback) merged: ``(first such event, their total share)``.  The wrong
+        calls split one class into many events that differ only in the restart's wait."""
         merged: dict[tuple, list] = {}
-        for kind in ("straggler", "corruption"):
-            for e in self.events():
-                if e.reaches_late and e.kind == kind:
-                    merged.setdefault(e.outcome, [e, 0.0])[1] += e.share
+        # Stragglers first (a stable sort keeps the classes' order within each kind).
+        for e in sorted((e for e in events if e.reaches_late), key=lambda e: e.kind != "straggler"):
+            merged.setdefault(e.outcome, [e, 0.0])[1] += e.share
         return [(e, share) for e, share in merged.values()]
 
     @property
@@ -252,7 +252,7 @@ class GroupProcess:
         classes: the shares themselves.
         """
         events = self.events()
-        late = self._late_outcomes()
+        late = self._late_outcomes(events)
         if len(late_endings) != len(late):
             raise ValueError(
                 f"late_endings must give one chance per late outcome ({len(late)}), "
