@@ -130,6 +130,7 @@ STEP_PROBES = {
     "gpus_per_node": Probe(2, STEP_POOL_NODES),
     "spare_nodes": Probe(1, STEP_POOL),
     "swap_seconds": Probe(600.0, STEP_POOL),
+    "clock_age_seconds": Probe(None, (("failure_law", stats.weibull_min(0.6, scale=16_000.0)),)),
     "provenance": Probe((("groups", "a test"),)),
 }
 JOB_BASE = dict(parameters=7e9, gpus=512, gpus_per_group=8, work_hours=100)

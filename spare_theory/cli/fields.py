@@ -162,7 +162,7 @@ def _converter(cls: type, name: str, kind: str) -> tuple[Callable[[str], Any], b
     if base == {int}:
         return integral, False
     if base == {float}:
-        return real, False
+        return (_real_or_none if type(None) in typing.get_args(hint) else real), False
     if base == {str}:
         choices = _choices(kind)
         if not choices:
@@ -180,6 +180,11 @@ def _converter(cls: type, name: str, kind: str) -> tuple[Callable[[str], Any], b
         f"{cls.__name__}.{name}: no command-line type for annotation {hint!r} "
         "(spare_theory/cli/fields.py knows int, float, str and laws)"
     )
+
+
+def _real_or_none(text: str) -> float | None:
+    """A real number, or ``none`` for a field that may be ``None``."""
+    return None if text.strip().lower() == "none" else real(text)
 
 
 def _failure_classes(text: str) -> tuple[FailureClass, ...]:

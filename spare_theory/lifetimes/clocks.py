@@ -6,7 +6,8 @@ fresh draw of the lifetime law (a renewal process per group).  They differ
 only in how they start and in how they are driven, so one class serves both:
 
 - the step-level simulator (:mod:`spare_theory.steps`): every clock starts
-  fresh at time 0 (``start="fresh"``), draws come in batches of 4096 and a
+  fresh at time 0 (``start="fresh"``; or as old as
+  ``StepScenario.clock_age_seconds`` says, or in equilibrium), draws come in batches of 4096 and a
   lifetime is floored at ``1e-9`` s as the published simulator does (a zero
   lifetime would fail again at the same check); clocks are read through
   :attr:`RenewalClocks.next` and renewed by :meth:`RenewalClocks.renew`;
@@ -41,9 +42,11 @@ class RenewalClocks:
     """Renewal failure clocks of ``groups`` groups with lifetimes drawn from ``law``.
 
     ``next[g]`` is the time at which group ``g``'s current lifetime runs out.
-    At creation it is a lifetime drawn from ``law`` (``start="fresh"``) or
+    At creation it is a lifetime drawn from ``law`` (``start="fresh"``),
     from its residual-life law ``F_e(t) = int_0^t sf / m``
-    (``start="equilibrium"``: the group has been running for long); a renewal
+    (``start="equilibrium"``: the group has been running for long), or what
+    is left of the lifetime running at age ``start`` (a number: fresh that
+    long ago, renewed from the batch stream at each expiry since); a renewal
     at time ``at`` sets ``next[g] = at + L`` with ``L`` the next lifetime of
     the batch stream.  Times are in the unit of ``law``.
 
@@ -57,9 +60,10 @@ class RenewalClocks:
         Source of every draw (shared with the caller's other draws).
     batch : int
         Lifetimes drawn at once, ``>= 1`` (a request for more draws that many).
-    start : {"fresh", "equilibrium"}
+    start : {"fresh", "equilibrium"} or float
         Law of the first lifetimes (fresh ones come from the batch stream;
-        equilibrium ones are drawn directly, before any batch).
+        equilibrium ones are drawn directly, before any batch), or the
+        clocks' age when the run starts (``>= 0``, the law's unit).
     floor : float
         Every lifetime (the first ones included) is at least ``floor``, ``>= 0``.
 
@@ -91,7 +95,7 @@ class RenewalClocks:
         rng: np.random.Generator,
         *,
         batch: int = 4096,
-        start: str = "fresh",
+        start: str | float = "fresh",
         floor: float = 0.0,
     ) -> None:
         groups = as_count(groups, "groups")
@@ -101,7 +105,14 @@ class RenewalClocks:
         self._buffer = np.empty(0)
         self._used = 0
         self._heap: list[tuple[float, int]] | None = None
-        if as_choice(start, "start", CLOCK_STARTS) == "fresh":
+        if not isinstance(start, str):
+            # Fresh `age` ago and renewed at each expiry since; the run starts at 0.
+            age = as_real(start, "start", minimum=0.0)
+            self.next = self.draw(groups).copy()
+            while (late := np.flatnonzero(self.next <= age)).size and age > 0.0:
+                self.next[late] += self.draw(late.size)
+            self.next -= age
+        elif as_choice(start, "start", CLOCK_STARTS) == "fresh":
             self.next = self.draw(groups).copy()
         else:
             first = equilibrium_law(law).rvs(size=groups, random_state=rng)

@@ -112,7 +112,7 @@ def paper_table(
     --------
     >>> t = paper_table(optimise=False)
     >>> t[["N", "rep_model", "spare_model", "gain_model"]].round(2).values.tolist()
-    [[200.0, 5.95, 2.96, 0.5], [600.0, 4.28, 2.49, 0.42], [1000.0, 3.88, 2.34, 0.4]]
+    [[200.0, 5.97, 2.96, 0.5], [600.0, 4.3, 2.5, 0.42], [1000.0, 3.91, 2.36, 0.4]]
     """
     trials = as_count(trials, "trials", minimum=2)
     root = as_seed_sequence(seed)

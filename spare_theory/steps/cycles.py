@@ -50,7 +50,7 @@ from scipy import integrate, special
 from .._caching import cached
 from ..placement.replicas import replica_set_sizes
 from .extremes import expected_max_shifted, tabulated_max_normal
-from .restarts import equilibrium_cdf, equilibrium_hazard, restart_windows
+from .restarts import equilibrium_cdf, residual_life, restart_windows
 from .scenario import StepScenario
 
 __all__ = [
@@ -195,13 +195,17 @@ class StepCycle:
         return self._integrals[weight]
 
 
-def first_failure_grid(law: Any, t: np.ndarray, burst: Any) -> tuple[np.ndarray, np.ndarray]:
+def first_failure_grid(
+    law: Any, t: np.ndarray, burst: Any, age_seconds: float | None = None
+) -> tuple[np.ndarray, np.ndarray]:
     """``(p, h)``: a worker's first-failure CDF in the cycle per burst class, and the hazard.
 
-    ``p(t) = pi + (1 - pi) F_e(t)``: failed at the resume with probability
+    ``p(t) = pi + (1 - pi) F_s(t)``: failed at the resume with probability
     ``pi`` (its clock expired while it waited for the slowest restart
-    window), else at its equilibrium residual life; ``h`` is the hazard of
-    ``F_e`` (per second).  No argument checks.
+    window), else at the residual life ``F_s`` of a clock of age
+    ``age_seconds`` (:func:`~spare_theory.steps.restarts.residual_life`;
+    ``None``: the equilibrium law); ``h`` is the hazard of ``F_s`` (per
+    second).  No argument checks.
 
     Parameters
     ----------
@@ -211,6 +215,8 @@ def first_failure_grid(law: Any, t: np.ndarray, burst: Any) -> tuple[np.ndarray,
         Time grid, seconds.
     burst : array_like
         ``pi`` per burst class.
+    age_seconds : float or None
+        The clocks' age at the resume, seconds (``None``: long-running).
 
     Returns
     -------
@@ -224,16 +230,21 @@ def first_failure_grid(law: Any, t: np.ndarray, burst: Any) -> tuple[np.ndarray,
     >>> np.round(p, 4).tolist(), h.tolist()
     ([[0.5, 0.8161]], [0.1, 0.1])
     """
-    p_e = equilibrium_cdf(law, t)
+    p_s, hazard = residual_life(law, t, age_seconds)
     pi = np.asarray(burst, dtype=float)[:, None]
-    return pi + (1.0 - pi) * p_e[None, :], equilibrium_hazard(law, t, p_e)
+    return pi + (1.0 - pi) * p_s[None, :], hazard
 
 
-def time_to_failure_share(law: Any, p_end: float, burst: float = 0.0) -> float:
+def time_to_failure_share(
+    law: Any, p_end: float, burst: float = 0.0, age_seconds: float | None = None
+) -> float:
     """Smallest ``t`` with ``burst + (1 - burst) F_e(t) >= p_end``, seconds.
 
     By doubling from the mean lifetime (up to ``1e6`` means), then the first
-    of 4097 grid points.  No argument checks.
+    of 4097 grid points.  With clocks of age ``age_seconds`` (not ``None``)
+    the later of that ``t`` and the one of the fresh law: a bound on the
+    residual life's, which mixes residuals of every age up to theirs.  No
+    argument checks.
 
     Parameters
     ----------
@@ -262,7 +273,10 @@ def time_to_failure_share(law: Any, p_end: float, burst: float = 0.0) -> float:
         hi *= 2.0
     grid = np.linspace(0.0, hi, 4097)
     cdf = equilibrium_cdf(law, grid)
-    return float(grid[min(int(np.searchsorted(cdf, p_end)), grid.size - 1)])
+    t_end = float(grid[min(int(np.searchsorted(cdf, p_end)), grid.size - 1)])
+    if age_seconds is None:
+        return t_end
+    return max(t_end, float(law.ppf(p_end)))
 
 
 def cycle_bound_seconds(scenario: StepScenario, r: int) -> float:
@@ -332,11 +346,22 @@ def rep_step_cycle(scenario: StepScenario, r: int) -> StepCycle:
     # Time grid up to where even the removal-limited cycle is surely over.
     pis = restart_windows(sc).burst
     burst = float(pis.mean())
-    t_hi = min(time_to_failure_share(law, 1.0 - 1e-6, float(pis.max())), cycle_bound_seconds(sc, r))
+    age = sc.clock_age_seconds
+    t_hi = min(
+        time_to_failure_share(law, 1.0 - 1e-6, float(pis.max()), age), cycle_bound_seconds(sc, r)
+    )
+    # CKPT-only's wipe-out is one worker's failure: at the resume that worker's clock is
+    # as young as the restart (renewed when it failed), the others' are the run's.
+    young = r == 1 and law.dist.name != "expon"
+    trigger_age = restart_windows(sc).mean_seconds if young else None
     for _ in range(_GRID_PASSES):
         t = np.linspace(0.0, t_hi, CYCLE_POINTS)
-        p_nodes, hz = first_failure_grid(law, t, pis)
-        parts = [_rep_node(sc, r, t, p, hz, sizes, starts) for p in p_nodes]
+        p_nodes, hz = first_failure_grid(law, t, pis, age)
+        p_young = first_failure_grid(law, t, pis, trigger_age)[0] if young else [None] * pis.size
+        parts = [
+            _rep_node(sc, r, t, p, hz, sizes, starts, p_trigger)
+            for p, p_trigger in zip(p_nodes, p_young, strict=True)
+        ]
         log_qs = np.array([part[0] for part in parts])
         log_q = special.logsumexp(log_qs, axis=0) - math.log(pis.size)
         # With replicas the cycle ends long before most workers have failed: end the
@@ -376,10 +401,12 @@ def rep_step_cycle(scenario: StepScenario, r: int) -> StepCycle:
     )
 
 
-def _rep_node(sc: StepScenario, r: int, t, p, hz, sizes, starts) -> tuple:
+def _rep_node(sc: StepScenario, r: int, t, p, hz, sizes, starts, p_trigger=None) -> tuple:
     """Rep's cycle quantities for one burst class.
 
-    Returns ``(log Q, tau, phi, partial, noticed, failed, post)`` on ``t``.
+    ``p_trigger``: CKPT-only's first-failure CDF of the worker whose failure
+    ended the last cycle (``None``: the same as the others').  Returns
+    ``(log Q, tau, phi, partial, noticed, failed, post)`` on ``t``.
     """
     N = sc.groups
     c, v, a = sc.stack_seconds, sc.stack_jitter_cv, sc.allreduce_seconds
@@ -402,6 +429,11 @@ def _rep_node(sc: StepScenario, r: int, t, p, hz, sizes, starts) -> tuple:
         # give about e^-Rm, not (1 - p)^N, as if the removal could miss).
         seen = np.where(caught, 1.0, np.minimum(removed, 1.0))
         log_q = seen * N * np.log1p(-np.minimum(p, 1.0 - 1e-16))
+        if p_trigger is not None:
+            log_q = seen * (
+                (N - 1) * np.log1p(-np.minimum(p, 1.0 - 1e-16))
+                + np.log1p(-np.minimum(p_trigger, 1.0 - 1e-16))
+            )
     else:
         # A set is seen wiped out once its last member is removed: after the failed
         # workers below it (p per id) and all of its own members (it is wiped out).

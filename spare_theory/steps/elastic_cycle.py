@@ -81,7 +81,7 @@ from .cycles import (
     time_to_failure_share,
 )
 from .extremes import tabulated_max_normal
-from .restarts import restart_windows
+from .restarts import mean_life_at, restart_windows
 from .scenario import StepScenario
 
 __all__ = ["elastic_step_cycle"]
@@ -283,12 +283,13 @@ def elastic_step_cycle(scenario: StepScenario, active: int, quorum: int) -> Step
     burst = float(pis.mean())
     if not sc.repairs:
         p_end = min((K + 12.0 * math.sqrt(K) + 20.0) / N, 1.0 - 1e-9)
-        t_hi = min(time_to_failure_share(law, p_end), cycle_bound_seconds(sc, 1))
+        age = sc.clock_age_seconds
+        t_hi = min(time_to_failure_share(law, p_end, 0.0, age), cycle_bound_seconds(sc, 1))
         t = np.linspace(0.0, t_hi, CYCLE_POINTS)
-        p, hazard = first_failure_grid(law, t, pis)
+        p, hazard = first_failure_grid(law, t, pis, age)
         f, weights, log_q = _binomial_states(N, K, p)
         return _table(st, t, f, weights, log_q, lambda f: (N - f) * hazard[:, None], 0.0, burst)
-    mean_life = float(law.mean())
+    mean_life = mean_life_at(law, sc.clock_age_seconds)
     lam = 1.0 / mean_life
     base = float(sc.repair_seconds or 0.0) + sc.heal_seconds
     out = base + st.tau[0] + sc.allreduce_failure_scale * sc.allreduce_seconds

@@ -64,8 +64,9 @@ from .._samples import summary_text
 from .._validation import as_count
 from ..hourly.renewal import TrainingEstimate
 from ..planning.bill import Bill, CostModel, make_bill, split_redundancy
+from .clock_age import mix_over_ages
 from .cycles import StepCycle
-from .restarts import restart_windows
+from .restarts import mean_life_at, restart_windows
 from .scenario import StepScenario
 
 __all__ = [
@@ -466,7 +467,7 @@ def estimate_steps(
         kept = np.exp(np.interp(c_j - delta - np.interp(c_j, t, cyc.post), t, log_q))
     kept[c_j >= t[-1]] = 0.0
     q_end = float(np.exp(np.interp(horizon, t, log_q))) if j_max == j_cap else 0.0
-    mean_life = float(sc.failure_law.mean())
+    mean_life = mean_life_at(sc.failure_law, sc.clock_age_seconds)
     # The leader's clock is checked first: a failure since its last check loses it.
     lost = 0.0 if mem else -math.expm1(-float(np.interp(t0, t, cyc.post)) / mean_life)
     weights = (1 - lost) * kept + lost * np.append(kept[1:], q_end)
@@ -641,7 +642,9 @@ def step_estimate(
     with repairs :func:`estimate_with_repairs` of
     ``repair_step_cycle(scenario, r)`` and
     ``step_cycle(scenario.without_repairs(), r)``.  The builders are
-    trusted with ``r`` (a strategy checks its own redundancies).
+    trusted with ``r`` (a strategy checks its own redundancies).  With a
+    non-exponential law each is taken at the clocks' ages through the run
+    and mixed (:func:`~spare_theory.steps.clock_age.mix_over_ages`).
 
     Parameters
     ----------
@@ -677,7 +680,23 @@ def step_estimate(
     """
     if not isinstance(scenario, StepScenario):
         raise ValueError(f"scenario must be a StepScenario, got {type(scenario).__name__}")
-    k = checkpoint_every_steps
+    return mix_over_ages(
+        scenario,
+        lambda aged: _frozen_estimate(
+            aged, step_cycle, repair_step_cycle, strategy, r, checkpoint_every_steps
+        ),
+    )
+
+
+def _frozen_estimate(
+    scenario: StepScenario,
+    step_cycle: CycleBuilder,
+    repair_step_cycle: CycleBuilder,
+    strategy: str,
+    r: int,
+    k: int,
+) -> StepEstimate:
+    """:func:`step_estimate` with the clocks held at the scenario's ``clock_age_seconds``."""
     if scenario.repairs:
         repaired = repair_step_cycle(scenario, r)
         if repaired.membership is not None:  # its rejoins stall: the repaired table alone

@@ -225,9 +225,9 @@ def expected_step_seconds(
       ``restart_semantics``, ``failure_law``, ``partial_recovery_seconds``,
       ``allreduce_failure_scale``, ``repair_seconds``, ``repair_law``,
       ``rejoin_seconds``, ``reconfigure_seconds``, ``heal_seconds``,
-      ``gpus_per_group``, ``gpus_per_node``, ``spare_nodes``, ``swap_seconds``:
-      one failure-free attempt has no failure, checkpoint, restart or repair in
-      it;
+      ``gpus_per_group``, ``gpus_per_node``, ``spare_nodes``, ``swap_seconds``,
+      ``clock_age_seconds``: one failure-free attempt has no failure,
+      checkpoint, restart or repair in it;
     - ``microbatches``: the stacks per worker are the argument ``stacks``,
       whatever split gave them;
     - ``provenance``: where the fields came from, not what they are.

@@ -34,7 +34,7 @@ from ..cycles.spare import Spare
 from ..placement.replicas import replica_set_sizes
 from .cycles import CYCLE_POINTS, StepCycle, cycle_bound_seconds, rep_step_cycle
 from .extremes import tabulated_max_normal
-from .restarts import restart_windows
+from .restarts import mean_life_at, restart_windows
 from .scenario import StepScenario
 from .spare_cycle import SpareStates, spare_step_cycle
 
@@ -101,7 +101,7 @@ class _Outage:
     """
 
     def __init__(self, sc: StepScenario, out_time: float, away: float) -> None:
-        mean_life = float(sc.failure_law.mean())
+        mean_life = mean_life_at(sc.failure_law, sc.clock_age_seconds)
         self.sc, self.out_time = sc, out_time
         self.lam = 1.0 / mean_life
         self.share_out = away / out_time
@@ -253,7 +253,7 @@ def spare_repair_step_cycle(scenario: StepScenario, r: int) -> StepCycle:
     base = spare_step_cycle(sc.without_repairs(), r)
     if r == 1:
         return base
-    N, mean_life = sc.groups, float(sc.failure_law.mean())
+    N, mean_life = sc.groups, mean_life_at(sc.failure_law, sc.clock_age_seconds)
     a = sc.allreduce_seconds
     st = SpareStates(sc, r)
     sf = np.exp(st.log_sf)

@@ -7,8 +7,9 @@ expires in its window counts a failure and starts its window again
 ``P(W > t) = 1`` for ``t < R`` and, for ``t >= R``,
 ``G(t) = int_0^R dF(x) G_fresh(t - x)`` where ``F`` is the law of its first
 failure in the window: the fresh law for the worker that just failed and
-the equilibrium (residual-life) law ``F_e(x) = int_0^x sf / m`` for the
-others (clocks are never reset); after a failure the clock is fresh
+the residual life of the others' running clocks (never reset): the
+equilibrium law ``F_e(x) = int_0^x sf / m`` of long-running ones, or
+:func:`residual_life` at the clocks' age (``clock_age_seconds``); after a failure the clock is fresh
 (``G_fresh`` solves the same renewal equation with ``F = 1 - sf``).  Solved
 by the trapezoid rule on a grid of ``R/400`` (second order: the jump of
 ``G`` at ``R`` is taken with its left limit);
@@ -40,6 +41,8 @@ __all__ = [
     "equilibrium_cdf",
     "equilibrium_hazard",
     "expected_restart_seconds",
+    "mean_life_at",
+    "residual_life",
     "restart_windows",
 ]
 
@@ -48,6 +51,10 @@ _WINDOW_POINTS = 400
 # Equal-probability classes of the restart length D over which the burst of
 # failures noticed at the resume is mixed.
 _BURST_NODES = 5
+# Cells of [0, age] over which a clock's renewals since its fresh start are summed.
+_AGE_CELLS = 500
+# Points of x at which a positive age's residual life is priced (twice: linear and geometric).
+_AGE_KNOTS = 128
 
 
 def equilibrium_cdf(law: Any, t: np.ndarray) -> np.ndarray:
@@ -120,6 +127,156 @@ def equilibrium_hazard(law: Any, t: np.ndarray, cdf_e: np.ndarray) -> np.ndarray
     return np.where(np.isfinite(out), out, 1.0 / mean)
 
 
+@cached(maxsize=64)
+def _renewal_steps(law: Any, age_seconds: float) -> tuple[np.ndarray, np.ndarray]:
+    """``(u, dM)``: a renewal grid on ``[0, age]`` and the expected renewals per cell."""
+    u = np.linspace(0.0, age_seconds, _AGE_CELLS + 1)
+    F = np.asarray(law.cdf(u), dtype=float)
+    dF = np.diff(F)
+    M = np.zeros(u.size)
+    for i in range(1, u.size):
+        # M_i = F_i + sum_{j=1..i} M_{i-j} dF_j (the Stieltjes sum of renewal_function)
+        M[i] = F[i] + float(np.dot(M[i - 1 :: -1][:i], dF[:i]))
+    return u, np.diff(M)
+
+
+def residual_life(
+    law: Any, t: np.ndarray, age_seconds: float | None = None
+) -> tuple[np.ndarray, np.ndarray]:
+    """``(F_s, h_s)``: CDF and hazard of a running clock's residual life at ``t`` seconds.
+
+    ``age_seconds=None``: a long-running clock, the equilibrium law
+    (:func:`equilibrium_cdf`, :func:`equilibrium_hazard`).  Otherwise the
+    clock was fresh ``s = age_seconds`` ago and has renewed at each expiry
+    since (renewal function ``M``), so
+
+        1 - F_s(x) = sf(s + x) + int_0^s sf(s - u + x) dM(u),
+
+    taken with ``dM`` uniform within each of 500 cells of ``[0, s]``
+    (``M`` by :func:`~spare_theory.lifetimes.laws.renewal_function`'s
+    Stieltjes sum, scaled so that the identity at ``x = 0`` holds: its
+    first-order error would otherwise leave an atom at 0), so that the
+    cell's integral of ``sf`` is exact: ``m (F_e(b + x) - F_e(a + x))``;
+    the density follows the same way, and
+    ``h_s = f_s / (1 - F_s)``.  Exponential: ``1 - e^{-x/m}`` at every age.
+    No argument checks.
+
+    Parameters
+    ----------
+    law : frozen scipy.stats distribution
+        Lifetime law, seconds.
+    t : numpy.ndarray
+        Times, seconds, ``>= 0``.
+    age_seconds : float or None
+        Time since the clock was fresh, seconds, ``>= 0``.
+
+    Returns
+    -------
+    tuple of numpy.ndarray
+        ``F_s(t)`` and ``h_s(t)`` (per second).
+
+    Examples
+    --------
+    A Weibull clock of shape 0.5 is far likelier to fire soon when young;
+    long after its start it nears the equilibrium law:
+
+    >>> from scipy import stats
+    >>> law = stats.weibull_min(0.5, scale=1000.0)
+    >>> t = np.array([100.0])
+    >>> [round(float(residual_life(law, t, age)[0][0]), 3) for age in (0.0, 50_000.0, None)]
+    [0.271, 0.041, 0.041]
+    """
+    t = np.asarray(t, dtype=float)
+    if age_seconds is None or law.dist.name == "expon":
+        cdf = equilibrium_cdf(law, t)
+        return cdf, equilibrium_hazard(law, t, cdf)
+    s = float(age_seconds)
+    if s > 0.0 and t.size > 2 * _AGE_KNOTS:
+        # Smooth in x at a positive age: priced on fewer points, interpolated.
+        top = float(t.max())
+        knots = np.unique(
+            np.concatenate(
+                [np.linspace(0.0, top, _AGE_KNOTS), np.geomspace(1e-4 * top, top, _AGE_KNOTS)]
+            )
+        )
+        cdf, density = _aged_sf_density(law, knots, s)
+        sf, dens = 1.0 - np.interp(t, knots, cdf), np.interp(t, knots, density)
+    else:
+        cdf, dens = _aged_sf_density(law, t, s)
+        sf = 1.0 - cdf
+    mean = float(law.mean())
+    with np.errstate(divide="ignore", invalid="ignore"):
+        hazard = np.where(sf > 0.0, dens / sf, 1.0 / mean)
+    return 1.0 - sf, np.where(np.isfinite(hazard), hazard, 1.0 / mean)
+
+
+@cached(maxsize=64)
+def _aged_cells(law: Any, age_seconds: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``(near, far, weight)``: each renewal cell's ages since it and its renewals per second.
+
+    ``M``'s first-order error in level would leave an atom at ``x = 0``: the
+    renewals are scaled so that ``1 = sf(s) + int_0^s sf(s - u) dM(u)`` holds.
+    """
+    u, dM = _renewal_steps(law, age_seconds)
+    width = u[1] - u[0]
+    near, far = age_seconds - u[1:], age_seconds - u[:-1]
+    weight = dM / width
+    whole = float(law.mean()) * float(
+        (equilibrium_cdf(law, far) - equilibrium_cdf(law, near)) @ weight
+    )
+    return near, far, weight * (float(law.cdf(age_seconds)) / whole)
+
+
+def _aged_sf_density(law: Any, x: np.ndarray, age_seconds: float) -> tuple[np.ndarray, np.ndarray]:
+    """``(F_s, f_s)`` at ``x`` of a clock ``s = age_seconds`` old (:func:`residual_life`)."""
+    s = age_seconds
+    sf = np.asarray(law.sf(s + x), dtype=float)
+    with np.errstate(divide="ignore"):  # a density infinite at 0 (Weibull shape below 1)
+        dens = np.asarray(law.pdf(s + x), dtype=float)
+    if s > 0.0:
+        near, far, weight = _aged_cells(law, s)
+        mean = float(law.mean())
+        for chunk in np.array_split(np.arange(x.size), max(1, x.size // 64)):
+            at = x[chunk, None]
+            tails = equilibrium_cdf(law, np.concatenate([near + at, far + at], axis=1).ravel())
+            tails = tails.reshape(chunk.size, 2, near.size)
+            sf[chunk] += mean * ((tails[:, 1] - tails[:, 0]) @ weight)
+            edges = np.asarray(law.sf(np.concatenate([near + at, far + at], axis=1)), dtype=float)
+            dens[chunk] += (edges[:, : near.size] - edges[:, near.size :]) @ weight
+    return 1.0 - np.clip(sf, 0.0, 1.0), dens
+
+
+@cached(maxsize=256)
+def mean_life_at(law: Any, age_seconds: float | None = None) -> float:
+    """``1 / rate``: the mean up time of a clock of age ``age_seconds``, seconds.
+
+    The rate is the renewal density at that age, the hazard of its residual
+    life ``F_s`` at 0 (:func:`residual_life`); at a fresh start with an
+    infinite density (Weibull shape below 1), the rate of its first
+    ``delta = m / 1000``: ``-log(1 - F_s(delta)) / delta``, ``m`` the law's
+    mean.  ``m`` for the exponential law or a
+    long-running clock (``None``): the tables that take up times
+    exponential (repairs) take them at this mean.  No argument checks.
+
+    Examples
+    --------
+    >>> from scipy import stats
+    >>> law = stats.weibull_min(0.5, scale=1000.0)  # mean 2000 s
+    >>> round(mean_life_at(law)), round(mean_life_at(law, 300.0)), round(mean_life_at(law, 3e5))
+    (2000, 822, 2000)
+    """
+    mean = float(law.mean())
+    if age_seconds is None or law.dist.name == "expon":
+        return mean
+    delta = 1e-3 * mean
+    p, hazard = residual_life(law, np.array([0.0, delta]), age_seconds)
+    with np.errstate(divide="ignore"):
+        finite = math.isfinite(float(law.pdf(age_seconds)))
+    if finite and hazard[0] > 0.0:
+        return 1.0 / float(hazard[0])
+    return delta / -math.log1p(-float(p[1])) if p[1] > 0.0 else mean
+
+
 def _window_survival(dF: np.ndarray, K: int, fresh: np.ndarray) -> np.ndarray:
     """``P(W > t_i)`` on the grid for a first-failure law with increments ``dF``.
 
@@ -190,9 +347,24 @@ class RestartWindows(NamedTuple):
     burst: np.ndarray
 
 
+def _running_cdf(law: Any, t: np.ndarray, age_seconds: float | None) -> np.ndarray:
+    """The residual life's CDF on a long uniform grid ``t``, through 2,000 points."""
+    if age_seconds is None or law.dist.name == "expon":
+        return equilibrium_cdf(law, t)
+    top, step = float(t[-1]), float(t[1] - t[0])
+    knots = np.unique(
+        np.concatenate([np.linspace(0.0, min(800 * step, top), 801), np.geomspace(step, top, 1200)])
+    )
+    return np.interp(t, knots, residual_life(law, knots, age_seconds)[0])
+
+
 @cached(maxsize=256)
-def _window_moments(law: Any, N: int, R: float) -> RestartWindows:
-    """:class:`RestartWindows` of ``"window"`` restarts of ``N`` workers (cached by value)."""
+def _window_moments(law: Any, N: int, R: float, age_seconds: float | None = None) -> RestartWindows:
+    """:class:`RestartWindows` of ``"window"`` restarts of ``N`` workers (cached by value).
+
+    The clocks but the failed worker's are of age ``age_seconds`` (``None``:
+    long-running, the equilibrium law).
+    """
     if R == 0.0:
         return RestartWindows(0.0, 0.0, np.zeros(1))
     h = R / _WINDOW_POINTS
@@ -202,7 +374,7 @@ def _window_moments(law: Any, N: int, R: float) -> RestartWindows:
     while True:
         t = np.arange(M + 1) * h
         F = np.asarray(law.cdf(t), dtype=float)
-        Fe = equilibrium_cdf(law, t)
+        Fe = _running_cdf(law, t, age_seconds)
         G_fresh = _fresh_window_survival(np.diff(F, prepend=0.0), K, M + 1)
         if G_fresh[-1] * N < 1e-14 or M >= 400 * K:
             break
@@ -238,7 +410,7 @@ def _window_moments(law: Any, N: int, R: float) -> RestartWindows:
         ED += tail
     # Failures per worker during its window process: first failure w.p. F(R)
     # (fresh) or F_e(R), then each window fails again w.p. F(R).
-    FR, FeR = float(law.cdf(R)), float(equilibrium_cdf(law, np.array([R]))[0])
+    FR, FeR = float(law.cdf(R)), float(residual_life(law, np.array([R]), age_seconds)[0][0])
     per_fresh = FR / (1 - FR) if FR < 1 else math.inf
     failures = (N - 1) * FeR / (1 - FR) + per_fresh if FR < 1 else math.inf
     return RestartWindows(ED, failures, pis)
@@ -269,7 +441,12 @@ def restart_windows(scenario: StepScenario) -> RestartWindows:
     """
     if scenario.restart_semantics == "fixed":
         return RestartWindows(float(scenario.restart_seconds), 0.0, np.zeros(1))
-    return _window_moments(scenario.failure_law, scenario.groups, scenario.restart_seconds)
+    return _window_moments(
+        scenario.failure_law,
+        scenario.groups,
+        scenario.restart_seconds,
+        scenario.clock_age_seconds,
+    )
 
 
 def expected_restart_seconds(scenario: StepScenario) -> float:
@@ -282,8 +459,9 @@ def expected_restart_seconds(scenario: StepScenario) -> float:
     ``G(t) = P(W > t)`` of one worker's completion time ``W``: ``G = 1`` for
     ``t < R`` and ``G(t) = int_0^R dF(x) G_fresh(t - x)`` beyond, where ``F``
     is the law of the worker's first failure in the window (the residual life
-    ``F_e(x) = int_0^x sf/m`` of a running clock, or the fresh law for the
-    worker that just failed).  Solved by the trapezoid rule on a grid of
+    of a running clock at ``clock_age_seconds``, :func:`residual_life`, the
+    equilibrium ``F_e(x) = int_0^x sf/m`` of a long-running one; or the
+    fresh law for the worker that just failed).  Solved by the trapezoid rule on a grid of
     ``R/400`` s; an exponential tail closes the integral.
 
     Parameters

@@ -12,15 +12,15 @@ runs the trials.
 Workers and failures
 --------------------
 ``N`` workers (one per data-parallel group) each keep a renewal failure
-clock (:class:`~spare_theory.lifetimes.clocks.RenewalClocks`, fresh at
-time 0, lifetimes floored at ``1e-9`` s): the next failure time is drawn
-from ``scenario.failure_law`` when the previous failure is noticed, and
-clocks are never reset at a global restart.  A failure is only noticed at a
-check: before each stack's compute, at the all-reduce and (the leader, the
-lowest active worker id, only) at a checkpoint.  A failed worker stays out
-until the next global restart, or, with repairs
-(``StepScenario.repair_seconds``), until it rejoins at a step boundary
-after its repair (:class:`RepairTimes`).
+clock (:class:`~spare_theory.lifetimes.clocks.RenewalClocks`, fresh at time
+0 or as old as ``clock_age_seconds`` says, lifetimes floored at ``1e-9`` s):
+the next failure time is drawn from ``scenario.failure_law`` when the
+previous failure is noticed, and clocks are never reset at a global restart.
+A failure is only noticed at a check: before each stack's compute, at the
+all-reduce and (the leader, the lowest active worker id, only) at a
+checkpoint.  A failed worker stays out until the next global restart, or,
+with repairs (``StepScenario.repair_seconds``), until it rejoins at a step
+boundary after its repair (:class:`RepairTimes`).
 
 Checkpoints, restarts, accounting
 ---------------------------------
@@ -235,8 +235,15 @@ class StepRun:
         self.rng = rng
         # The first check happens at time 0: every clock starts there.  A replay
         # brings its own clocks (the next fault of each worker's nodes).
+        # An exponential clock is the same at every age: its draws stay those of a fresh one.
+        age = 0.0 if scenario.failure_law.dist.name == "expon" else scenario.clock_age_seconds
         self.clocks = clocks or RenewalClocks(
-            scenario.failure_law, self.N, rng, batch=_LIFETIME_BATCH, floor=_LIFETIME_FLOOR
+            scenario.failure_law,
+            self.N,
+            rng,
+            batch=_LIFETIME_BATCH,
+            start="equilibrium" if age is None else age,
+            floor=_LIFETIME_FLOOR,
         )
         self.repairs = repairs
         self.t = 0.0

@@ -140,6 +140,15 @@ class StepScenario:
     swap_seconds : float, optional
         Time to swap a spare node in, seconds (the hour-level
         ``swap_minutes``), ``>= 0``; only with ``spare_nodes >= 1``.
+    clock_age_seconds : float, optional
+        How long every worker's failure clock has run when the run starts,
+        seconds, ``>= 0``: fresh then, renewed at each failure since.
+        Default 0: every clock fresh at time 0, as in the published
+        simulator.  ``None``: long-running clocks, each at its stationary
+        residual life.  Changes nothing for the exponential law; for another
+        law young clocks fail more often (Weibull shape below 1) or less
+        (above 1) than running ones, and the model follows the clocks' age
+        through the run (``docs/step_model.md``).
     provenance : tuple of (str, str)
         Where fields came from, ``(field, sentence)`` pairs, e.g. set by
         :meth:`FailureLog.step_scenario
@@ -165,6 +174,8 @@ class StepScenario:
       (``StepEstimate.nodes``).
     - ``heal_seconds``: only with ``repair_seconds``, for elastic
       strategies; without repairs no worker comes back to heal.
+    - ``clock_age_seconds``: only with a ``failure_law`` other than the
+      exponential, whose clocks are the same at every age.
 
     Examples
     --------
@@ -199,6 +210,7 @@ class StepScenario:
     gpus_per_node: int = 8
     spare_nodes: int | None = None
     swap_seconds: float | None = None
+    clock_age_seconds: float | None = 0.0
     provenance: tuple[tuple[str, str], ...] = field(default=(), compare=False)
 
     def __post_init__(self) -> None:
@@ -229,6 +241,9 @@ class StepScenario:
                 self.reconfigure_seconds, "reconfigure_seconds", minimum=0.0
             ),
             "heal_seconds": as_real(self.heal_seconds, "heal_seconds", minimum=0.0),
+            "clock_age_seconds": None
+            if self.clock_age_seconds is None
+            else as_real(self.clock_age_seconds, "clock_age_seconds", minimum=0.0),
         }
         checked.update(
             check_step_repairs(self.repair_seconds, self.repair_law, self.rejoin_seconds)

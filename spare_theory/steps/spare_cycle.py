@@ -213,9 +213,10 @@ def spare_step_cycle(scenario: StepScenario, r: int) -> StepCycle:
     pis = restart_windows(sc).burst
     burst = float(pis.mean())
     p_end = max(p_end, min(float(pis.max()) + 1e-6, 1.0 - 1e-9))
-    t_end = time_to_failure_share(law, p_end, float(pis.max()))
+    age = sc.clock_age_seconds
+    t_end = time_to_failure_share(law, p_end, float(pis.max()), age)
     t = np.linspace(0.0, min(t_end, cycle_bound_seconds(sc, r)), CYCLE_POINTS)
-    p_nodes, hz = first_failure_grid(law, t, pis)
+    p_nodes, hz = first_failure_grid(law, t, pis, age)
     log_binom = st.log_binomial(N)
     # log of the failure-count law at t: a mixture over the burst classes.
     sf = np.exp(st.log_sf)  # P(T > f), 0 beyond f_end

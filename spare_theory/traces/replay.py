@@ -137,7 +137,8 @@ def replay_training(
     - ``failure_law``, ``Scenario.gpu_mtbf_hours``, ``Scenario.weibull_shape``,
       ``Scenario.renewal``, ``Scenario.lemon_fraction``,
       ``Scenario.lemon_rate_factor``, ``Scenario.domain_size``,
-      ``Scenario.domain_mtbf_hours``: the log gives every failure;
+      ``Scenario.domain_mtbf_hours``, ``StepScenario.clock_age_seconds``: the
+      log gives every failure;
     - ``Scenario.placement``: without the scenario's domains (the log replaces
       them) both placements are the same ruler;
     - ``repair_law``, ``Scenario.repair_minutes``,
