@@ -16,6 +16,7 @@ import pytest
 from scipy import stats
 
 import spare_theory as st
+from spare_theory.audits import AuditSpace, audit
 from spare_theory.lifetimes.clocks import RenewalClocks
 from spare_theory.steps.restarts import mean_life_at, residual_life
 
@@ -82,3 +83,32 @@ def test_clock_age_seconds_is_checked():
         dataclasses.replace(sc, clock_age_seconds=-1.0)
     with pytest.raises(ValueError, match="clock_age_seconds"):
         dataclasses.replace(sc, clock_age_seconds=float("nan"))
+
+
+@pytest.fixture(scope="module")
+def drawn_weibull_steps():
+    # Step-level scenarios with Weibull lifetimes drawn at random from the audit's space on a
+    # seed of their own (the shipped audit's misses were these: 15 of 55 answers within before
+    # the clocks aged).  Each CKPT-only and SPARe model plan simulated at that plan, 40 runs.
+    space = dataclasses.replace(AuditSpace(), step_share=1.0, weibull_share=1.0)
+    res = audit(space, scenarios=6, trials=40, seed=2027, strategies=["ckpt", "spare"])
+    return res.model_cells
+
+
+@pytest.mark.slow
+def test_drawn_weibull_step_scenarios_hold_against_the_simulation(drawn_weibull_steps):
+    cells = drawn_weibull_steps
+    assert len(cells) >= 8
+    outside = cells[~cells["within"]]
+    assert len(outside) <= 0.1 * len(cells), outside[["index", "strategy", "error", "z"]]
+
+
+@pytest.mark.slow
+@pytest.mark.xfail(
+    strict=True,
+    reason="drawn scenarios 2 and 3 (restarts of 24 and 17 min; cluster MTBF 162 and 17 min) "
+    "are -6 to -7 % and +3 to +8 %, within 3 SE (docs/audit.md mend 6)",
+)
+def test_no_drawn_weibull_step_answer_is_beyond_6_percent(drawn_weibull_steps):
+    cells = drawn_weibull_steps
+    assert cells["error"].abs().max() <= 0.06, cells[["index", "strategy", "error", "z"]]

@@ -85,7 +85,7 @@ def test_a_field_the_audit_never_drew_is_said_unmeasured():
 
 
 def _step_weibull():
-    # The audit's region measured off: step level, Weibull lifetimes, nothing else.
+    # The audit's region measured farthest off at the step level: Weibull lifetimes alone.
     from scipy import stats
 
     from spare_theory.steps.scenario import StepScenario
@@ -100,18 +100,36 @@ def _step_weibull():
     )
 
 
-@pytest.mark.parametrize("strategy", ["ckpt", "rep", "spare"])
-def test_the_model_is_refused_where_the_audit_measured_it_off(strategy):
+# A threshold below the step-level Weibull answers' 90th percentile for CKPT-only and SPARe
+# (7.4 and 8.3 % on the shipped cells), above Rep's (2.1 %): the rule, not the shipped value.
+LOW_P90_PCT = 5.0
+
+
+@pytest.mark.parametrize("strategy", ["ckpt", "spare"])
+def test_the_model_is_refused_where_the_audit_measured_it_off(strategy, monkeypatch):
+    monkeypatch.setattr(coverage, "REFUSE_P90_PCT", LOW_P90_PCT)
     sc = _step_weibull()
     got = coverage.audited_error(strategy, sc)
     assert got.fields == ("weibull", "step level")
     assert got.cells >= coverage.REFUSE_MIN_CELLS
-    assert got.p90_abs_error_pct > coverage.REFUSE_P90_PCT
+    assert got.p90_abs_error_pct > LOW_P90_PCT
     with pytest.raises(NoClosedFormError, match="the audit measured"):
         optimal_plan(sc, strategy, method="model")
     # The audit itself still measures the closed form there.
     with coverage.closed_forms_only():
         assert optimal_plan(sc, strategy, method="model").method == "model"
+    # Rep's answers there are good: not refused.
+    assert coverage.audit_refusal("rep", sc) is None
+
+
+def test_snapshot_the_shipped_cells_refuse_no_region():
+    # docs/audit.md: since the step-level clocks age no group of at least 5 answers has a 90th
+    # percentile |error| above 15 % (the largest: SPARe with repairs and a pool, 10.8 %).
+    cells = SHIPPED[SHIPPED["status"] == "model"]
+    worst = cells.groupby(["strategy", "fields"])["error_pct"].agg(
+        lambda x: np.quantile(np.abs(x), 0.9) if len(x) >= coverage.REFUSE_MIN_CELLS else 0.0
+    )
+    assert worst.max() <= coverage.REFUSE_P90_PCT, worst.sort_values().tail()
 
 
 def test_where_the_audit_found_the_model_good_it_is_not_refused():
@@ -121,7 +139,8 @@ def test_where_the_audit_found_the_model_good_it_is_not_refused():
 
 
 @pytest.mark.slow  # plans by the simulation search (seconds)
-def test_auto_plans_a_refused_region_by_the_simulation():
+def test_auto_plans_a_refused_region_by_the_simulation(monkeypatch):
+    monkeypatch.setattr(coverage, "REFUSE_P90_PCT", LOW_P90_PCT)
     plan = optimal_plan(_step_weibull(), "spare", r=3, max_trials=64)
     assert plan.method == "simulation" and "the audit measured" in plan.caveats[0]
 

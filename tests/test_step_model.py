@@ -339,7 +339,7 @@ def test_ckpt_matches_the_simulation_where_it_trains(cluster_mtbf_seconds, resta
 
 # The bias Rep's caveat at r = 2 under Weibull (RepStrategy.caveats) points to, measured
 # with 200 runs (docs/step_model.md section 8b).
-REP_R2_WEIBULL_BIAS = 0.033
+REP_R2_WEIBULL_BIAS = 0.036
 
 
 @pytest.mark.slow

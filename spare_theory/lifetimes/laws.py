@@ -46,6 +46,7 @@ __all__ = [
     "lifetime_law",
     "minimum_law",
     "renewal_function",
+    "renewal_function_grid",
     "validate_lifetime_law",
 ]
 
@@ -435,13 +436,29 @@ def renewal_function(law: Any, t: float, *, steps: int = 4000) -> float:
     n = as_count(steps, "steps")
     if horizon == 0.0:
         return 0.0
-    F = np.asarray(law.cdf(np.linspace(0.0, horizon, n + 1)), dtype=float)
+    return float(renewal_function_grid(law, horizon, n)[1][-1])
+
+
+def renewal_function_grid(law: Any, horizon: float, steps: int) -> tuple[np.ndarray, np.ndarray]:
+    """``(u, M(u))`` on ``steps + 1`` uniform points of ``[0, horizon]`` (:func:`renewal_function`).
+
+    No argument checks.
+
+    Examples
+    --------
+    >>> from scipy import stats
+    >>> u, M = renewal_function_grid(stats.expon(scale=2.0), 1.0, 4000)
+    >>> u.size, float(u[-1]), round(float(M[2000]), 3), round(float(M[-1]), 3)  # t / m
+    (4001, 1.0, 0.25, 0.5)
+    """
+    u = np.linspace(0.0, horizon, steps + 1)
+    F = np.asarray(law.cdf(u), dtype=float)
     dF = np.diff(F)
-    M = np.zeros(n + 1)
-    for i in range(1, n + 1):
+    M = np.zeros(steps + 1)
+    for i in range(1, steps + 1):
         # M_i = F_i + sum_{j=1..i} M_{i-j} dF_j
         M[i] = F[i] + float(np.dot(M[i - 1 :: -1][:i], dF[:i]))
-    return float(M[n])
+    return u, M
 
 
 class _Equilibrium(stats.rv_continuous):

@@ -34,6 +34,7 @@ import numpy as np
 from scipy import integrate, signal
 
 from .._caching import cached
+from ..lifetimes.laws import renewal_function_grid
 from .scenario import StepScenario
 
 __all__ = [
@@ -130,13 +131,7 @@ def equilibrium_hazard(law: Any, t: np.ndarray, cdf_e: np.ndarray) -> np.ndarray
 @cached(maxsize=64)
 def _renewal_steps(law: Any, age_seconds: float) -> tuple[np.ndarray, np.ndarray]:
     """``(u, dM)``: a renewal grid on ``[0, age]`` and the expected renewals per cell."""
-    u = np.linspace(0.0, age_seconds, _AGE_CELLS + 1)
-    F = np.asarray(law.cdf(u), dtype=float)
-    dF = np.diff(F)
-    M = np.zeros(u.size)
-    for i in range(1, u.size):
-        # M_i = F_i + sum_{j=1..i} M_{i-j} dF_j (the Stieltjes sum of renewal_function)
-        M[i] = F[i] + float(np.dot(M[i - 1 :: -1][:i], dF[:i]))
+    u, M = renewal_function_grid(law, age_seconds, _AGE_CELLS)
     return u, np.diff(M)
 
 
