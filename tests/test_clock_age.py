@@ -106,8 +106,8 @@ def test_drawn_weibull_step_scenarios_hold_against_the_simulation(drawn_weibull_
 @pytest.mark.slow
 @pytest.mark.xfail(
     strict=True,
-    reason="drawn scenarios 2 and 3 (restarts of 24 and 17 min; cluster MTBF 162 and 17 min) "
-    "are -6 to -7 % and +3 to +8 %, within 3 SE (docs/audit.md mend 6)",
+    reason="drawn scenario 2 (24-min restarts) is -6.5 to -7.2 % (2 SE) and scenario 3 (17-min "
+    "restarts, the cluster's mean time between failures) SPARe +8.1 % (7 SE), docs/audit.md mend 6",
 )
 def test_no_drawn_weibull_step_answer_is_beyond_6_percent(drawn_weibull_steps):
     cells = drawn_weibull_steps

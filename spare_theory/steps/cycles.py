@@ -351,13 +351,23 @@ def rep_step_cycle(scenario: StepScenario, r: int) -> StepCycle:
         time_to_failure_share(law, 1.0 - 1e-6, float(pis.max()), age), cycle_bound_seconds(sc, r)
     )
     # CKPT-only's wipe-out is one worker's failure: at the resume that worker's clock is
-    # as young as the restart (renewed when it failed), the others' are the run's.
+    # as young as the restart D (renewed when it failed); the others' are the run's and
+    # have survived the restart, so their residual counts from its start, past D.
     young = r == 1 and law.dist.name != "expon"
-    trigger_age = restart_windows(sc).mean_seconds if young else None
+    restart = restart_windows(sc).mean_seconds
     for _ in range(_GRID_PASSES):
         t = np.linspace(0.0, t_hi, CYCLE_POINTS)
-        p_nodes, hz = first_failure_grid(law, t, pis, age)
-        p_young = first_failure_grid(law, t, pis, trigger_age)[0] if young else [None] * pis.size
+        if young:
+            p_from_start, hz = first_failure_grid(law, t + restart, np.zeros(1), age)
+            p_restart = float(
+                first_failure_grid(law, np.array([restart]), np.zeros(1), age)[0][0, 0]
+            )
+            p_others = (p_from_start[0] - p_restart) / (1.0 - p_restart)
+            p_nodes = pis[:, None] + (1.0 - pis[:, None]) * p_others[None, :]
+            p_young: Any = first_failure_grid(law, t, pis, restart)[0]
+        else:
+            p_nodes, hz = first_failure_grid(law, t, pis, age)
+            p_young = [None] * pis.size
         parts = [
             _rep_node(sc, r, t, p, hz, sizes, starts, p_trigger)
             for p, p_trigger in zip(p_nodes, p_young, strict=True)
