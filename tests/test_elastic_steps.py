@@ -81,13 +81,8 @@ CELLS = {
         None,
         188,
     ),
-    "hot spares r=40, 6 h repairs": (
-        dataclasses.replace(PAPER, repair_seconds=21600.0),
-        "hot_spares",
-        40,
-        None,
-        12,
-    ),
+    # +3.5 % (a strict xfail) until failures in the last state stopped counting as stalls.
+    "hot spares r=40, k=9 (short cycles)": (PAPER, "hot_spares", 40, None, 9),
     "hot spares r=40, 1 h repairs, N=600": (
         dataclasses.replace(paper_scenario(600, steps=5000), repair_seconds=3600.0),
         "hot_spares",
@@ -100,13 +95,12 @@ CELLS = {
 # Cells outside the tolerance, each for a stated approximation (docs/theory.md), with the
 # miss measured at 5,000 steps, 8 runs, seed 11: (cell, reason).
 MISSES = {
-    "hot spares r=40 (short cycles)": (
-        (PAPER, "hot_spares", 40, None, 9),
-        # A cycle absorbs about 29 failures (K - f0): each checkpoint is taken at the mean
-        # progress of the cycles alive then, but the cycles that survive longer had fewer
-        # failures and stalls and progressed faster: the model keeps too few late checkpoints.
-        "segments priced given the cycle alive, not surviving to the checkpoint: "
-        "model +3.5 % (z = +4.3)",
+    "hot spares r=40, 6 h repairs": (
+        (dataclasses.replace(PAPER, repair_seconds=21600.0), "hot_spares", 40, None, 12),
+        # The repaired chain's out time is taken exponential at its mean (as the cell
+        # below); until failures in the last state stopped counting as voids and stalls
+        # (they are the wipe-out) that low bias was offset: -1.05 % then.
+        "out time taken exponential at its mean: model -2.7 % (z = -4.8)",
     ),
     "hot spares r=10, 10 min repairs, 1 min heal": (
         (dataclasses.replace(PAPER, repair_seconds=600.0), "hot_spares", 10, None, 125),

@@ -310,14 +310,15 @@ def cycle_bound_seconds(scenario: StepScenario, r: int) -> float:
 
 
 @cached(maxsize=256)
-def rep_step_cycle(scenario: StepScenario, r: int) -> StepCycle:
+def rep_step_cycle(scenario: StepScenario, r: int, *, overlapped_write: bool = True) -> StepCycle:
     """Rep's cycle table at redundancy ``r`` (CKPT-only: ``r = 1``), cached by value.
 
     Consecutive replica sets, the published controller's one removal per
     step, ``r``-fold compute with one jitter draw
     (``tau = c r (1 + v e_n) + a`` on the ``n`` working workers), the
-    leader's overlapped checkpoint (module docstring).  No argument checks;
-    ``1 <= r <= N``.  Repairs are ignored
+    leader's overlapped checkpoint (module docstring; ``overlapped_write=False``:
+    every worker waits for the write, as in SPARe's rules at ``r = 1``).  No
+    argument checks; ``1 <= r <= N``.  Repairs are ignored
     (:func:`spare_theory.steps.repairs.rep_repair_step_cycle`).
 
     Parameters
@@ -386,7 +387,7 @@ def rep_step_cycle(scenario: StepScenario, r: int) -> StepCycle:
     )
     # Checkpoint: the leader writes while the others compute the next step.
     sd = c * r * v
-    if sd > 0:
+    if sd > 0 and overlapped_write:
         shifted = float(
             expected_max_shifted(np.array([max(N - 1, 0)]), sc.checkpoint_seconds / sd)[0]
         )

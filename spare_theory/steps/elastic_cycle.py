@@ -37,7 +37,9 @@ tau}``).  A stall lasts until ``s`` passes without an event,
 
     E[T] = x tau + (1 - x)(tau_c + s_a a) + [(1 - x) + x (1 - e^{-nu_F a - nu_R tau})] L,
 
-and the state trains ``R_f = x / E[T]`` steps per second, each of ``m / N``
+and the state trains ``R_f = x / E[T]`` steps per second (in the last state, ``f = K -
+1``, a failure is the wipe-out that ends the cycle: given the cycle alive there
+``nu_F`` counts no failure), each of ``m / N``
 of the batch, stalled ``sigma_f`` of the time (the bracket times ``L`` over
 ``E[T]``).  The table mixes the states given no wipe-out: the step rate
 ``sum w_f R_f``, the batch share per step, the attempt and the stalled
@@ -212,7 +214,10 @@ def _table(
     """The StepCycle from the states' weights given survival (module docstring)."""
     sc = st.sc
     fail = fail_rate(f)
-    R, sigma, C, C_s = st.rates(f, fail, f * rejoin_rate, t[:, None])
+    # A failure in the last state (K - 1 down) is the wipe-out that ends the cycle, not a
+    # void attempt and a stall within it: given the cycle alive, that state's attempts commit.
+    voiding = np.where(f + 1 < st.K, fail, 0.0)
+    R, sigma, C, C_s = st.rates(f, voiding, f * rejoin_rate, t[:, None])
     steps = (weights * R).sum(axis=1)
     safe = np.where(steps > 0, steps, 1.0)
     tau = np.where(steps > 0, (weights * R * st.tau[f]).sum(axis=1) / safe, st.tau[0])

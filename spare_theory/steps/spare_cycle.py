@@ -201,8 +201,8 @@ def spare_step_cycle(scenario: StepScenario, r: int) -> StepCycle:
     >>> print(round(cyc.tau0, 1), round(cyc.ckpt, 1), cyc.burst_handling > 0)
     74.8 58.8 True
     """
-    if r == 1:
-        return rep_step_cycle(scenario, 1)
+    if r == 1:  # CKPT-only's cycle, but SPARe's rules make every worker wait for the write
+        return rep_step_cycle(scenario, 1, overlapped_write=False)
     sc = scenario
     N, law = sc.groups, sc.failure_law
     c, v, a = sc.stack_seconds, sc.stack_jitter_cv, sc.allreduce_seconds
