@@ -75,8 +75,11 @@ def test_cycle_tables_are_cached_by_value():
     # Equal scenarios built twice (distinct law objects) share one table.
     assert spare_step_cycle(paper_scenario(200), 9) is spare_step_cycle(paper_scenario(200), 9)
     assert rep_step_cycle(paper_scenario(200), 3) is not rep_step_cycle(paper_scenario(201), 3)
-    # SPARe at r = 1 is plain checkpointing; CKPT-only with repairs is its plain table.
-    assert spare_step_cycle(SC, 1) is rep_step_cycle(SC, 1)
+    # SPARe at r = 1 is plain checkpointing whose every worker waits for the write (cached
+    # too); CKPT-only with repairs is its plain table.
+    assert spare_step_cycle(SC, 1) is spare_step_cycle(SC, 1)
+    assert spare_step_cycle(SC, 1) is rep_step_cycle(SC, 1, overlapped_write=False)
+    assert spare_step_cycle(SC, 1).ckpt == SC.checkpoint_seconds > rep_step_cycle(SC, 1).ckpt
     assert rep_repair_step_cycle(REPAIRED, 1) is rep_step_cycle(SC, 1)
 
 

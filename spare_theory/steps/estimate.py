@@ -18,14 +18,16 @@ every strategy.  Notation as in :mod:`spare_theory.steps.cycles` (seconds);
    ``E[P] = k sum_j Q(c_j - delta - b)`` steps.  The detection remainder
    ``rho`` (from the failure to the restart) is averaged over a uniform
    phase in the checkpoint period.  ``E[C] = int Q dt + E[rho]``.
-3. Renewal reward: ``restarts = n / E[P]``,
-   ``total = restarts (E[D] + E[C])``, ``down = restarts (E[D] + pr x
-   partial recoveries per cycle)``, ``uptime = 1 - down/total``.  Boundary
-   terms (the first cycle has no restart, the last no wipe-out) are
-   ignored: ``O(1/restarts)``.  A cycle is followed for at most four runs'
-   worth of steps; one that reaches that horizon counts as a renewal
-   without a restart (so with no failures the estimate is the jittered
-   failure-free run).
+3. Renewal reward, ``cycles = n / E[P]``, ``total = cycles (E[D] + E[C])``,
+   with the run's two ends (:mod:`spare_theory.steps.run_ends`): the last
+   cycle ends when the work is done (no wipe-out, rollback or restart), the
+   first starts fresh (no redone step, no burst).  The time they save comes
+   off the compute beyond the kept work (rework; failures, handling and
+   stalls in proportion); ``down = restarts E[D] +`` the partial recoveries
+   and stalls, ``uptime = 1 - down/total``.  A cycle is followed for at most
+   four runs' worth of steps; one that reaches that horizon counts as a
+   renewal without a restart (so with no failures the estimate is the
+   jittered failure-free run).
 4. Repairs (:func:`estimate_with_repairs`): without a rejoin stall a repair
    only shrinks the down set (same clocks), so the run is never longer than
    without repairs; where the repaired table's stationary up-times
@@ -67,6 +69,7 @@ from ..planning.bill import Bill, CostModel, make_bill, split_redundancy
 from .clock_age import mix_over_ages
 from .cycles import StepCycle
 from .restarts import mean_life_at, restart_windows
+from .run_ends import finite_run
 from .scenario import StepScenario
 
 __all__ = [
@@ -252,19 +255,19 @@ class StepEstimate:
         >>> print(est.summary())
                Training estimate (step-level model of the published simulator)
         ==============================================================================
-        strategy:                         rep    hours:                       1,114.45
-        r:                                  3    total / T0:                    6.0788
-        checkpoint every:             6 steps    availability:                  0.1645
-        restarts:                       210.7    uptime:                        0.6119
-        failures:                   1.342e+04    samples skipped:   none (exact batch)
+        strategy:                         rep    hours:                       1,113.49
+        r:                                  3    total / T0:                    6.0736
+        checkpoint every:             6 steps    availability:                  0.1646
+        restarts:                       210.3    uptime:                        0.6123
+        failures:                   1.341e+04    samples skipped:   none (exact batch)
         ------------------------------------------------------------------------------
         breakdown                        hours    share
           useful                       183.333    0.165
-          redundancy                   427.162    0.383
+          redundancy                   427.162    0.384
           checkpoint                    16.919    0.015
-          restart                      432.309    0.388
-          handling                     -2.0408   -0.002
-          rework                       56.7617    0.051
+          restart                      431.461    0.387
+          handling                    -2.04047   -0.002
+          rework                       56.6505    0.051
         ------------------------------------------------------------------------------
         caveats (model approximations and biases, then the audit's error):
           [1] audit (150 random scenarios, seed 2026; docs/audit.md): 90 % of its 8
@@ -422,7 +425,7 @@ def estimate_steps(
     >>> est = estimate_steps(sc, spare_step_cycle(sc, 8), strategy="spare", r=8,
     ...                      checkpoint_every_steps=23)
     >>> print(round(est.total_over_T0, 2), round(est.uptime, 3), round(est.restarts, 1))
-    2.54 0.932 17.0
+    2.54 0.934 16.5
     """
     if not isinstance(scenario, StepScenario):
         raise ValueError(f"scenario must be a StepScenario, got {type(scenario).__name__}")
@@ -521,19 +524,29 @@ def estimate_steps(
     steps_rate = q * rate
     step_time = upto(steps_rate * cyc.tau) / upto(steps_rate)
     cycles = sc.steps / kept_work
-    restarts = cycles * wiped
     useful = kept_work * cyc.useful
     # The kept steps' time beyond the useful work (with a batch share: the shrunken steps too).
     redundancy = kept_steps * (step_time - cyc.useful) + (kept_steps - kept_work) * cyc.useful
-    rework = compute - useful - redundancy - checkpoints - handling
-    seconds = cycles * (wiped * ED + compute)
     stalls, skipped = 0.0, 0.0
     if mem is not None:  # stalls in the compute phase and after the checkpoints
         at_ckpt = np.interp(np.concatenate([[t0], c_j]), t, mem.ckpt_stall)
         stalls = q_upto("stalled") + float(np.concatenate([[q0], kept]) @ at_ckpt)
         if not mem.exact_batch:
             skipped = 1.0 - kept_work / (kept_steps * mem.full_batch)
-    down = cycles * (wiped * ED + sc.partial_recovery_seconds * partials + stalls)
+    # The run's ends (steps.run_ends): the last cycle ends with the work, the first starts
+    # fresh.  The time they save is compute beyond the kept work: rework, failures and
+    # stalls in proportion to the compute left.
+    until = np.interp(c_j, t, cyc.q_integral()) + cyc.burst_handling
+    wipeout = ED + (rho / wiped if wiped > 0 else 0.0)
+    intervals = sc.steps * float(weights.sum()) / kept_work
+    seconds, restarts = finite_run(weights, until, wiped * ED + compute, wipeout, wiped, intervals)
+    seconds -= t0
+    finite = math.isfinite(seconds) and math.isfinite(restarts)
+    exposure = (seconds - restarts * ED) / (cycles * compute) if finite else 1.0
+    handling *= exposure
+    rework = (seconds - restarts * ED) / cycles - useful - redundancy - checkpoints - handling
+    failures = exposure * cycles * (noticed - wiped + replays) + restarts * (1 + window_failures)
+    down = restarts * ED + exposure * cycles * (sc.partial_recovery_seconds * partials + stalls)
     T0 = sc.failure_free_seconds
     return StepEstimate(
         strategy=strategy,
@@ -544,7 +557,7 @@ def estimate_steps(
         total_over_T0=seconds / T0,
         uptime=1.0 - down / seconds,
         restarts=restarts,
-        failures=cycles * (noticed + wiped * window_failures + replays),
+        failures=failures,
         mean_restart_seconds=ED,
         cycle_steps=kept_work,
         useful_seconds=cycles * useful,
@@ -676,7 +689,7 @@ def step_estimate(
     ...                         strategy="spare", r=9, checkpoint_every_steps=15)
     ...     print(round(est.total_over_T0, 2))
     2.07
-    3.06
+    3.05
     """
     if not isinstance(scenario, StepScenario):
         raise ValueError(f"scenario must be a StepScenario, got {type(scenario).__name__}")

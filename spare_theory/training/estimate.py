@@ -181,7 +181,7 @@ def time_to_train(
     >>> from spare_theory import paper_scenario
     >>> step = time_to_train(paper_scenario(200), "rep", r=3, checkpoint_every_steps=6)
     >>> round(step.total_over_T0, 2), round(step.uptime, 3), round(step.restarts)
-    (6.08, 0.612, 211)
+    (6.07, 0.612, 210)
 
     SPARe with each failed group's shard split into 16 micro-batches:
 
@@ -233,7 +233,7 @@ def estimate_job(resolved: Resolved) -> Any:
     >>> from spare_theory import paper_scenario
     >>> est = estimate_job(resolve(paper_scenario(200), "rep", r=3, checkpoint_every_steps=6))
     >>> est.r, round(est.total_over_T0, 2)
-    (3, 6.1)
+    (3, 6.07)
     """
     if isinstance(resolved.scenario, StepScenario):
         if resolved.checkpoint_every_steps is None:
@@ -370,7 +370,7 @@ def step_estimate(
     >>> from spare_theory import paper_scenario, strategy
     >>> est = step_estimate(paper_scenario(200), strategy("rep"), 3, 6)
     >>> round(est.total_over_T0, 2)
-    6.1
+    6.07
     """
     scenario = priced_step_scenario(scenario)
     strategy.check_step_plan(scenario, r)

@@ -218,7 +218,7 @@ def optimal_plan(
     >>> from spare_theory import paper_scenario
     >>> step_plan = optimal_plan(paper_scenario(200, steps=2000), "spare")
     >>> step_plan.r, step_plan.checkpoint_every_steps, step_plan.checkpoint_interval_minutes
-    (9, 14, None)
+    (9, 15, None)
 
     SPARe with each failed group's shard split into 16 micro-batches:
 
