@@ -45,10 +45,10 @@ __all__ = ["BLOCK_CYCLE", "RENEWAL_CYCLES", "finite_run"]
 
 #: Cycles' worth of intervals solved exactly; beyond, renewal reward's rate (the
 #: transient of the first-passage equation has died out well before: tested).
-RENEWAL_CYCLES = 12
+RENEWAL_CYCLES = 8
 #: Intervals a cycle keeps, at most, in the solve: longer cycles are solved in blocks of
-#: intervals (within 0.01 % of the exact solve on a Weibull-shaped cycle: tested).
-BLOCK_CYCLE = 200
+#: intervals (within 0.2 % of the exact solve on Weibull-shaped cycles: tested).
+BLOCK_CYCLE = 100
 
 
 def finite_run(
