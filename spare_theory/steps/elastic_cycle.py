@@ -61,6 +61,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 from scipy import special, stats
@@ -83,7 +84,7 @@ from .cycles import (
     time_to_failure_share,
 )
 from .extremes import tabulated_max_normal
-from .restarts import mean_life_at, restart_windows
+from .restarts import mean_life_at, residual_life, restart_windows
 from .scenario import StepScenario
 
 __all__ = ["elastic_step_cycle"]
@@ -92,6 +93,8 @@ __all__ = ["elastic_step_cycle"]
 _BAND_SD, _BAND_PAD = 12.0, 20
 # Fixed-point passes of the repaired out time.
 _OUT_PASSES = 3
+# Ages at which the groups that failed in the last cycle are taken (besides the last one).
+_YOUNG_AGES = 3
 
 
 class _States:
@@ -161,6 +164,43 @@ def _stall_moments(nu: np.ndarray, s: float) -> tuple[np.ndarray, np.ndarray]:
     mean = s + events * mean_x
     var = events * (square_x - mean_x**2) + cut / stay**2 * mean_x**2
     return np.where(tiny, s, mean), np.where(tiny, s * s, var + mean**2)
+
+
+def _with_young_groups(
+    law: Any,
+    t: np.ndarray,
+    age: float | None,
+    N: int,
+    K: int,
+    windows: Any,
+    log_q: np.ndarray,
+    down: np.ndarray,
+) -> tuple[np.ndarray, np.ndarray]:
+    """``(F, h)``: the groups' mean residual-life CDF and the hazard of those still up.
+
+    ``N - K`` groups at the run's clock age ``age``; the ``K`` a wipe-out took
+    down failed through the last cycle, of mean length ``C = int Q dt`` (the
+    table at the run's age: ``log_q`` and the mean down count ``down`` given
+    the cycle alive, on ``t``): the one that ended it a restart ago
+    (``E[D]``), the others at the times ``t_j`` the mean down count passes
+    even shares of its value at ``C`` (:data:`_YOUNG_AGES` of them), so
+    ``E[D] + C - t_j`` ago.  ``h = sum_g (1 - F_g) h_g / sum_g (1 - F_g)``.
+    """
+    restart = float(windows.mean_seconds)
+    cycle = float(np.trapezoid(np.exp(log_q), t))
+    inside = t <= cycle
+    path = np.maximum.accumulate(down[inside])
+    spread = min(K - 1, _YOUNG_AGES)
+    shares = (np.arange(spread) + 0.5) / max(spread, 1) * path[-1]
+    when = np.interp(shares, path, t[inside]) if path[-1] > 0 else np.zeros(spread)
+    ages = [restart] + [restart + cycle - float(w) for w in when]
+    counts = [1.0] + [(K - 1) / max(spread, 1)] * spread
+    F_run, h_run = residual_life(law, t, age)
+    mass, up, flow = (N - K) * F_run, (N - K) * (1.0 - F_run), (N - K) * (1.0 - F_run) * h_run
+    for a, n in zip(ages, counts):
+        F_a, h_a = residual_life(law, t, a)
+        mass, up, flow = mass + n * F_a, up + n * (1.0 - F_a), flow + n * (1.0 - F_a) * h_a
+    return mass / N, flow / np.maximum(up, 1e-300)
 
 
 def _band(N: int, K: int, p: np.ndarray) -> np.ndarray:
@@ -293,6 +333,13 @@ def elastic_step_cycle(scenario: StepScenario, active: int, quorum: int) -> Step
         t = np.linspace(0.0, t_hi, CYCLE_POINTS)
         p, hazard = first_failure_grid(law, t, pis, age)
         f, weights, log_q = _binomial_states(N, K, p)
+        if law.dist.name != "expon":
+            # The K groups a wipe-out took down come back with clocks renewed when they
+            # failed: young, and for a shape below 1 quick to fail again.
+            down = (weights * f).sum(axis=1)  # mean down count given the cycle alive
+            share, hazard = _with_young_groups(law, t, age, N, K, restart_windows(sc), log_q, down)
+            p = pis[:, None] + (1.0 - pis[:, None]) * share[None, :]
+            f, weights, log_q = _binomial_states(N, K, p)
         return _table(st, t, f, weights, log_q, lambda f: (N - f) * hazard[:, None], 0.0, burst)
     mean_life = mean_life_at(law, sc.clock_age_seconds)
     lam = 1.0 / mean_life
