@@ -271,8 +271,8 @@ class StepEstimate:
         ------------------------------------------------------------------------------
         caveats (model approximations and biases, then the audit's error):
           [1] audit (150 random scenarios, seed 2026; docs/audit.md): 90 % of its 8
-              model answers on scenarios with step level within 3.5 % of the
-              simulation (worst +4.1 %, 1 outside 3 % and 3 SE); it drew 8 to 64
+              model answers on scenarios with step level within 2.4 % of the
+              simulation (worst +3.8 %, 1 outside 3 % and 3 SE); it drew 8 to 64
               groups, this scenario has 200
         ==============================================================================
         """
