@@ -46,7 +46,7 @@ every strategy.  Notation as in :mod:`spare_theory.steps.cycles` (seconds);
 A cycle table costs tens of milliseconds; an estimate for another ``k``
 well under a millisecond.
 
-The module is long (about 690 lines, half of them docstrings and Examples)
+The module is long (about 725 lines, half of them docstrings and Examples)
 for the same reason as :mod:`spare_theory.hourly.renewal`: the estimate type,
 the renewal-reward sums that fill it and what it says of itself (summary, lost
 time by cause, bill) are one model.
