@@ -174,12 +174,6 @@ def test_spares_for_the_shipped_trace():
 
 
 @pytest.mark.slow
-@pytest.mark.xfail(
-    strict=True,
-    reason="steps.run_ends prices the first cycle with the resumed cycles' burst (here 23 % "
-    "of resumes wipe out at once; a fresh start has none): 0.30 restarts priced against 0.08 "
-    "before it, model +2.6 % (4.2 SE); within 2 % before (docs/audit.md mend 7)",
-)
 def test_step_pool_model_against_the_step_simulation():
     base = st.paper_scenario(50, steps=600)
     sc = dataclasses.replace(

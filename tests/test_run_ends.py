@@ -29,15 +29,23 @@ def _cycle(shape, scale, size=4000):
     return law, law.sf(j), U
 
 
-def _monte_carlo(law, wipe_seconds, J, runs, seed):
-    """Seconds and wipe-outs of runs of ``J`` intervals, cycle by cycle."""
+def _monte_carlo(law, wipe_seconds, J, runs, seed, resume_survival=1.0):
+    """Seconds and wipe-outs of runs of ``J`` intervals, cycle by cycle.
+
+    A resumed cycle is wiped out at once with chance ``1 - resume_survival``; the
+    first cycle starts fresh.
+    """
     rng = np.random.default_rng(seed)
     left = np.full(runs, float(J))
     seconds, wipes = np.zeros(runs), np.zeros(runs)
     active = np.ones(runs, dtype=bool)
+    first = True
     while active.any():
         idx = np.flatnonzero(active)
         tau = law.rvs(size=idx.size, random_state=rng)
+        if not first:
+            tau[rng.random(idx.size) >= resume_survival] = 0.0
+        first = False
         done = tau >= left[idx]
         seconds[idx] += np.where(done, left[idx], tau + wipe_seconds)
         wipes[idx] += ~done
@@ -61,6 +69,22 @@ def test_first_passage_matches_monte_carlo(shape, J):
         assert abs(J * cycle / s.sum() - mc.mean()) > K_SE * se
 
 
+@pytest.mark.parametrize("shape, J", [(2.0, 12), (1.0, 25)])
+def test_the_first_cycle_starts_without_the_resume_burst(shape, J):
+    # A resumed cycle is wiped out at once with chance 0.25: its table is the fresh
+    # one times 0.75.  Pricing the first cycle with it too is off (checked below).
+    law, s, U = _cycle(shape, 8.0)
+    q0, wipe = 0.75, 3.0
+    cycle = q0 * U[-1] + wipe
+    seconds, restarts = finite_run(q0 * s, q0 * U, cycle, wipe, 1.0, J, resume_survival=q0)
+    mc, wipes = _monte_carlo(law, wipe, J, 40_000, seed=J, resume_survival=q0)
+    se = mc.std(ddof=1) / np.sqrt(mc.size)
+    assert abs(seconds - mc.mean()) <= K_SE * se, (seconds, mc.mean(), se)
+    assert abs(restarts - wipes.mean()) <= K_SE * wipes.std(ddof=1) / np.sqrt(wipes.size)
+    burst_first = finite_run(q0 * s, q0 * U, cycle, wipe, 1.0, J)
+    assert abs(burst_first[1] - wipes.mean()) > K_SE * wipes.std(ddof=1) / np.sqrt(wipes.size)
+
+
 def test_blocks_agree_with_the_exact_solve(monkeypatch):
     j = np.arange(1, 30_001)
     s = np.exp(-((j / 3000.0) ** 2))
@@ -77,6 +101,8 @@ def test_blocks_agree_with_the_exact_solve(monkeypatch):
 def test_bad_input_is_refused():
     with pytest.raises(ValueError, match="first checkpoint"):
         finite_run(np.zeros(3), np.ones(3), 1.0, 1.0, 1.0, 5.0)
+    with pytest.raises(ValueError, match="resume_survival"):
+        finite_run(np.ones(3), np.ones(3), 1.0, 1.0, 1.0, 5.0, resume_survival=0.0)
 
 
 @pytest.mark.slow

@@ -539,7 +539,15 @@ def estimate_steps(
     until = np.interp(c_j, t, cyc.q_integral()) + cyc.burst_handling
     wipeout = ED + (rho / wiped if wiped > 0 else 0.0)
     intervals = sc.steps * float(weights.sum()) / kept_work
-    seconds, restarts = finite_run(weights, until, wiped * ED + compute, wipeout, wiped, intervals)
+    seconds, restarts = finite_run(
+        weights,
+        until,
+        wiped * ED + compute,
+        wipeout,
+        wiped,
+        intervals,
+        resume_survival=min(q0, 1.0),
+    )
     seconds -= t0
     finite = math.isfinite(seconds) and math.isfinite(restarts)
     exposure = (seconds - restarts * ED) / (cycles * compute) if finite else 1.0

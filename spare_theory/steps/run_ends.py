@@ -30,8 +30,15 @@ keeping more than :data:`BLOCK_CYCLE` intervals is solved in blocks of them
 interval shorter than ``k`` steps, or an elastic job's mean work per interval)
 interpolates between its neighbours.
 
-**The first cycle** saves the resume's redone step, its checkpoint and the
-burst's handling, ``t0`` of the estimate.
+**The first cycle** starts fresh: no failure waits at its start, so it is
+the resumed cycle given no wipe-out at the resume (``q0`` =
+``resume_survival``): ``s'_j = s_j / q0``, ``U'_j = U_j / q0``, and
+
+    T_first(J) = U'_J + (1 - s'_J) w + sum_{i=0}^{J-1} pi'_i T(J - i),
+
+a convolution of the resumed cycles' solve.  The resume's redone step, its
+checkpoint and the burst's handling (``t0`` of the estimate) are the
+caller's to take off.
 """
 
 from __future__ import annotations
@@ -58,6 +65,8 @@ def finite_run(
     wipeout_seconds: float,
     wiped: float,
     intervals: float,
+    *,
+    resume_survival: float = 1.0,
 ) -> tuple[float, float]:
     """``(seconds, restarts)`` of a run of ``intervals`` checkpoint intervals (module docstring).
 
@@ -79,12 +88,15 @@ def finite_run(
         The share of whole cycles that end in a wipe-out (renewal reward's).
     intervals : float
         ``J > 0``: the run's checkpoint intervals.
+    resume_survival : float, optional
+        ``q0`` in ``(0, 1]``: the chance a resume is not wiped out at once (by
+        its burst of failures).  The first cycle is the resumed one given that.
 
     Returns
     -------
     tuple of float
         Expected seconds and restarts (wipe-outs) of the run; the first
-        cycle's fresh start is the caller's.
+        cycle's saved redone step is the caller's.
 
     Examples
     --------
@@ -102,8 +114,11 @@ def finite_run(
     s = np.asarray(kept, dtype=np.float64)
     U = np.asarray(until_seconds, dtype=np.float64)
     J = float(intervals)
+    q0 = float(resume_survival)
     if not (s.size and s[0] > 0 and J > 0):
         raise ValueError("finite_run: the first checkpoint must be kept with some chance")
+    if not 0.0 < q0 <= 1.0:
+        raise ValueError(f"resume_survival must be in (0, 1], got {resume_survival!r}")
     # Blocks of b intervals keep the solve small on long cycles: a block is kept with
     # its intervals' mean chance (the same kept work), and ends where its last does.
     b = max(1, math.ceil(float(s.sum()) / BLOCK_CYCLE))
@@ -115,20 +130,32 @@ def finite_run(
     m = min(n, s.size)
     s_j = np.zeros(n + 1)  # s_j, j = 0..n (none kept beyond the array)
     s_j[0], s_j[1 : m + 1] = 1.0, s[:m]
-    cost = np.full(n + 1, cycle_seconds)
-    cost[1 : m + 1] = U[:m] + (1.0 - s[:m]) * wipeout_seconds
+    # Beyond the array a cycle is surely wiped out: its whole time and its wipe-out.
+    until = np.full(n + 1, cycle_seconds - wiped * wipeout_seconds)
+    until[1 : m + 1] = U[:m]
+    cost = until + (1.0 - s_j) * wipeout_seconds
+    cost[m + 1 :] = cycle_seconds
     # T(j) s_1 = cost_j + sum_{i=1}^{j-1} pi_i T(j - i): an all-pole filter over j.
     poles = np.concatenate([[s_j[1]], s_j[2:] - s_j[1:-1]])  # s_1, -pi_1, ..., -pi_{n-1}
+    # The fresh first cycle: the resumed one given no wipe-out at the resume.
+    fresh = np.minimum(s_j / q0, 1.0)
+    fresh[0] = 1.0
+    fresh_pi = fresh[:-1] - fresh[1:]  # pi'_i, i = 0..n-1
+    fresh_cost = until / q0 + (1.0 - fresh) * wipeout_seconds
     # A hopeless plan (a first checkpoint kept with a chance near 1e-308) costs inf, as
     # renewal reward's n / E[P] does.
     with np.errstate(over="ignore", invalid="ignore"):
         T = np.concatenate([[0.0], signal.lfilter([1.0], poles, cost[1:])])
         R = np.concatenate([[0.0], signal.lfilter([1.0], poles, 1.0 - s_j[1:])])
+        # sum_{i=0}^{j-1} pi'_i T(j - i): the later cycles after the first.
+        T_first = fresh_cost + np.convolve(fresh_pi, T)[: n + 1]
+        R_first = 1.0 - fresh + np.convolve(fresh_pi, R)[: n + 1]
+        T_first[0] = R_first[0] = 0.0
         if x > n:  # renewal reward's rates beyond
             per_cycle = float(s.sum())
             return (
-                float(T[n] + (x - n) * cycle_seconds / per_cycle),
-                float(R[n] + (x - n) * wiped / per_cycle),
+                float(T_first[n] + (x - n) * cycle_seconds / per_cycle),
+                float(R_first[n] + (x - n) * wiped / per_cycle),
             )
         grid = np.arange(n + 1)
-        return float(np.interp(x, grid, T)), float(np.interp(x, grid, R))
+        return float(np.interp(x, grid, T_first)), float(np.interp(x, grid, R_first))
