@@ -90,12 +90,16 @@ def test_the_restart_hours_are_the_priced_cycle_itself():
     assert compose.clustering(sc, *repair, restart_hours) < compose.clustering(sc, *repair)
 
 
-def test_a_pool_and_exponential_clocks_are_priced_as_before():
+def test_a_pool_ends_its_wait_at_restarts_and_exponential_clocks_are_priced_as_before():
     pooled = fitted(spare_nodes=400, swap_minutes=30)
-    process = model.priced_law(pooled, strategy("rep"), 2)[0]
-    assert "pool" in process.approximations  # a restart does not end a pool's wait
+    process, law = model.priced_law(pooled, strategy("rep"), 2)
+    # A restart fills the waiting slots (the pool's wait), not the clustering's outage.
+    assert "restart-filled pool" in process.approximations
     assert "restart-cut outages" not in process.approximations
-    assert process.rate_per_hour == process_module.group_process(pooled).rate_per_hour
+    restart_hours = model._cycle_mean_hours(process, law) + pooled.restart_minutes / 60.0
+    down = compose.pool_down_minutes(pooled, restart_hours)
+    assert process.repair_minutes == pytest.approx(down, rel=1e-3)
+    assert down <= compose.pool_down_minutes(pooled)
     plain = dataclasses.replace(REPAIRS, repair_minutes=600.0)
     process = model.priced_law(plain, strategy("spare"), 3)[0]
     assert process.approximations == ()

@@ -203,3 +203,60 @@ def test_simulation_is_seeded_per_trial():
     few, many = simulate_spare_pool(trials=2, **kw), simulate_spare_pool(trials=4, **kw)
     np.testing.assert_array_equal(few.fill_hours, many.fill_hours[:2])
     assert not np.array_equal(many.fill_hours[:2], many.fill_hours[2:])
+
+
+def _waiting_with_restarts(rate, repair, spares, restart, hours, seed):
+    """Time-average slots waiting, by the training simulation's pool rule, and its SE.
+
+    Nodes in repair: births ``rate``, deaths ``n / repair`` (exponential repairs).  A
+    failure takes a spare while the pool count is positive, else waits; a node back
+    serves a waiting slot first, else adds to the count; a restart (rate ``1/restart``)
+    fills every waiting slot and takes as many from the count (``hourly.sources``).
+    """
+    rng = np.random.default_rng(seed)
+    n = int(rng.poisson(rate * repair))
+    pool, waiting, t, area = spares - n, max(n - spares, 0), 0.0, []
+    pool = max(pool, 0)  # a stationary start without restarts: (n - S)^+ wait
+    batch, acc = hours / 40, 0.0
+    edge = batch
+    while t < hours:
+        total = rate + n / repair + 1.0 / restart
+        step = rng.exponential(1.0 / total)
+        while t + step >= edge and edge <= hours:  # batch means for the SE
+            acc += waiting * (edge - t)
+            step -= edge - t
+            t = edge
+            area.append(acc / batch)
+            acc, edge = 0.0, edge + batch
+        acc += waiting * step
+        t += step
+        u = rng.random() * total
+        if u < rate:
+            n += 1
+            if pool > 0:
+                pool -= 1
+            else:
+                waiting += 1
+        elif u < rate + n / repair:
+            n -= 1
+            if waiting:
+                waiting -= 1
+            else:
+                pool += 1
+        else:
+            pool -= waiting
+            waiting = 0
+    means = np.asarray(area[:40])
+    return means.mean(), means.std(ddof=1) / np.sqrt(means.size)
+
+
+@pytest.mark.parametrize(
+    "rate, repair, spares, restart",
+    [(3.2, 1.3, 2, 1.0), (3.2, 1.3, 2, 0.3), (0.5, 20.0, 8, 5.0), (2.0, 4.0, 12, 2.0)],
+)
+def test_restarts_that_fill_waiting_slots_shorten_the_wait(rate, repair, spares, restart):
+    mean, se = _waiting_with_restarts(rate, repair, spares, restart, 40_000.0, seed=spares)
+    model = spare_wait_hours(rate, repair, spares, restart_every_hours=restart) * rate
+    assert abs(model - mean) <= 4 * se, (model, mean, se)
+    # The pool without restarts waits longer, beyond the simulation's error.
+    assert spare_wait_hours(rate, repair, spares) * rate - mean > 4 * se

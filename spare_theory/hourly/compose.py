@@ -18,7 +18,12 @@ against the event simulation, which plays every combination exactly):
    repair are Poisson by Palm's theorem, whatever the repair law), as an
    exponential repair law of that mean.  The cluster's node failure rate is
    ``N`` groups at their mean rate (lemons and domain events included).
-   Only the mean of the node repair law enters.
+   Only the mean of the node repair law enters.  A global restart makes
+   every group whole: the slots still waiting take nodes the pool then
+   owes, so between restarts fewer slots wait than the stationary
+   ``(N - S)^+`` (:func:`~spare_theory.lifetimes.spares.spare_wait_hours`
+   with the plan's mean cycle, found as a fixed point by
+   :func:`~spare_theory.hourly.model.priced_law`).
    Under non-exponential group clocks (``renewal="group"``) a group is one
    slot whose failures while it waits are absorbed: the pool is fed by the
    up groups only, a birth-death fixed point (:func:`pool_down_minutes`).
@@ -41,8 +46,8 @@ against the event simulation, which plays every combination exactly):
    600k GPUs fitted to the StepFun log: ``D`` 5.6 h against a mean repair of
    133 h, and ``c`` 1.10, not 1.37); the time to the restart is the plan's
    own cycle, found as a fixed point
-   (:func:`~spare_theory.hourly.model.priced_law`; not through a pool, whose
-   wait a restart does not end).
+   (:func:`~spare_theory.hourly.model.priced_law`; with a pool the restart
+   ends the pool's wait, step 1, not the clustering's outage).
    ``M`` is the renewal function of the clock
    that fired (:func:`~spare_theory.lifetimes.laws.renewal_function`: the
    node's law, mean ``m``, with ``renewal="node"``, the group's with
@@ -197,13 +202,17 @@ def cluster_node_failure_rate(scenario: Scenario) -> float:
     return scenario.groups * mean_group_rate(scenario)
 
 
-def pool_down_minutes(scenario: Scenario) -> float:
+def pool_down_minutes(scenario: Scenario, restart_hours: float = math.inf) -> float:
     """Mean minutes from a group's failure until all its nodes are swapped in (with the pool).
 
     :func:`~spare_theory.lifetimes.spares.group_down_hours` at the cluster's
     node failure rate (:func:`cluster_node_failure_rate`), the nodes' mean
     repair ``repair_minutes``, ``spare_nodes`` and ``swap_minutes``, groups
-    of ``nodes_per_group`` nodes among ``N nodes_per_group``.
+    of ``nodes_per_group`` nodes among ``N nodes_per_group``; with global
+    restarts ``restart_hours`` apart, which fill the slots still waiting
+    (the nodes owed to the pool), the wait between them
+    (:func:`~spare_theory.lifetimes.spares.spare_wait_hours`).  Group clocks
+    of another law (one slot a group) wait as without restarts.
 
     Raises
     ------
@@ -231,6 +240,7 @@ def pool_down_minutes(scenario: Scenario) -> float:
         swap_minutes=swap,
         group_nodes=scenario.nodes_per_group,
         nodes=scenario.groups * scenario.nodes_per_group,
+        restart_every_hours=restart_hours,
     )
     return 60.0 * hours
 

@@ -36,7 +36,7 @@ import math
 from typing import Any
 
 import numpy as np
-from scipy import integrate
+from scipy import integrate, optimize
 from scipy.special import lambertw
 
 from .._caching import cached
@@ -227,10 +227,16 @@ def priced_law(
     cycle cuts the outages, which raises the rate and shortens the cycle,
     bounded by ``c >= 1``).  Measured against the event simulation on the
     StepFun log's law without a pool (Rep ``r = 3`` at 600k GPUs: -6.3 %
-    before, -1.1 % after; ``docs/theory.md`` section 9).  Not with a pool:
-    a restart fills the waiting slots with nodes the pool then owes, so the
-    next failures wait the longer, and cutting the outages there moved Rep
-    ``r = 2`` at 600k GPUs with 450 spare nodes from +5 % to +53 %.
+    before, -1.1 % after; ``docs/theory.md`` section 9).  With a spare pool
+    (node slots) the restart ends the pool's wait instead: it fills the
+    waiting slots with nodes the pool then owes, and a node back serves a
+    waiting slot before it repays them
+    (:func:`~spare_theory.lifetimes.spares.spare_wait_hours` with restarts;
+    ``docs/audit.md``, mend 8); the clustering is not cut there.  The cycle
+    falls as the outages grow, so an iterate and its image lie on either
+    side of the fixed point; where the iterates swing (a pool's wait moves
+    the cycle of an elastic job tenfold), it is solved between them
+    (``scipy.optimize.brentq``).
 
     Examples
     --------
@@ -253,17 +259,33 @@ def priced_law(
     """
     restart_hours = math.inf
     bursts = _wiping_domains(scenario, strategy, r, plan)
+
+    def at(hours: float) -> tuple[GroupProcess, CycleLaw, float]:
+        process, law = _priced_law_at(scenario, strategy, r, plan, hours, bursts)
+        return process, law, _cycle_mean_hours(process, law) + process.restart_minutes / 60.0
+
+    gap = math.inf
     for _ in range(_OUTAGE_STEPS):
         process, law = _priced_law_at(scenario, strategy, r, plan, restart_hours, bursts)
-        if scenario.exponential or scenario.pool or process.repair_minutes is None:
-            # No renewal clock to cut short, or a pool's wait, which a restart does not
-            # end for the pool: the nodes it fills the slots with are owed back.
+        if process.repair_minutes is None or not (
+            "pool" in process.approximations or not (scenario.exponential or scenario.pool)
+        ):
+            # Nothing a restart ends: no renewal clock to cut short, no pool it fills.
             return process, law
         # The outages end at the plan's restarts: c at the cycle it prices (a fixed point).
         found = _cycle_mean_hours(process, law) + process.restart_minutes / 60.0
         if abs(found - restart_hours) <= _OUTAGE_TOLERANCE * found:
-            break
-        restart_hours = found
+            return process, law
+        if abs(found - restart_hours) > gap / 2 and math.isfinite(found):
+            # The cycle falls as the outages grow, so an iterate and its image lie on either
+            # side of the fixed point: where the iterates swing (a pool's wait can), solve.
+            restart_hours = optimize.brentq(
+                lambda hours: at(hours)[2] - hours,
+                *sorted((restart_hours, found)),
+                rtol=_OUTAGE_TOLERANCE,
+            )
+            return at(restart_hours)[:2]
+        gap, restart_hours = abs(found - restart_hours), found
     return process, law
 
 

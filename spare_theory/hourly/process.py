@@ -40,6 +40,9 @@ APPROXIMATIONS = {
     "time (Palm's theorem), without the correlation of the groups waiting together",
     "group-clock pool": "a spare pool fed by group clocks is priced at the birth-death "
     "fixed point of its mean down time, as an exponential group repair",
+    "restart-filled pool": "a global restart fills the slots waiting for a node with nodes "
+    "the pool then owes: the wait between restarts, taken at random at the plan's mean "
+    "cycle, of the birth-death chain of exponential repairs",
     "mean rate": "under repairs the groups are priced as exponential at their mean outage "
     "rate, without the transient after a restart",
     "clustering": "a renewal clock's failures within an outage are absorbed at the rate "
@@ -321,7 +324,8 @@ def group_process(
     restart_hours : float
         Mean hours from a group's failure to the end of the next global
         restart, which ends its outage (step 2's ``c`` at
-        :func:`outage_hours`); ``inf`` (the default): outages end at
+        :func:`outage_hours`; with a spare pool, the pool's wait instead:
+        :func:`pool_down_minutes`); ``inf`` (the default): outages end at
         repairs.  The model finds it as a fixed point with the plan's cycle
         law (:func:`~spare_theory.hourly.model.priced_law`).
     bursts : tuple
@@ -361,7 +365,8 @@ def group_process(
     repair_law = sc.repair_law if repair_minutes is not None else "exponential"
     if repair_minutes is not None and sc.pool:
         steps.append("pool" if sc.exponential or sc.renewal == "node" else "group-clock pool")
-        repair_minutes, repair_law = pool_down_minutes(sc), "exponential"
+        repair_minutes, repair_law = pool_down_minutes(sc, restart_hours), "exponential"
+        steps += ["restart-filled pool"] * (steps[-1] == "pool" and math.isfinite(restart_hours))
     lam = sc.group_failure_rate_per_hour
     lemons = sc.lemon_fraction > 0 and sc.lemon_rate_factor > 1
     domains = sc.domain_size is not None and sc.domain_mtbf_hours is not None
@@ -369,9 +374,12 @@ def group_process(
     if repair_minutes is not None and (lemons or domains or not sc.exponential):
         wiping, share, merged_per_hour = bursts
         burst = 0.0 if sc.domain_mtbf_hours is None else 1.0 / sc.domain_mtbf_hours
-        c = clustering(sc, repair_minutes, repair_law, restart_hours)
+        # A pool's outage is its wait, cut by the restarts above; the clustering's is not.
+        c = clustering(sc, repair_minutes, repair_law, math.inf if sc.pool else restart_hours)
         steps += ["mean rate"] + ["clustering"] * (not sc.exponential)
-        steps += ["restart-cut outages"] * (not sc.exponential and math.isfinite(restart_hours))
+        steps += ["restart-cut outages"] * (
+            not (sc.exponential or sc.pool) and math.isfinite(restart_hours)
+        )
         steps += ["lemons averaged"] * lemons + ["domains folded"] * domains
         steps += ["burst wipe-outs"] * (wiping > 0)
         if lemons:
