@@ -6,18 +6,27 @@
   and Euler-Maclaurin end terms, for supports too long to sum term by term.
 * :data:`DIRECT_SUM_TERMS`: the support length up to which sums are taken
   term by term.
+* :func:`restart_fixed_point`: the mean hours between restarts that a model
+  priced at those very restarts gives back (outages and pool waits they end).
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
-from scipy import integrate
+from scipy import integrate, optimize
 
-__all__ = ["DIRECT_SUM_TERMS", "log1mexp", "log_falling_ratio", "smooth_sum"]
+__all__ = [
+    "DIRECT_SUM_TERMS",
+    "log1mexp",
+    "log_falling_ratio",
+    "restart_fixed_point",
+    "smooth_sum",
+]
 
 #: Supports up to this many terms are summed term by term; longer ones by
 #: :func:`smooth_sum` (quadrature plus Euler-Maclaurin end corrections).
@@ -126,3 +135,45 @@ def log1mexp(x: npt.ArrayLike) -> np.ndarray:
         out[near] = np.log(-np.expm1(x[near]))
         out[~near] = np.log1p(-np.exp(x[~near]))
     return out
+
+
+def restart_fixed_point(
+    priced_at: Callable[[float], tuple[float | None, Any]],
+    *,
+    rtol: float = 1e-4,
+    max_steps: int = 30,
+) -> Any:
+    """What ``priced_at`` gives at the fixed point ``T = h(T)`` of a non-increasing ``h``.
+
+    ``priced_at(T) -> (h(T), priced)``: a model priced with restarts ``T``
+    hours apart (``inf``: none) and the mean hours ``h(T)`` between the
+    restarts it finds (``None``: restarts change nothing there, so
+    ``priced`` is the answer).  Shorter cycles cut the outages that restarts
+    end, and shorter outages lengthen the cycle, so ``h`` does not increase
+    and ``T``, ``h(T)`` lie on either side of the fixed point.  Iterated
+    from ``inf`` until a step moves less than ``rtol`` of itself; where the
+    iterates do not contract (a step more than half the one before), solved
+    between an iterate and its image (``scipy.optimize.brentq``).  A cycle
+    that never ends (``h = inf``) ends no outage: the answer at ``inf``.
+
+    Examples
+    --------
+    >>> h = lambda T: 10.0 / (1.0 + 0.5 * min(T, 1e9))  # a cycle falling with T
+    >>> T = restart_fixed_point(lambda T: (h(T), T))
+    >>> round(T, 3), round(h(T), 3)
+    (3.583, 3.583)
+    """
+    hours, gap = math.inf, math.inf
+    for _ in range(max_steps):
+        found, priced = priced_at(hours)
+        if found is None or abs(found - hours) <= rtol * found:
+            return priced
+        if not math.isfinite(found):
+            return priced if math.isinf(hours) else priced_at(math.inf)[1]
+        if abs(found - hours) > gap / 2:
+            root = optimize.brentq(
+                lambda t: float(priced_at(t)[0] or t) - t, *sorted((hours, found)), rtol=rtol
+            )
+            return priced_at(root)[1]
+        gap, hours = abs(found - hours), found
+    return priced

@@ -36,10 +36,11 @@ import math
 from typing import Any
 
 import numpy as np
-from scipy import integrate, optimize
+from scipy import integrate
 from scipy.special import lambertw
 
 from .._caching import cached
+from .._numerics import restart_fixed_point
 from .._validation import NoClosedFormError
 from ..cycles.base import LOG_CUTOFF, CycleLaw
 from ..cycles.bursts import BurstWipeouts
@@ -257,36 +258,21 @@ def priced_law(
     >>> priced_law(plain, strategy("elastic"), 0, {"min_groups": 100})[1]
     ElasticCycle(N=256, active=256, quorum=100)
     """
-    restart_hours = math.inf
     bursts = _wiping_domains(scenario, strategy, r, plan)
 
-    def at(hours: float) -> tuple[GroupProcess, CycleLaw, float]:
-        process, law = _priced_law_at(scenario, strategy, r, plan, hours, bursts)
-        return process, law, _cycle_mean_hours(process, law) + process.restart_minutes / 60.0
-
-    gap = math.inf
-    for _ in range(_OUTAGE_STEPS):
+    def priced_at(restart_hours: float) -> tuple[float | None, tuple[GroupProcess, CycleLaw]]:
         process, law = _priced_law_at(scenario, strategy, r, plan, restart_hours, bursts)
         if process.repair_minutes is None or not (
             "pool" in process.approximations or not (scenario.exponential or scenario.pool)
         ):
-            # Nothing a restart ends: no renewal clock to cut short, no pool it fills.
-            return process, law
-        # The outages end at the plan's restarts: c at the cycle it prices (a fixed point).
-        found = _cycle_mean_hours(process, law) + process.restart_minutes / 60.0
-        if abs(found - restart_hours) <= _OUTAGE_TOLERANCE * found:
-            return process, law
-        if abs(found - restart_hours) > gap / 2 and math.isfinite(found):
-            # The cycle falls as the outages grow, so an iterate and its image lie on either
-            # side of the fixed point: where the iterates swing (a pool's wait can), solve.
-            restart_hours = optimize.brentq(
-                lambda hours: at(hours)[2] - hours,
-                *sorted((restart_hours, found)),
-                rtol=_OUTAGE_TOLERANCE,
-            )
-            return at(restart_hours)[:2]
-        gap, restart_hours = abs(found - restart_hours), found
-    return process, law
+            return None, (process, law)  # nothing a restart ends: no clock cut, no pool filled
+        return _cycle_mean_hours(process, law) + process.restart_minutes / 60.0, (process, law)
+
+    # The outages end at the plan's restarts: priced at the cycle it prices.
+    priced: tuple[GroupProcess, CycleLaw] = restart_fixed_point(
+        priced_at, rtol=_OUTAGE_TOLERANCE, max_steps=_OUTAGE_STEPS
+    )
+    return priced
 
 
 def _cycle_mean_hours(process: GroupProcess, law: CycleLaw) -> float:

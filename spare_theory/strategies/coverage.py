@@ -57,8 +57,8 @@ AUDIT_COMMAND = f"spare-theory audit --scenarios {AUDIT_SCENARIOS} --seed {AUDIT
 #: The model is refused where at least this many audited answers like it ...
 REFUSE_MIN_CELLS = 5
 #: ... have a 90th percentile of |error| above this many percent (docs/audit.md: on the
-#: shipped cells none since the step-level clocks age; the largest, 10.5 %, SPARe with
-#: repairs and a pool at the step level).
+#: shipped cells none since the step-level clocks age; the largest, 8.2 %, hot spares
+#: with repairs and lemons).
 REFUSE_P90_PCT = 15.0
 
 

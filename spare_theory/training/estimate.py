@@ -29,7 +29,7 @@ from ..planning.resolved import Resolved
 from ..planning.search import minimize_integer
 from ..steps.estimate import StepEstimate
 from ..steps.estimate import step_estimate as estimate_from_cycles
-from ..steps.pool import priced_step_scenario
+from ..steps.pool import pool_priced_scenario, priced_step_scenario
 from ..steps.scenario import StepScenario
 from ..strategies.base import Strategy
 from .resolve import check_wipeout_fields, reported_r, resolve
@@ -372,9 +372,11 @@ def step_estimate(
     >>> round(est.total_over_T0, 2)
     6.07
     """
-    scenario = priced_step_scenario(scenario)
-    strategy.check_step_plan(scenario, r)
+    strategy.check_step_plan(priced_step_scenario(scenario), r)
     variables = plan or {}
+    scenario = pool_priced_scenario(
+        scenario, functools.partial(strategy.step_repair_cycle, r=r, **variables)
+    )
     return estimate_from_cycles(
         scenario,
         functools.partial(strategy.step_cycle, **variables),
