@@ -57,7 +57,7 @@ import numpy as np
 from scipy import stats
 
 from .._validation import as_choice
-from ..lifetimes.laws import equilibrium_law
+from ..lifetimes.laws import equilibrium_law, memoryless
 from ..stacking.domains_sim import lemon_rates
 from ..wipeout.domains import failure_domains
 from .repairs_sim import repair_hours
@@ -246,7 +246,7 @@ class ClockFaults:
         rng: np.random.Generator,
     ) -> None:
         self.law, self.speed, self.rng = law, speed, rng
-        self.exponential = law.dist.name == "expon"
+        self.exponential = memoryless(law)
         first = np.atleast_1d(equilibrium_law(law).rvs(size=speed.size, random_state=rng))
         self.heap: list[tuple[float, int]] = [
             (float(x), s) for s, x in enumerate(np.asarray(first, dtype=float) / speed)

@@ -44,6 +44,7 @@ __all__ = [
     "equilibrium_law",
     "group_weibull_from_gpu",
     "lifetime_law",
+    "memoryless",
     "minimum_law",
     "renewal_function",
     "renewal_function_grid",
@@ -158,6 +159,18 @@ class ExponentialLifetimes:
 
 #: The lifetime law of an hour-level ``Scenario`` with ``failure_law="exponential"``.
 EXPONENTIAL = ExponentialLifetimes()
+
+
+def memoryless(law: Any) -> bool:
+    """Whether ``law`` (a frozen scipy distribution) is the exponential: its clocks have no age.
+
+    Examples
+    --------
+    >>> from scipy import stats
+    >>> memoryless(stats.expon(scale=3.0)), memoryless(stats.weibull_min(0.7))
+    (True, False)
+    """
+    return getattr(getattr(law, "dist", None), "name", None) == "expon"
 
 
 def validate_lifetime_law(law: Any, name: str = "law") -> Any:

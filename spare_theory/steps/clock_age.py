@@ -35,6 +35,7 @@ from typing import Any
 
 import numpy as np
 
+from ..lifetimes.laws import memoryless
 from .scenario import StepScenario
 
 __all__ = ["AGE_CELLS", "age_cells", "mix_over_ages"]
@@ -114,7 +115,7 @@ def mix_over_ages(scenario: StepScenario, frozen: Callable[[StepScenario], Any])
     (True, True)
     """
     law, start = scenario.failure_law, scenario.clock_age_seconds
-    if start is None or law.dist.name == "expon":
+    if start is None or memoryless(law):
         return frozen(scenario)
     edges, ages = age_cells(float(law.mean()))
     estimates, shares = [], []

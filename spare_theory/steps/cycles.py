@@ -48,6 +48,7 @@ import numpy as np
 from scipy import integrate, special
 
 from .._caching import cached
+from ..lifetimes.laws import memoryless
 from ..placement.replicas import replica_set_sizes
 from .extremes import expected_max_shifted, tabulated_max_normal
 from .restarts import equilibrium_cdf, residual_life, restart_windows
@@ -354,7 +355,7 @@ def rep_step_cycle(scenario: StepScenario, r: int, *, overlapped_write: bool = T
     # CKPT-only's wipe-out is one worker's failure: at the resume that worker's clock is
     # as young as the restart D (renewed when it failed); the others' are the run's and
     # have survived the restart, so their residual counts from its start, past D.
-    young = r == 1 and law.dist.name != "expon"
+    young = r == 1 and not memoryless(law)
     restart = restart_windows(sc).mean_seconds
     for _ in range(_GRID_PASSES):
         t = np.linspace(0.0, t_hi, CYCLE_POINTS)

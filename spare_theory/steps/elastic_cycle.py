@@ -75,6 +75,7 @@ from ..cycles.chains import (
     fast_mixing,
 )
 from ..cycles.elastic import EXACT_CHAIN_MAX, elastic_cycle
+from ..lifetimes.laws import memoryless
 from .cycles import (
     CYCLE_POINTS,
     MembershipTerms,
@@ -333,7 +334,7 @@ def elastic_step_cycle(scenario: StepScenario, active: int, quorum: int) -> Step
         t = np.linspace(0.0, t_hi, CYCLE_POINTS)
         p, hazard = first_failure_grid(law, t, pis, age)
         f, weights, log_q = _binomial_states(N, K, p)
-        if law.dist.name != "expon":
+        if not memoryless(law):
             # The K groups a wipe-out took down come back with clocks renewed when they
             # failed: young, and for a shape below 1 quick to fail again.
             down = (weights * f).sum(axis=1)  # mean down count given the cycle alive

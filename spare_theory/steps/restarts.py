@@ -34,7 +34,7 @@ import numpy as np
 from scipy import integrate, signal
 
 from .._caching import cached
-from ..lifetimes.laws import renewal_function_grid
+from ..lifetimes.laws import memoryless, renewal_function_grid
 from .scenario import StepScenario
 
 __all__ = [
@@ -85,7 +85,7 @@ def equilibrium_cdf(law: Any, t: np.ndarray) -> np.ndarray:
     """
     t = np.asarray(t, dtype=float)
     mean = float(law.mean())
-    if law.dist.name == "expon":
+    if memoryless(law):
         return -np.expm1(-t / mean)
     # int_0^t sf = E[min(L, t)]: quadrature on a dense grid up to the horizon.
     grid = np.concatenate([[0.0], np.geomspace(1e-6 * mean, max(t.max(), 1e-6 * mean), 4000)])
@@ -121,7 +121,7 @@ def equilibrium_hazard(law: Any, t: np.ndarray, cdf_e: np.ndarray) -> np.ndarray
     [0.25, 0.25]
     """
     mean = float(law.mean())
-    if law.dist.name == "expon":
+    if memoryless(law):
         return np.full(np.shape(t), 1.0 / mean)
     with np.errstate(divide="ignore", invalid="ignore"):
         out = np.asarray(law.sf(t), dtype=float) / (mean * (1.0 - cdf_e))
@@ -182,7 +182,7 @@ def residual_life(
     [0.271, 0.041, 0.041]
     """
     t = np.asarray(t, dtype=float)
-    if age_seconds is None or law.dist.name == "expon":
+    if age_seconds is None or memoryless(law):
         cdf = equilibrium_cdf(law, t)
         return cdf, equilibrium_hazard(law, t, cdf)
     s = float(age_seconds)
@@ -261,7 +261,7 @@ def mean_life_at(law: Any, age_seconds: float | None = None) -> float:
     (2000, 822, 2000)
     """
     mean = float(law.mean())
-    if age_seconds is None or law.dist.name == "expon":
+    if age_seconds is None or memoryless(law):
         return mean
     delta = 1e-3 * mean
     p, hazard = residual_life(law, np.array([0.0, delta]), age_seconds)
@@ -344,7 +344,7 @@ class RestartWindows(NamedTuple):
 
 def _running_cdf(law: Any, t: np.ndarray, age_seconds: float | None) -> np.ndarray:
     """The residual life's CDF on a long uniform grid ``t``, through 2,000 points."""
-    if age_seconds is None or law.dist.name == "expon":
+    if age_seconds is None or memoryless(law):
         return equilibrium_cdf(law, t)
     top, step = float(t[-1]), float(t[1] - t[0])
     knots = np.unique(

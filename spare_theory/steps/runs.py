@@ -79,6 +79,7 @@ from typing import Any
 import numpy as np
 
 from ..lifetimes.clocks import RenewalClocks
+from ..lifetimes.laws import memoryless
 from ..planning.bill import BADPUT_CAUSES
 from .scenario import StepScenario
 
@@ -236,7 +237,7 @@ class StepRun:
         # The first check happens at time 0: every clock starts there.  A replay
         # brings its own clocks (the next fault of each worker's nodes).
         # An exponential clock is the same at every age: its draws stay those of a fresh one.
-        age = 0.0 if scenario.failure_law.dist.name == "expon" else scenario.clock_age_seconds
+        age = 0.0 if memoryless(scenario.failure_law) else scenario.clock_age_seconds
         self.clocks = clocks or RenewalClocks(
             scenario.failure_law,
             self.N,

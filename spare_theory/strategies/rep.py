@@ -12,7 +12,7 @@ import functools
 from typing import TYPE_CHECKING, Any
 
 from ..hourly.rules import AnyFailureRules, ReplicaSetRules
-from ..lifetimes.laws import EXPONENTIAL
+from ..lifetimes.laws import EXPONENTIAL, memoryless
 from ..placement.replicas import replica_set_sizes, replica_sets
 from ..steps.rep_run import run_rep
 from ..steps.scenario import StepScenario
@@ -131,7 +131,7 @@ class RepStrategy(Strategy):
         """
         if r != 2 or not isinstance(scenario, StepScenario) or scenario.repairs:
             return []
-        if scenario.failure_law.dist.name == "expon":
+        if memoryless(scenario.failure_law):
             return []
         return [
             "at r = 2 the step-level model runs high against simulation under a "

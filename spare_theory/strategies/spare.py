@@ -24,7 +24,7 @@ from ..hourly.rules import (
     RecomputeRules,
     trajectory_pool,
 )
-from ..lifetimes.laws import EXPONENTIAL
+from ..lifetimes.laws import EXPONENTIAL, memoryless
 from ..placement.domains import placement_hosts
 from ..placement.rulers import modular_ruler
 from ..planning.redundancy import r_star_rule, ruler_exists
@@ -221,7 +221,7 @@ class SpareStrategy(Strategy):
                     "with micro-batches the step-level model runs high, the more so at small r "
                     "and few pieces (docs/step_model.md section 10)"
                 )
-            if scenario.repairs and scenario.failure_law.dist.name != "expon":
+            if scenario.repairs and not memoryless(scenario.failure_law):
                 out.append(
                     "with repairs under non-exponential lifetimes the step-level model runs low: "
                     "fresh clocks after each rejoin fail early (docs/step_model.md section 11)"
