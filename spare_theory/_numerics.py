@@ -171,9 +171,20 @@ def restart_fixed_point(
         if not math.isfinite(found):
             return priced if math.isinf(hours) else priced_at(math.inf)[1]
         if abs(found - hours) > gap / 2:
-            root = optimize.brentq(
-                lambda t: float(priced_at(t)[0] or t) - t, *sorted((hours, found)), rtol=rtol
-            )
-            return priced_at(root)[1]
+            return _solved_between(priced_at, hours, found, rtol)
         gap, hours = abs(found - hours), found
     return priced
+
+
+def _solved_between(
+    priced_at: Callable[[float], tuple[float | None, Any]], a: float, b: float, rtol: float
+) -> Any:
+    """:func:`restart_fixed_point` by brentq between ``a`` and ``b``: what it priced at the
+    root (brentq returns a point it evaluated, so it is not priced again)."""
+    seen: dict[float, Any] = {}
+
+    def gap_at(t: float) -> float:
+        seen[t] = priced_at(t)
+        return float(seen[t][0] or t) - t
+
+    return seen[optimize.brentq(gap_at, *sorted((a, b)), rtol=rtol)][1]

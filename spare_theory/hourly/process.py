@@ -364,9 +364,10 @@ def group_process(
     repair_minutes = sc.repair_minutes if repairs else None
     repair_law = sc.repair_law if repair_minutes is not None else "exponential"
     if repair_minutes is not None and sc.pool:
-        steps.append("pool" if sc.exponential or sc.renewal == "node" else "group-clock pool")
+        node_pool = sc.exponential or sc.renewal == "node"
+        steps.append("pool" if node_pool else "group-clock pool")
         repair_minutes, repair_law = pool_down_minutes(sc, restart_hours), "exponential"
-        steps += ["restart-filled pool"] * (steps[-1] == "pool" and math.isfinite(restart_hours))
+        steps += ["restart-filled pool"] * (node_pool and math.isfinite(restart_hours))
     lam = sc.group_failure_rate_per_hour
     lemons = sc.lemon_fraction > 0 and sc.lemon_rate_factor > 1
     domains = sc.domain_size is not None and sc.domain_mtbf_hours is not None

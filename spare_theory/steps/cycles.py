@@ -346,7 +346,8 @@ def rep_step_cycle(scenario: StepScenario, r: int, *, overlapped_write: bool = T
     sizes = replica_set_sizes(N, r, layout="consecutive").astype(float)
     starts = np.arange(sizes.size) * r
     # Time grid up to where even the removal-limited cycle is surely over.
-    pis = restart_windows(sc).burst
+    windows = restart_windows(sc)
+    pis = windows.burst
     burst = float(pis.mean())
     age = sc.clock_age_seconds
     t_hi = min(
@@ -356,7 +357,7 @@ def rep_step_cycle(scenario: StepScenario, r: int, *, overlapped_write: bool = T
     # as young as the restart D (renewed when it failed); the others' are the run's and
     # have survived the restart, so their residual counts from its start, past D.
     young = r == 1 and not memoryless(law)
-    restart = restart_windows(sc).mean_seconds
+    restart = windows.mean_seconds
     for _ in range(_GRID_PASSES):
         t = np.linspace(0.0, t_hi, CYCLE_POINTS)
         if young:

@@ -325,7 +325,8 @@ def elastic_step_cycle(scenario: StepScenario, active: int, quorum: int) -> Step
     N, law = sc.groups, sc.failure_law
     st = _States(sc, active, quorum)
     K = st.K
-    pis = restart_windows(sc).burst
+    windows = restart_windows(sc)
+    pis = windows.burst
     burst = float(pis.mean())
     if not sc.repairs:
         p_end = min((K + 12.0 * math.sqrt(K) + 20.0) / N, 1.0 - 1e-9)
@@ -338,7 +339,7 @@ def elastic_step_cycle(scenario: StepScenario, active: int, quorum: int) -> Step
             # The K groups a wipe-out took down come back with clocks renewed when they
             # failed: young, and for a shape below 1 quick to fail again.
             down = (weights * f).sum(axis=1)  # mean down count given the cycle alive
-            share, hazard = _with_young_groups(law, t, age, N, K, restart_windows(sc), log_q, down)
+            share, hazard = _with_young_groups(law, t, age, N, K, windows, log_q, down)
             p = pis[:, None] + (1.0 - pis[:, None]) * share[None, :]
             f, weights, log_q = _binomial_states(N, K, p)
         return _table(st, t, f, weights, log_q, lambda f: (N - f) * hazard[:, None], 0.0, burst)
