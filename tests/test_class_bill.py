@@ -130,9 +130,29 @@ def test_each_cause_against_the_simulation_on_drawn_scenarios():
 @pytest.mark.slow  # 6 drawn cells of SPARe, 300 runs each
 @pytest.mark.xfail(
     strict=True,
-    reason="SPARe with repairs: the stalls until a hang is noticed come out low (r = 3 on "
-    "32 groups, 86 min repairs: detection 67.0 h against 75.0 simulated, redundant compute "
-    "39.4 against 35.0, hours -1.8 %: docs/failure_classes.md, 'The bill by cause')",
+    reason="SPARe with repairs leans high once corruptions end cycles (r = 3 on 32 groups of "
+    "5 h MTBF, 86 min repairs: detection 79.5 h against 75.0 simulated, restarts 133 against "
+    "123, hours +4.1 %: docs/failure_classes.md, 'The bill by cause')",
 )
 def test_spare_s_causes_against_the_simulation_on_drawn_scenarios():
     assert _drawn_misses(("spare",)) == []
+
+
+@pytest.mark.slow  # 6 drawn Rep cells with repairs, 300 runs each
+def test_hangs_beside_corruption_with_repairs_against_the_simulation():
+    # With repairs, a corruption ends the cycle instead of taking its group down, so the
+    # groups fail at the other classes' rate and a hang's share of those failures is its
+    # share over theirs (GroupProcess.repaired_detections).  Taken over every class, the
+    # stall was low and Rep's hours 0.2 to 7.7 % low (z down to -17) on these draws.
+    rng = np.random.default_rng(6)
+    cells = []
+    while len(cells) < 6:
+        sc, _ = drawn_class_scenario(rng, _classes)
+        rng.integers(2, 4)  # the draw of SPARe's r, kept so the cells stay those measured
+        if sc.repair_minutes is not None:
+            cells.append(sc)
+    for sc in cells:
+        plan = st.optimal_plan(sc, "rep", method="model", r=2)
+        runs = st.simulate_training(sc, plan, trials=300, seed=11)
+        z = (plan.hours - runs.mean_hours) / runs.standard_error_hours
+        assert abs(z) < 4, f"{sc.groups} groups: model {plan.hours:.2f} h, z = {z:+.1f}"

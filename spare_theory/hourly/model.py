@@ -363,7 +363,8 @@ def process_law(
             inner = dataclasses.replace(process, rate_per_hour=process.rate_per_hour * scale)
         law = _extended_law(inner, strategy, r, process.scenario.microbatches)
         if process.detect > 0.0 and r > 1:  # r = 1: every failure wipes out, the restart waits
-            law = DetectionStall(law, inner.detections)
+            windows = inner.detections if scale is None else inner.repaired_detections
+            law = DetectionStall(law, windows)
         if late:
             law = LateFailures(law, process.stragglers, process.corruptions, time_scale=scale)
     elif process.detect > 0.0 or process.stragglers or process.corruptions:

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -191,8 +192,21 @@ class GroupProcess:
         """``(s_c, share_c)``: the time unnoticed of each class that stops the job, in units of
         ``1 / lambda``, by share (classes noticed alike merged; a straggler's is
         :attr:`stragglers`')."""
+        return self._detections(self.events())
+
+    @property
+    def repaired_detections(self) -> tuple[tuple[float, float], ...]:
+        """:attr:`detections` among the failures that take a group down where repairs bring
+        groups back: a corruption ends the cycle instead, and the groups fail at the rest's
+        rate (:func:`~spare_theory.hourly.model.process_law`), so it is left out and each
+        share is over the rest."""
+        kept = [e for e in self.events() if e.kind != "corruption"]
+        total = math.fsum(e.share for e in kept)
+        return self._detections([dataclasses.replace(e, share=e.share / total) for e in kept])
+
+    def _detections(self, events: Sequence[_Event]) -> tuple[tuple[float, float], ...]:
         shares: dict[float, float] = {}
-        for e in self.events():
+        for e in events:
             window = self.rate_per_hour * e.window / 60.0 if e.kind in _STOPS else 0.0
             shares[window] = shares.get(window, 0.0) + e.share
         return tuple(shares.items())
