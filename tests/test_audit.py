@@ -341,7 +341,7 @@ def test_audit_of_300_model_answers_on_its_own_seed():
 @pytest.mark.xfail(
     strict=True,
     reason="not met yet: the shipped audit (seed 2026, 150 scenarios, docs/audit.md) has 27 "
-    "of 563 model answers (4.8 %) outside 3 % and 3 SE and 11 beyond 6 %; the mends of the "
+    "of 563 model answers (4.8 %) outside 3 % and 3 SE and 10 beyond 6 %; the mends of the "
     "audit issue are to make this pass",
 )
 def test_the_audit_targets_hold_on_its_own_seed():

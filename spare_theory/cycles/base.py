@@ -344,6 +344,12 @@ class CycleLaw(ABC):
         """
         raise self._refuse("with repairs")
 
+    def repair_throughput(self, u: np.ndarray, mu: float, p: np.ndarray) -> np.ndarray:
+        """The repair cycle's throughput at ``u`` given no wipe-out by then, with exponential
+        repairs (``mu`` per mean lifetime) that leave each group down with chance ``p``
+        (on the grid ``u``).  By default :meth:`throughput_at_down_share`."""
+        return self.throughput_at_down_share(p)
+
     def count_law(self) -> tuple[np.ndarray, np.ndarray]:
         """``(log s_f, c_f)`` for ``f = 0..N`` groups down, in uniformly random order.
 

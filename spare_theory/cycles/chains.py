@@ -29,6 +29,7 @@ __all__ = [
     "down_count_mean_passage",
     "fast_mixing",
     "set_mean_absorption",
+    "surviving_count_generator",
 ]
 
 
@@ -88,6 +89,35 @@ def down_count_generator(k: int, mu: float, groups: int | None = None) -> np.nda
         if j > 0:
             G[j, j - 1] = j * mu
         G[j, j] = -((n - j) + j * mu)
+    return G
+
+
+def surviving_count_generator(log_s: np.ndarray, mu: float, top: int) -> np.ndarray:
+    """Sub-generator of the down count ``0..top`` of ``N = len(log_s) - 1`` groups, lost at a
+    wipe-out: ``f -> f+1`` at ``(N - f) s_{f+1} / s_f``, lost at ``(N - f) (1 - s_{f+1} /
+    s_f)``, ``f -> f-1`` at ``f mu``, units ``1/lambda``.
+
+    ``s_f`` (``log_s``) is the chance that ``f`` groups down in uniformly
+    random order leave no wipe-out (:meth:`CycleLaw.count_law
+    <spare_theory.cycles.base.CycleLaw.count_law>`), so the down set given no
+    wipe-out is taken as a uniform set that does not wipe out, after repairs
+    as before them.  Beyond ``top`` the chain is lost.
+
+    Examples
+    --------
+    >>> surviving_count_generator(np.log([1.0, 1.0, 0.5]), 3.0, 2).tolist()  # N = 2
+    [[-2.0, 2.0, 0.0], [3.0, -4.0, 0.5], [0.0, 6.0, -6.0]]
+    """
+    N = len(log_s) - 1
+    with np.errstate(invalid="ignore"):
+        keep = np.exp(np.diff(np.asarray(log_s, dtype=float)))  # s_{f+1} / s_f
+    G = np.zeros((top + 1, top + 1))
+    for f in range(top + 1):
+        if f < top and np.isfinite(keep[f]):
+            G[f, f + 1] = (N - f) * keep[f]
+        if f > 0:
+            G[f, f - 1] = f * mu
+        G[f, f] = -((N - f) + f * mu)
     return G
 
 

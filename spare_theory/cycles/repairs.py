@@ -133,7 +133,12 @@ class RepairCycle(TabulatedCycle):
             # Repairs end at the failure rate less the growth of the down share.
             self.repairs_rate = N * np.maximum(1.0 - p - np.gradient(p, u), 0.0)
         share = np.minimum(self.repairs_rate * self.stall, 1.0)
-        self.theta_grid = base.throughput_at_down_share(p) * (1.0 - share)
+        throughput = (
+            base.repair_throughput(u, self.mu, p)
+            if self._exponential
+            else base.throughput_at_down_share(p)
+        )
+        self.theta_grid = throughput * (1.0 - share)
 
     def cache_key(self) -> tuple:
         law = self.repair_law
