@@ -23,7 +23,6 @@ from typing import Any
 
 import numpy as np
 from scipy.interpolate import CubicSpline
-from scipy.linalg import eigh_tridiagonal
 from scipy.special import gammaln
 
 from .._caching import cached
@@ -45,7 +44,7 @@ from .chains import (
     chain_log_survival,
     down_count_generator,
     set_mean_absorption,
-    surviving_count_generator,
+    surviving_count_throughput,
 )
 
 __all__ = [
@@ -138,11 +137,6 @@ def _log_survival(N: int, r: int) -> np.ndarray:
         if np.max(np.abs(log_s[between] - logsf(between))) > 1e-9:
             log_s = logsf(f)
     return log_s[: int(np.flatnonzero(log_s > _LOG_TINY)[-1]) + 1]
-
-
-#: ``log`` of the largest factor by which :meth:`Spare.repair_throughput`'s similarity
-#: transform may magnify the eigenvectors' rounding (``e^18``: errors below ``1e-8``).
-_MAX_LOG_GAIN = 18.0
 
 
 class Spare(TabulatedCycle):
@@ -352,60 +346,24 @@ class Spare(TabulatedCycle):
         return np.asarray(self.theta(self.lifetimes.ppf(p)), dtype=float)
 
     def repair_throughput(self, u: np.ndarray, mu: float, p: np.ndarray) -> np.ndarray:
-        """``E[1 / c_F | no wipe-out by u]``, the down count ``F`` the chain of
-        :func:`~spare_theory.cycles.chains.surviving_count_generator` from
-        ``F = 0`` (a restart).
-
-        At a down share ``p`` (:meth:`throughput_at_down_share`) only the
-        present set is asked not to wipe out; with repairs the cycle has also
-        outlived every set before it, and a run with many groups down had
-        more chances to lose one more, so the states with few down weigh more
-        (12 groups, ``r = 2``, ``mu = 7.4``: 0.654 against 0.628 at the
-        stationary share; ``docs/theory.md`` section 6).  The chain stops 12
-        standard deviations of the down count above its stationary mean.
-        Solved by the eigenpairs of its symmetrised form; where that would
-        magnify rounding past ``1e-8`` (repairs slow beside ``N`` failures)
-        the throughput at the down share is kept, which is exact without
-        repairs.
+        """``E[1 / c_F | no wipe-out by u]`` with the down count ``F`` the chain a wipe-out
+        ends (:func:`~spare_theory.cycles.chains.surviving_count_throughput`), from ``F = 0``
+        at a restart: the cycle has outlived every set before ``u``, not only the present
+        one (:meth:`throughput_at_down_share`, kept where the chain's solve is
+        ill-conditioned and without repairs, where it is exact).
 
         Examples
         --------
-        >>> law = Spare(12, 2)
-        >>> u = np.array([0.0, 5.0])
+        >>> law, u = Spare(12, 2), np.array([0.0, 5.0])
         >>> p = (1 - np.exp(-(1 + 7.4) * u)) / (1 + 7.4)
-        >>> law.repair_throughput(u, 7.4, p).round(3).tolist()
+        >>> law.repair_throughput(u, 7.4, p).round(3).tolist()  # 0.628 at the down share
         [1.0, 0.654]
-        >>> law.throughput_at_down_share(p).round(3).tolist()
-        [1.0, 0.628]
         """
-        u = np.asarray(u, dtype=float)
-        if mu <= 0.0:
-            return self.throughput_at_down_share(p)
-        log_s, cost = self.count_law()
-        N = self.N
-        share = 1.0 / (1.0 + mu)
-        spread = N * share + 12.0 * math.sqrt(N * share * (1.0 - share)) + 20.0
-        alive = np.flatnonzero(np.isfinite(log_s))
-        top = int(min(alive[-1], math.ceil(spread), N))
-        G = surviving_count_generator(log_s, mu, top)
-        inverse = 1.0 / np.asarray(cost[: top + 1], dtype=float)
-        # G is tridiagonal with positive off-diagonal pairs: D^-1 G D is symmetric for
-        # d_{f+1} / d_f = sqrt(G[f+1, f] / G[f, f+1]), so the law from F = 0 at u is
-        # V_f(u) ∝ sum_k U_0k U_fk e^{lambda_k u} / d_f (U, lambda: its eigenpairs).
-        up, down = np.diag(G, 1), np.diag(G, -1)
-        linked = int(np.argmax(up <= 0.0)) if (up <= 0.0).any() else top
-        up, down, inverse = up[:linked], down[:linked], inverse[: linked + 1]
-        values, vectors = eigh_tridiagonal(np.diag(G)[: linked + 1], np.sqrt(up * down))
-        log_d = np.concatenate([[0.0], np.cumsum(0.5 * (np.log(down) - np.log(up)))])
-        if -log_d.min() > _MAX_LOG_GAIN:
-            # 1 / d_f would magnify the eigenvectors' rounding past 1e-8: repairs slow
-            # beside the failures, where the down share's throughput (exact without
-            # repairs) is kept.
-            return self.throughput_at_down_share(p)
-        scale = np.exp(-(log_d - log_d.min()))
-        decay = np.exp(np.outer(u, values - values.max()))
-        laws = np.maximum((decay * vectors[0]) @ vectors.T, 0.0) * scale
-        return laws @ inverse / laws.sum(axis=1)
+        found = None
+        if mu > 0.0:
+            log_s, cost = self.count_law()
+            found = surviving_count_throughput(log_s, cost, mu, np.asarray(u, dtype=float))
+        return self.throughput_at_down_share(p) if found is None else found
 
     def count_law(self) -> tuple[np.ndarray, np.ndarray]:
         """``s_f = P(T > f)`` of :func:`log_survival_table` and ``c_f`` = :meth:`state_cost`.
