@@ -8,7 +8,7 @@ Prints, in one process:
   every ``r`` the authors ran, ``k`` on a geometric grid refined around its
   best point; its time and the best plan;
 - the baseline: one event-simulated run of the same SPARe cell
-  (:func:`spare_theory.training.simulate.simulate_steps`, ``trials=1``), and the ratio.
+  (:func:`spare_theory.training.simulate.simulate_training`, ``trials=1``), and the ratio.
 
 Run: ``python bench/bench_step_model.py`` (about 20 s on 2 cores).
 """

@@ -3,7 +3,7 @@
 For both lifetime laws and N = 200, 600, 1000 (``paper_scenario(N)``), times
 ``optimal_plan(scenario, strategy)`` for Rep and SPARe from cold caches (the
 restart law and every cycle table rebuilt), then warm; and one event-simulated
-run (``simulate_steps``, ``trials=1``) of the optimiser's SPARe plan at N = 200
+run (``simulate_training``, ``trials=1``) of the optimiser's SPARe plan at N = 200
 and N = 1000 (exponential).  Ratios are against that run and against the
 authors' C++ simulator (25 s at N = 200 to 2-6 min at N = 1000 per run, as
 reported with their public code, tsinghua-fib-lab/AutoSOTA,
@@ -65,7 +65,7 @@ def main() -> None:
         cold = timings[("exponential", N, "spare")][0]
         authors = AUTHORS_SECONDS[N]
         print(
-            f"N={N}: one simulate_steps run {run:.1f} s = {run / cold:.0f}x the cold optimiser "
+            f"N={N}: one simulated run {run:.1f} s = {run / cold:.0f}x the cold optimiser "
             f"({cold:.2f} s); the authors' run ({authors:.0f} s{'+' if N == 1000 else ''}) "
             f"= {authors / cold:.0f}x"
         )

@@ -1,4 +1,4 @@
-"""Compare simulate_steps with the published simulator's per-cell means.
+"""Compare the step-level simulation (simulate_training) with the published per-cell means.
 
 The reference is the package data ``spare_theory/data/published_des_trails.csv``
 (means over the 3 published runs of the SPARe authors' simulator, public

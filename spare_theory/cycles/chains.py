@@ -113,16 +113,12 @@ def surviving_count_generator(log_s: np.ndarray, mu: float, top: int) -> np.ndar
     >>> surviving_count_generator(np.log([1.0, 1.0, 0.5]), 3.0, 2).tolist()  # N = 2
     [[-2.0, 2.0, 0.0], [3.0, -4.0, 0.5], [0.0, 6.0, -6.0]]
     """
-    N = len(log_s) - 1
     with np.errstate(invalid="ignore"):
-        keep = np.exp(np.diff(np.asarray(log_s, dtype=float)))  # s_{f+1} / s_f
-    G = np.zeros((top + 1, top + 1))
-    for f in range(top + 1):
-        if f < top and np.isfinite(keep[f]):
-            G[f, f + 1] = (N - f) * keep[f]
-        if f > 0:
-            G[f, f - 1] = f * mu
-        G[f, f] = -((N - f) + f * mu)
+        keep = np.exp(np.diff(np.asarray(log_s, dtype=float)[: top + 1]))  # s_{f+1} / s_f
+    # The down count of N groups, each failure then kept with chance s_{f+1} / s_f.
+    G = down_count_generator(top + 1, mu, groups=len(log_s) - 1)
+    f = np.arange(top)
+    G[f, f + 1] *= np.nan_to_num(keep, nan=0.0)
     return G
 
 
